@@ -1,0 +1,89 @@
+"""End-to-end benchmark: ingest ../shared/docs through `precedente up`, then time 100 searches.
+
+Prints the wall time from first upload to the last document indexed (or in review), the time each
+stage spent per document (from the ledger's history), the indexer's chunks/s, and search latency
+p50/p95 over 100 real user queries (JurisTCU's query texts) through POST /search.
+
+    .venv/bin/python bench/pipeline.py [--queries 100]
+"""
+
+import argparse
+import json
+import statistics
+import tempfile
+import time
+from collections import defaultdict
+from datetime import datetime
+from pathlib import Path
+
+from precedente.harness import RunningStack
+
+SHARED = Path(__file__).resolve().parents[1].parent / "shared"
+ORDER = ["submitted", "extracted", "cleaned", "chunked", "annotated", "indexed"]
+STAGE_OF = {"extracted": "extractor", "cleaned": "cleaner", "chunked": "chunker", "annotated": "annotator",
+            "indexed": "indexer"}  # fmt: skip
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--queries", type=int, default=100)
+    args = parser.parse_args()
+    files = sorted((SHARED / "docs").rglob("*.pdf"))
+    with tempfile.TemporaryDirectory() as tmp:
+        stack = RunningStack(Path(tmp) / "stack")
+        stack.start()
+        try:
+            started = time.perf_counter()
+            ids = {stack.upload(path, external_id=f"bench:{path.name}")["document_id"]: path for path in files}
+            statuses = stack.wait_final({d: None for d in ids}, timeout=3600)
+            wall = time.perf_counter() - started
+            pages = sum(s["page_count"] or 0 for s in statuses.values())
+            chunks = sum(s["chunk_count"] or 0 for s in statuses.values())
+            print(f"ingested {len(files)} PDFs, {pages} pages, {chunks} chunks in {wall:.1f} s wall")
+            for document_id, status in statuses.items():
+                print(f"  {ids[document_id].name:55} {status['stage']:8} pages={status['page_count']} "
+                      f"chunks={status['chunk_count']} ocr={status['ocr_confidence']:.2f}")  # fmt: skip
+            report_stage_times(statuses)
+            report_search(stack, args.queries)
+        finally:
+            stack.stop()
+
+
+def report_stage_times(statuses: dict[str, dict]) -> None:
+    """Time between a document's consecutive stages: the stage's work plus its queue wait."""
+    spent: dict[str, list[float]] = defaultdict(list)
+    indexer_rate = []
+    for status in statuses.values():
+        at = {h["stage"]: datetime.fromisoformat(h["at"]) for h in status["history"]}
+        for previous, stage in zip(ORDER, ORDER[1:], strict=False):
+            if previous in at and stage in at:
+                seconds = (at[stage] - at[previous]).total_seconds()
+                spent[STAGE_OF[stage]].append(seconds)
+                if stage == "indexed" and seconds > 0:
+                    indexer_rate.append((status["chunk_count"], seconds))
+    print("per stage, seconds per document (queue wait included): mean / max")
+    for stage in STAGE_OF.values():
+        if spent[stage]:
+            print(f"  {stage:10} {statistics.mean(spent[stage]):7.2f} / {max(spent[stage]):7.2f}")
+    if indexer_rate:
+        total_chunks = sum(c for c, _ in indexer_rate)
+        total_seconds = sum(s for _, s in indexer_rate)
+        print(f"indexer: {total_chunks / total_seconds:.2f} chunks/s (embedding + insert, 1 thread)")
+
+
+def report_search(stack: RunningStack, count: int) -> None:
+    lines = (SHARED / "bench" / "juristcu" / "queries.jsonl").read_text().splitlines()
+    queries = [json.loads(line)["text"] for line in lines][:count]
+    stack.search(queries[0])  # warm the connection pool
+    latencies = []
+    for query in queries:
+        started = time.perf_counter()
+        stack.search(query, top_k=5)
+        latencies.append((time.perf_counter() - started) * 1000)
+    latencies.sort()
+    p95 = latencies[max(int(len(latencies) * 0.95) - 1, 0)]
+    print(f"search over {len(latencies)} queries: p50 {statistics.median(latencies):.1f} ms, p95 {p95:.1f} ms")
+
+
+if __name__ == "__main__":
+    main()

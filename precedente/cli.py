@@ -1,0 +1,221 @@
+"""The `precedente` command: run the stack or one service, ingest files, search."""
+
+import asyncio
+import importlib
+import json
+import logging
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Annotated
+
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import httpx  # noqa: E402
+import typer  # noqa: E402
+from rich.console import Console  # noqa: E402
+from rich.progress import Progress  # noqa: E402
+from rich.table import Table  # noqa: E402
+
+from shared.settings import Settings  # noqa: E402
+
+app = typer.Typer(help="Precedente: semantic search over a law firm's knowledge base.", no_args_is_help=True)
+console = Console()
+
+STAGE_SERVICES = {
+    "extractor": "services.extractor.service",
+    "cleaner": "services.cleaner.service",
+    "chunker": "services.chunker.service",
+    "annotator": "services.annotator.service",
+    "indexer": "services.indexer.service",
+}
+FINAL_STAGES = {"indexed", "review", "failed"}
+
+ApiOption = Annotated[str | None, typer.Option("--api", help="Search API URL (default PRECEDENTE_API_URL).")]
+GroupsOption = Annotated[
+    str | None,
+    typer.Option("--groups", help="Comma-separated groups: the access list on ingest, the caller's on search."),
+]
+
+
+def _logging() -> None:
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logging.getLogger("aiokafka").setLevel(logging.WARNING)
+
+
+@app.command()
+def up(
+    data_dir: Annotated[Path | None, typer.Option(help="Where the database and logs live.")] = None,
+    port: Annotated[int | None, typer.Option(help="Port of the search API.")] = None,
+) -> None:
+    """Start the database, the broker, every service and the search API; Ctrl-C stops them all."""
+    from precedente.stack import run_up
+
+    _logging()
+    settings = Settings()
+    run_up(settings, data_dir or settings.data_dir, port or settings.api_port)
+
+
+@app.command()
+def serve(
+    service: Annotated[str, typer.Argument(help="extractor, cleaner, chunker, annotator, indexer or search")],
+) -> None:
+    """Run one service in the foreground (its own consumer group; run more copies to scale out)."""
+    _logging()
+    settings = Settings()
+    if service == "search":
+        import uvicorn
+
+        from services.search.app import create_app
+
+        uvicorn.run(create_app(settings), host=settings.api_host, port=settings.api_port, log_level="info")
+        return
+    if service not in STAGE_SERVICES:
+        raise typer.BadParameter(f"unknown service {service!r}; choose from {', '.join([*STAGE_SERVICES, 'search'])}")
+    from shared.stage import build_app
+
+    module = importlib.import_module(STAGE_SERVICES[service])
+    asyncio.run(build_app(module.SERVICE, settings).run())
+
+
+@app.command("migrate")
+def migrate_command() -> None:
+    """Apply database migrations (PRECEDENTE_DATABASE_URL)."""
+    from shared.db import migrate
+
+    applied = asyncio.run(migrate(Settings().database_url))
+    console.print(f"applied: {', '.join(applied) or 'nothing, schema is current'}")
+
+
+@app.command()
+def topics(resume: Annotated[bool, typer.Option(help="Also re-publish unfinished documents.")] = False) -> None:
+    """Create the Kafka topics (PRECEDENTE_KAFKA_BOOTSTRAP), idempotently."""
+    from shared.broker import ensure_topics
+    from shared.recovery import resume_unfinished
+
+    settings = Settings()
+    created = asyncio.run(ensure_topics(settings))
+    console.print(f"created: {', '.join(created) or 'none, all exist'}")
+    if resume:
+        console.print(f"resumed: {asyncio.run(resume_unfinished(settings))} documents")
+
+
+def _files(paths: list[Path]) -> list[Path]:
+    found: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            found.extend(sorted(p for p in path.rglob("*") if p.is_file() and not p.name.startswith(".")))
+        elif path.is_file():
+            found.append(path)
+        else:
+            raise typer.BadParameter(f"{path} does not exist")
+    return found
+
+
+def _headers(groups: str | None) -> dict[str, str]:
+    settings = Settings()
+    return {settings.identity_groups_header: groups} if groups else {}
+
+
+@app.command()
+def ingest(
+    paths: Annotated[list[Path], typer.Argument(help="Files and folders to ingest.")],
+    api: ApiOption = None,
+    groups: GroupsOption = None,
+    wait: Annotated[bool, typer.Option(help="Wait until every file is indexed, in review or failed.")] = False,
+    timeout: Annotated[float, typer.Option(help="Seconds to wait with --wait.")] = 1800,
+) -> None:
+    """Upload files to a running instance; with --wait, report how each one ended."""
+    base = (api or Settings().api_url).rstrip("/")
+    files = _files(paths)
+    submitted: dict[str, tuple[Path, str]] = {}
+    failures = 0
+    with httpx.Client(base_url=base, timeout=120, headers=_headers(groups)) as client, Progress(console=console) as bar:
+        task = bar.add_task("uploading", total=len(files))
+        for path in files:
+            data = {"external_id": f"cli:{path.resolve()}", "source": "cli"}
+            if groups:
+                data["access_groups"] = groups
+            try:
+                with path.open("rb") as handle:
+                    response = client.post("/documents", files={"file": (path.name, handle)}, data=data)
+                response.raise_for_status()
+                body = response.json()
+                submitted[body["document_id"]] = (path, body["outcome"])
+            except httpx.HTTPError as err:
+                failures += 1
+                detail = err.response.text if isinstance(err, httpx.HTTPStatusError) else str(err)
+                console.print(f"[red]upload failed[/red] {path}: {detail}")
+            bar.advance(task)
+        if not wait:
+            for document_id, (path, outcome) in submitted.items():
+                console.print(f"{document_id}  {outcome:12}  {path}")
+            raise typer.Exit(1 if failures else 0)
+        statuses: dict[str, dict] = {}
+        progress = bar.add_task("processing", total=len(submitted))
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            for document_id in submitted:
+                if statuses.get(document_id, {}).get("stage") in FINAL_STAGES:
+                    continue
+                statuses[document_id] = client.get(f"/documents/{document_id}/status").json()
+            done = sum(1 for s in statuses.values() if s.get("stage") in FINAL_STAGES)
+            bar.update(progress, completed=done)
+            if done == len(submitted):
+                break
+            time.sleep(1)
+    table = Table("file", "stage", "chunks", "reason")
+    counts: dict[str, int] = {}
+    for document_id, (path, _) in submitted.items():
+        status = statuses.get(document_id, {})
+        stage = status.get("stage", "unknown")
+        counts[stage] = counts.get(stage, 0) + 1
+        table.add_row(path.name, stage, str(status.get("chunk_count") or ""), status.get("error") or "")
+    console.print(table)
+    console.print(", ".join(f"{n} {stage}" for stage, n in sorted(counts.items())) + f", {failures} upload errors")
+    unfinished = sum(n for stage, n in counts.items() if stage not in FINAL_STAGES)
+    raise typer.Exit(1 if failures or counts.get("failed") or unfinished else 0)
+
+
+@app.command()
+def search(
+    query: Annotated[str, typer.Argument()],
+    api: ApiOption = None,
+    groups: GroupsOption = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the raw JSON response.")] = False,
+    top_k: Annotated[int, typer.Option("--top-k")] = 5,
+    document_type: Annotated[str | None, typer.Option("--type")] = None,
+    court: Annotated[str | None, typer.Option()] = None,
+) -> None:
+    """Search a running instance."""
+    base = (api or Settings().api_url).rstrip("/")
+    filters = {k: v for k, v in {"document_type": document_type, "court": court}.items() if v}
+    response = httpx.post(
+        f"{base}/search",
+        json={"query": query, "top_k": top_k, "filters": filters},
+        headers=_headers(groups),
+        timeout=60,
+    )
+    response.raise_for_status()
+    body = response.json()
+    if as_json:
+        sys.stdout.write(json.dumps(body, ensure_ascii=False, indent=2) + "\n")
+        return
+    for rank, item in enumerate(body["results"], start=1):
+        console.rule(
+            f"{rank}. {item['document_title']} — {item['document_type'] or '?'}, {item['court'] or '?'}, "
+            f"{item['document_date'] or 's/d'}, p. {item['page_number']}"
+        )
+        console.print(item["chunk_text"][:600], markup=False)
+        console.print(f"[dim]{item['relevance_explanation']}[/dim]")
+    if not body["results"]:
+        console.print("no results")
+
+
+def main() -> None:
+    app()
+
+
+if __name__ == "__main__":
+    main()

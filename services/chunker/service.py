@@ -1,0 +1,43 @@
+"""Chunker stage: cleaned pages -> chunks sized for the embedding model, each knowing its pages."""
+
+import asyncio
+
+from services.chunker.logic import chunk_pages
+from shared.contracts import DocumentChunked, DocumentCleaned, Stage, Topic
+from shared.embeddings import get_model, warm_up
+from shared.payloads import ChunkedDocument, ExtractedDocument
+from shared.stage import Outcome, StageContext, StageService
+from shared.storage import get_model as get_stored
+from shared.storage import put_model, stage_key
+
+
+async def handle(event: DocumentCleaned, ctx: StageContext) -> Outcome:
+    settings = ctx.settings
+    cleaned = await get_stored(ctx.db, event.pages_key, ExtractedDocument)
+    model = get_model(settings.embedding_variant, settings.embedding_threads)
+    chunks = await asyncio.to_thread(
+        chunk_pages,
+        cleaned.pages,
+        model.token_count,
+        max_tokens=settings.chunk_max_tokens,
+        overlap_tokens=settings.chunk_overlap_tokens,
+    )
+    key = await put_model(
+        ctx.db, stage_key(event.document_id, event.version, Stage.CHUNKED), ChunkedDocument(chunks=chunks)
+    )
+    return Outcome(
+        topic=Topic.CHUNKED,
+        event=event.follow(DocumentChunked, chunks_key=key, chunk_count=len(chunks)),
+        stage=Stage.CHUNKED,
+        ledger_fields={"chunk_count": len(chunks)},
+    )
+
+
+SERVICE = StageService(
+    name="chunker",
+    input_topic=Topic.CLEANED,
+    input_stage=Stage.CLEANED,
+    output_stage=Stage.CHUNKED,
+    handler=handle,
+    setup=warm_up,
+)

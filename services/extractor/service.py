@@ -1,0 +1,60 @@
+"""Extractor stage: original file -> page texts (text layer, DOCX, or OCR), or review/dead-letter."""
+
+import asyncio
+
+from services.extractor.logic import BadInput, extract
+from shared.contracts import DocumentExtracted, DocumentSubmitted, Stage, Topic
+from shared.stage import Outcome, StageContext, StageService, ToDeadLetter, ToReview
+from shared.storage import get_blob, put_model, stage_key
+
+
+async def handle(event: DocumentSubmitted, ctx: StageContext) -> Outcome:
+    settings = ctx.settings
+    data = await get_blob(ctx.db, event.blob_key)
+    try:
+        document = await asyncio.to_thread(
+            extract,
+            data,
+            event.filename,
+            ocr_language=settings.ocr_language,
+            ocr_dpi=settings.ocr_dpi,
+            max_pages=settings.max_pages,
+            ocr_workers=settings.ocr_workers,
+        )
+    except BadInput as bad:
+        if bad.disposition == "review":
+            raise ToReview(bad.reason) from bad
+        raise ToDeadLetter(bad.reason) from bad
+    key = await put_model(ctx.db, stage_key(event.document_id, event.version, Stage.EXTRACTED), document)
+    ocr_pages = [p.number for p in document.pages if p.method == "ocr"]
+    confidence = document.confidence
+    if confidence < settings.ocr_confidence_bar:
+        weak = document.weak_pages(settings.ocr_confidence_bar)
+        raise ToReview(
+            f"OCR confidence {confidence:.2f} is below the bar of {settings.ocr_confidence_bar:.2f}"
+            f" (weak pages: {', '.join(map(str, weak)) or 'none individually'}); check the scan or correct the text",
+            weak_pages=weak,
+            confidence=confidence,
+        )
+    return Outcome(
+        topic=Topic.EXTRACTED,
+        event=event.follow(
+            DocumentExtracted,
+            pages_key=key,
+            page_count=len(document.pages),
+            ocr_pages=ocr_pages,
+            confidence=confidence,
+        ),
+        stage=Stage.EXTRACTED,
+        detail=f"{len(document.pages)} pages, {len(ocr_pages)} by OCR",
+        ledger_fields={"page_count": len(document.pages), "ocr_pages": ocr_pages, "ocr_confidence": confidence},
+    )
+
+
+SERVICE = StageService(
+    name="extractor",
+    input_topic=Topic.SUBMITTED,
+    input_stage=Stage.SUBMITTED,
+    output_stage=Stage.EXTRACTED,
+    handler=handle,
+)

@@ -1,0 +1,183 @@
+"""Search service: the HTTP API lawyers (through the gateway), the CLI and uploaders use."""
+
+import asyncio
+import hashlib
+import uuid
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from datetime import date
+from typing import Annotated, Any
+
+import asyncpg
+from fastapi import Depends, FastAPI, File, Form, HTTPException, Request, UploadFile
+from fastapi.responses import JSONResponse, Response
+from pydantic import BaseModel, ValidationError
+
+from services.search.query import SearchRequest, SearchResult, hybrid_search
+from shared import ledger
+from shared.broker import make_broker, publish
+from shared.contracts import EVERYONE, MetadataHints, Source, Topic
+from shared.db import create_pool
+from shared.embeddings import get_model
+from shared.settings import Settings, get_settings
+from shared.storage import get_blob, original_key, put_blob
+
+
+class Caller(BaseModel):
+    user: str | None
+    groups: list[str]
+
+
+class SearchResponse(BaseModel):
+    results: list[SearchResult]
+
+
+class UploadAccepted(BaseModel):
+    document_id: uuid.UUID
+    outcome: str
+
+
+class DocumentStatus(BaseModel):
+    document_id: uuid.UUID
+    filename: str
+    stage: str
+    version: int
+    attempts: int
+    error: str | None
+    weak_pages: list[int]
+    ocr_confidence: float | None
+    page_count: int | None
+    chunk_count: int | None
+    title: str | None
+    document_type: str | None
+    court: str | None
+    document_date: date | None
+    history: list[dict[str, Any]]
+
+
+ACCESS_CLAUSE = "(access_groups && $2::text[] OR access_groups @> ARRAY['*'])"
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    settings = settings or get_settings()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        app.state.db = await create_pool(settings.database_url, max_size=10)
+        app.state.broker = make_broker(settings)
+        await app.state.broker.start()
+        app.state.model = await asyncio.to_thread(get_model, settings.embedding_variant, settings.embedding_threads)
+        try:
+            yield
+        finally:
+            await app.state.broker.stop()
+            await app.state.db.close()
+
+    app = FastAPI(title="Precedente search API", version="0.1.0", lifespan=lifespan)
+
+    def caller(request: Request) -> Caller:
+        """Identity as the gateway passes it: a user header and a comma-separated groups header."""
+        raw = request.headers.get(settings.identity_groups_header, "")
+        groups = [g.strip() for g in raw.split(",") if g.strip() and g.strip() != EVERYONE]
+        return Caller(user=request.headers.get(settings.identity_user_header), groups=groups)
+
+    def db(request: Request) -> asyncpg.Pool:
+        return request.app.state.db
+
+    CallerDep = Annotated[Caller, Depends(caller)]
+    DbDep = Annotated[asyncpg.Pool, Depends(db)]
+
+    async def visible_document(pool: asyncpg.Pool, document_id: uuid.UUID, who: Caller) -> asyncpg.Record:
+        row = await pool.fetchrow(f"SELECT * FROM documents WHERE id = $1 AND {ACCESS_CLAUSE}", document_id, who.groups)
+        if row is None:  # the same answer whether it does not exist or is hidden
+            raise HTTPException(404, "document not found")
+        return row
+
+    @app.get("/health")
+    async def health(pool: DbDep) -> dict[str, str]:
+        await pool.fetchval("SELECT 1")
+        return {"status": "ok"}
+
+    @app.post("/search", response_model=SearchResponse)
+    async def search(body: SearchRequest, request: Request, who: CallerDep, pool: DbDep) -> SearchResponse:
+        vector = await asyncio.to_thread(request.app.state.model.query, body.query)
+        results = await hybrid_search(pool, body, vector, who.groups, settings.search_candidates)
+        return SearchResponse(results=results)
+
+    @app.post("/documents", status_code=202, response_model=UploadAccepted)
+    async def upload(
+        request: Request,
+        pool: DbDep,
+        file: Annotated[UploadFile, File()],
+        access_groups: Annotated[str | None, Form()] = None,
+        external_id: Annotated[str | None, Form()] = None,
+        source: Annotated[Source, Form()] = Source.UPLOAD,
+        title: Annotated[str | None, Form()] = None,
+        document_type: Annotated[str | None, Form()] = None,
+        court: Annotated[str | None, Form()] = None,
+        document_date: Annotated[date | None, Form()] = None,
+    ) -> Any:
+        data = await file.read(settings.max_upload_bytes + 1)
+        if len(data) > settings.max_upload_bytes:
+            raise HTTPException(413, f"file is larger than the limit of {settings.max_upload_bytes} bytes")
+        groups = [g.strip() for g in (access_groups or EVERYONE).split(",") if g.strip()] or [EVERYONE]
+        try:
+            hints = MetadataHints(title=title, document_type=document_type, court=court, document_date=document_date)
+        except ValidationError as err:
+            raise HTTPException(422, str(err)) from err
+        content_hash = hashlib.sha256(data).hexdigest()
+        filename = file.filename or "document"
+        await put_blob(pool, original_key(content_hash), data, file.content_type or "application/octet-stream")
+        submission = await ledger.register_submission(
+            pool,
+            external_id=external_id or f"sha256:{content_hash}",
+            filename=filename,
+            content_type=file.content_type,
+            content_hash=content_hash,
+            size_bytes=len(data),
+            source=source,
+            access_groups=groups,
+            hints=hints,
+        )
+        if submission.event is not None:
+            await publish(request.app.state.broker, settings, Topic.SUBMITTED, submission.event)
+        accepted = UploadAccepted(document_id=submission.document_id, outcome=submission.outcome)
+        return JSONResponse(accepted.model_dump(mode="json"), status_code=202 if submission.event else 200)
+
+    @app.get("/documents/{document_id}")
+    async def download(document_id: uuid.UUID, who: CallerDep, pool: DbDep) -> Response:
+        row = await visible_document(pool, document_id, who)
+        content = await get_blob(pool, row["blob_key"])
+        safe_name = row["filename"].replace('"', "").replace("\n", " ")
+        return Response(
+            content,
+            media_type=row["content_type"] or "application/octet-stream",
+            headers={"Content-Disposition": f'inline; filename="{safe_name}"'},
+        )
+
+    @app.get("/documents/{document_id}/status", response_model=DocumentStatus)
+    async def status(document_id: uuid.UUID, who: CallerDep, pool: DbDep) -> DocumentStatus:
+        row = await visible_document(pool, document_id, who)
+        history = await pool.fetch(
+            "SELECT version, stage, detail, at FROM document_history WHERE document_id = $1 ORDER BY id",
+            document_id,
+        )
+        return DocumentStatus(
+            document_id=row["id"],
+            filename=row["filename"],
+            stage=row["stage"],
+            version=row["version"],
+            attempts=row["attempts"],
+            error=row["last_error"],
+            weak_pages=list(row["weak_pages"]),
+            ocr_confidence=row["ocr_confidence"],
+            page_count=row["page_count"],
+            chunk_count=row["chunk_count"],
+            title=row["title"],
+            document_type=row["document_type"],
+            court=row["court"],
+            document_date=row["document_date"],
+            history=[dict(h) for h in history],
+        )
+
+    return app

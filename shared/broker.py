@@ -1,0 +1,75 @@
+"""Kafka wiring shared by every service: the broker, explicit topics, keyed publishing.
+
+Settings chosen for Tansu as much as for Kafka: no idempotent producer or transactions,
+acks="all", consumers start from "earliest" (handlers are idempotent), and a configurable session
+timeout because Tansu's group join waits about half of it.
+"""
+
+import asyncio
+import contextlib
+import logging
+
+from aiokafka.admin import AIOKafkaAdminClient, NewTopic
+from aiokafka.errors import KafkaConnectionError, TopicAlreadyExistsError
+from faststream.kafka import KafkaBroker
+
+from shared.contracts import Event, Topic
+from shared.settings import Settings
+
+log = logging.getLogger(__name__)
+
+
+def topic_name(settings: Settings, topic: Topic) -> str:
+    return f"{settings.topic_prefix}{topic.value}"
+
+
+def make_broker(settings: Settings) -> KafkaBroker:
+    if not settings.kafka_bootstrap:
+        raise RuntimeError("PRECEDENTE_KAFKA_BOOTSTRAP is not set (precedente up sets it for its services)")
+    return KafkaBroker(
+        settings.kafka_bootstrap,
+        acks="all",
+        enable_idempotence=False,
+        allow_auto_create_topics=False,
+        graceful_timeout=30.0,
+        logger=log,
+        log_level=logging.DEBUG,
+    )
+
+
+async def ensure_topics(settings: Settings, attempts: int = 30) -> list[str]:
+    """Create every topic with the configured partitions; returns the ones created now."""
+    admin = AIOKafkaAdminClient(bootstrap_servers=settings.kafka_bootstrap)
+    for attempt in range(attempts):
+        try:
+            await admin.start()
+            break
+        except KafkaConnectionError:
+            if attempt == attempts - 1:
+                raise
+            await asyncio.sleep(1)
+    created = []
+    try:
+        existing = set(await admin.list_topics())
+        for topic in Topic:
+            name = topic_name(settings, topic)
+            if name in existing:
+                continue
+            with contextlib.suppress(TopicAlreadyExistsError):
+                await admin.create_topics(
+                    [NewTopic(name, num_partitions=settings.topic_partitions, replication_factor=1)]
+                )
+                created.append(name)
+    finally:
+        await admin.close()
+    return created
+
+
+async def publish(broker: KafkaBroker, settings: Settings, topic: Topic, event: Event) -> None:
+    """Publish keyed by document id, with the trace id in the headers as well as in the body."""
+    await broker.publish(
+        event.model_dump(mode="json"),
+        topic_name(settings, topic),
+        key=event.key,
+        headers={"trace_id": event.trace_id, "schema_version": str(event.schema_version)},
+    )

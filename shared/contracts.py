@@ -1,0 +1,149 @@
+"""Event contracts between stages: the one place where the shape of every message is defined.
+
+Every message is keyed by its document id (so one document's events stay ordered on one
+partition), carries a schema version and a trace id, and refers to large payloads (the original
+file, page texts, chunks) by a storage key instead of carrying them (claim check).
+"""
+
+import uuid
+from datetime import date, datetime
+from enum import StrEnum
+from typing import Any, Literal, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field
+
+SCHEMA_VERSION = 1
+EVERYONE = "*"
+
+
+class Topic(StrEnum):
+    SUBMITTED = "documents.submitted"
+    EXTRACTED = "documents.extracted"
+    REVIEW = "documents.review"
+    CLEANED = "documents.cleaned"
+    CHUNKED = "documents.chunked"
+    ANNOTATED = "documents.annotated"
+    INDEXED = "documents.indexed"
+    DEADLETTER = "documents.deadletter"
+
+
+class Stage(StrEnum):
+    """Where a document stands in the ledger; the first six are the pipeline's durable steps."""
+
+    SUBMITTED = "submitted"
+    EXTRACTED = "extracted"
+    CLEANED = "cleaned"
+    CHUNKED = "chunked"
+    ANNOTATED = "annotated"
+    INDEXED = "indexed"
+    REVIEW = "review"
+    FAILED = "failed"
+
+
+TERMINAL_STAGES = frozenset({Stage.INDEXED, Stage.REVIEW, Stage.FAILED})
+
+
+class Source(StrEnum):
+    CLI = "cli"
+    UPLOAD = "upload"
+    DMS = "dms"
+
+
+class Event(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    schema_version: int = SCHEMA_VERSION
+    document_id: uuid.UUID
+    version: int = Field(1, ge=1, description="Content version of the document; stale versions are dropped.")
+    trace_id: str = Field(default_factory=lambda: uuid.uuid4().hex)
+    emitted_at: datetime = Field(default_factory=datetime.now)
+
+    @property
+    def key(self) -> bytes:
+        return str(self.document_id).encode()
+
+    def follow(self, model: "type[E]", **fields: Any) -> "E":
+        """The next event for the same document, version and trace."""
+        return model(document_id=self.document_id, version=self.version, trace_id=self.trace_id, **fields)
+
+
+class MetadataHints(BaseModel):
+    """What the submitter already knows; the annotator keeps these over its own guesses."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    title: str | None = None
+    document_type: str | None = None
+    court: str | None = None
+    document_date: date | None = None
+
+
+class DocumentSubmitted(Event):
+    """Published by the upload API, the CLI, or directly by a document-management system."""
+
+    blob_key: str = Field(description="Storage key of the original file (see shared.storage).")
+    filename: str
+    content_type: str | None = None
+    content_hash: str = Field(description="sha256 of the original file, hex.")
+    size_bytes: int = Field(ge=0)
+    source: Source = Source.UPLOAD
+    access_groups: list[str] = Field(
+        default_factory=lambda: [EVERYONE], description='Groups allowed to see the document; "*" is everyone.'
+    )
+    hints: MetadataHints = Field(default_factory=MetadataHints)
+
+
+class DocumentExtracted(Event):
+    pages_key: str = Field(description="Storage key of the extracted pages (JSON list of page texts).")
+    page_count: int
+    ocr_pages: list[int] = Field(default_factory=list, description="1-based pages read by OCR.")
+    confidence: float = Field(ge=0, le=1)
+
+
+class DocumentCleaned(Event):
+    pages_key: str
+
+
+class DocumentChunked(Event):
+    chunks_key: str
+    chunk_count: int
+
+
+class DocumentAnnotated(Event):
+    chunks_key: str
+    chunk_count: int
+
+
+class DocumentIndexed(Event):
+    chunk_count: int
+
+
+class DocumentReview(Event):
+    """A document a person must look at: low OCR confidence, encrypted, no text."""
+
+    stage: Stage
+    reason: str
+    weak_pages: list[int] = Field(default_factory=list)
+    confidence: float | None = None
+
+
+class DocumentDeadLetter(Event):
+    """A document no stage can process (empty, not a supported format, corrupt) or that kept failing."""
+
+    stage: Stage
+    reason: str
+    error_kind: Literal["bad_input", "repeated_failure"] = "bad_input"
+
+
+E = TypeVar("E", bound=Event)
+
+EVENT_BY_TOPIC: dict[Topic, type[Event]] = {
+    Topic.SUBMITTED: DocumentSubmitted,
+    Topic.EXTRACTED: DocumentExtracted,
+    Topic.REVIEW: DocumentReview,
+    Topic.CLEANED: DocumentCleaned,
+    Topic.CHUNKED: DocumentChunked,
+    Topic.ANNOTATED: DocumentAnnotated,
+    Topic.INDEXED: DocumentIndexed,
+    Topic.DEADLETTER: DocumentDeadLetter,
+}

@@ -1,0 +1,52 @@
+"""Settings every service reads, all from the PRECEDENTE_ environment prefix."""
+
+from functools import lru_cache
+from pathlib import Path
+
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="PRECEDENTE_", extra="ignore")
+
+    # Infrastructure: empty means "start the embedded one" (precedente up) or is an error (serve).
+    database_url: str = ""
+    kafka_bootstrap: str = ""
+    data_dir: Path = Path(".precedente")
+
+    # Topics
+    topic_partitions: int = 4
+    topic_prefix: str = ""
+
+    # Consumers (Tansu joins a group in about half the session timeout: tests lower it)
+    consumer_session_timeout_ms: int = 10000
+    consumer_heartbeat_interval_ms: int = 3000
+
+    # Stage behaviour
+    stage_max_attempts: int = 3
+    ocr_language: str = "por"
+    ocr_dpi: int = 300
+    ocr_confidence_bar: float = 0.85
+    ocr_workers: int = 2
+    max_upload_bytes: int = 200 * 1024 * 1024
+    max_pages: int = 2000
+    chunk_max_tokens: int = 512
+    chunk_overlap_tokens: int = 64
+    embedding_variant: str = "enpt"
+    embedding_threads: int = 1
+
+    # Search API
+    api_host: str = "127.0.0.1"
+    api_port: int = 8000
+    api_url: str = "http://127.0.0.1:8000"
+    identity_user_header: str = "X-Precedente-User"
+    identity_groups_header: str = "X-Precedente-Groups"
+    search_candidates: int = 50
+
+    # `precedente up`: processes per service (the indexer's embeddings are the slowest step).
+    up_replicas: dict[str, int] = {"indexer": 2}
+
+
+@lru_cache
+def get_settings() -> Settings:
+    return Settings()

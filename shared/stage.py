@@ -1,0 +1,212 @@
+"""The thin wiring every pipeline stage shares: consume, guard with the ledger, handle, persist, publish.
+
+A stage module only supplies a handler (plain logic plus its storage) and the stages it moves a
+document between. Everything that makes the stream trustworthy lives here once: stale and
+redelivered events are skipped, failures are retried a bounded number of times, and a document that
+cannot go on is routed to review or dead-letter with its reason, so one bad file never blocks the
+partition and none is silently dropped.
+"""
+
+import asyncio
+import logging
+import traceback
+import uuid
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import asyncpg
+from faststream import AckPolicy, FastStream
+from faststream.kafka import KafkaBroker
+from pydantic import ValidationError
+
+from shared import ledger
+from shared.broker import make_broker, publish, topic_name
+from shared.contracts import (
+    EVENT_BY_TOPIC,
+    DocumentDeadLetter,
+    DocumentReview,
+    DocumentSubmitted,
+    Event,
+    Stage,
+    Topic,
+)
+from shared.db import create_pool
+from shared.settings import Settings
+
+log = logging.getLogger(__name__)
+
+
+class ToReview(Exception):
+    """A person must look at this document (low OCR confidence, password, no text)."""
+
+    def __init__(self, reason: str, weak_pages: list[int] | None = None, confidence: float | None = None) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.weak_pages = weak_pages or []
+        self.confidence = confidence
+
+
+class ToDeadLetter(Exception):
+    """No stage can do anything with this input (empty, unsupported format, damaged)."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+@dataclass
+class Outcome:
+    topic: Topic
+    event: Event
+    stage: Stage
+    detail: str | None = None
+    ledger_fields: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class StageContext:
+    settings: Settings
+    db: asyncpg.Pool
+    broker: KafkaBroker
+    state: dict[str, Any] = field(default_factory=dict)
+
+
+Handler = Callable[[Any, StageContext], Awaitable[Outcome]]
+
+
+@dataclass(frozen=True)
+class StageService:
+    name: str
+    input_topic: Topic
+    input_stage: Stage
+    output_stage: Stage
+    handler: Handler
+    setup: Callable[[StageContext], Awaitable[None]] | None = None
+
+    @property
+    def group_id(self) -> str:
+        return f"precedente-{self.name}"
+
+
+async def process(service: StageService, ctx: StageContext, body: dict[str, Any]) -> None:
+    model = EVENT_BY_TOPIC[service.input_topic]
+    try:
+        event = model.model_validate(body)
+    except ValidationError as err:
+        await _reject_malformed(service, ctx, body, err)
+        return
+    if isinstance(event, DocumentSubmitted) and not await ledger.accept_external_submission(ctx.db, event):
+        log.info("%s: skipping stale submission of %s v%s", service.name, event.document_id, event.version)
+        return
+    row = await ledger.current(ctx.db, event.document_id)
+    if ledger.is_stale_or_done(row, event, service.input_stage, service.output_stage):
+        log.info("%s: skipping %s v%s (stale or already done)", service.name, event.document_id, event.version)
+        return
+
+    while True:
+        try:
+            outcome = await service.handler(event, ctx)
+            break
+        except ToReview as review:
+            await _to_review(service, ctx, event, review)
+            return
+        except ToDeadLetter as dead:
+            await _to_deadletter(service, ctx, event, dead.reason, "bad_input")
+            return
+        except Exception as err:  # noqa: BLE001 - any failure is recorded and retried, never lost
+            error = f"{type(err).__name__}: {err}"
+            log.warning("%s failed on %s: %s\n%s", service.name, event.document_id, error, traceback.format_exc())
+            attempts = await ledger.record_attempt_failure(ctx.db, event, f"{service.name}: {error}")
+            if attempts >= ctx.settings.stage_max_attempts:
+                reason = f"{service.name} failed {attempts} times; last error: {error}"
+                await _to_deadletter(service, ctx, event, reason, "repeated_failure")
+                return
+            await asyncio.sleep(min(2**attempts, 30) * 0.5)
+
+    if await ledger.advance(ctx.db, event, outcome.stage, outcome.detail, **outcome.ledger_fields):
+        await publish(ctx.broker, ctx.settings, outcome.topic, outcome.event)
+
+
+async def _to_review(service: StageService, ctx: StageContext, event: Event, review: ToReview) -> None:
+    fields: dict[str, Any] = {"last_error": review.reason, "weak_pages": review.weak_pages}
+    if review.confidence is not None:
+        fields["ocr_confidence"] = review.confidence
+    if await ledger.advance(ctx.db, event, Stage.REVIEW, f"{service.name}: {review.reason}", **fields):
+        await publish(
+            ctx.broker,
+            ctx.settings,
+            Topic.REVIEW,
+            event.follow(
+                DocumentReview,
+                stage=service.output_stage,
+                reason=review.reason,
+                weak_pages=review.weak_pages,
+                confidence=review.confidence,
+            ),
+        )
+
+
+async def _to_deadletter(service: StageService, ctx: StageContext, event: Event, reason: str, kind: str) -> None:
+    if await ledger.advance(ctx.db, event, Stage.FAILED, f"{service.name}: {reason}", last_error=reason):
+        await publish(
+            ctx.broker,
+            ctx.settings,
+            Topic.DEADLETTER,
+            event.follow(DocumentDeadLetter, stage=service.output_stage, reason=reason, error_kind=kind),
+        )
+
+
+async def _reject_malformed(
+    service: StageService, ctx: StageContext, body: dict[str, Any], err: ValidationError
+) -> None:
+    """A message that breaks its contract still goes somewhere a person can see it."""
+    reason = f"{service.input_topic.value} message does not match its contract: {err.errors()[:3]}"
+    try:
+        document_id = uuid.UUID(str(body.get("document_id")))
+    except ValueError:
+        log.error("%s: dropping a message with no valid document_id: %s", service.name, reason)
+        return
+    log.error("%s: %s", service.name, reason)
+    await publish(
+        ctx.broker,
+        ctx.settings,
+        Topic.DEADLETTER,
+        DocumentDeadLetter(document_id=document_id, stage=service.output_stage, reason=reason),
+    )
+
+
+def build_app(service: StageService, settings: Settings) -> FastStream:
+    """A FastStream application consuming the service's input topic in its own consumer group."""
+    broker = make_broker(settings)
+    app = FastStream(broker, logger=log)
+    holder: dict[str, StageContext] = {}
+
+    @broker.subscriber(
+        topic_name(settings, service.input_topic),
+        group_id=service.group_id,
+        auto_offset_reset="earliest",
+        ack_policy=AckPolicy.ACK,
+        session_timeout_ms=settings.consumer_session_timeout_ms,
+        heartbeat_interval_ms=settings.consumer_heartbeat_interval_ms,
+        max_poll_interval_ms=900_000,
+    )
+    async def on_event(body: dict[str, Any]) -> None:
+        await process(service, holder["ctx"], body)
+
+    @app.on_startup
+    async def connect() -> None:
+        if not settings.database_url:
+            raise RuntimeError("PRECEDENTE_DATABASE_URL is not set")
+        pool = await create_pool(settings.database_url)
+        ctx = StageContext(settings=settings, db=pool, broker=broker)
+        if service.setup is not None:
+            await service.setup(ctx)
+        holder["ctx"] = ctx
+
+    @app.after_shutdown
+    async def disconnect() -> None:
+        if "ctx" in holder:
+            await holder["ctx"].db.close()
+
+    return app

@@ -1,0 +1,48 @@
+"""Claim-check storage: originals and stage payloads live in PostgreSQL, events carry their keys.
+
+PostgreSQL is already the durable truth every service reaches, so keeping blobs there avoids a
+shared volume between containers; keys are deterministic, so a retried stage overwrites its own
+payload instead of leaving an orphan.
+"""
+
+import uuid
+from typing import TypeVar
+
+import asyncpg
+from pydantic import BaseModel
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def original_key(content_hash: str) -> str:
+    return f"originals/{content_hash}"
+
+
+def stage_key(document_id: uuid.UUID, version: int, stage: str) -> str:
+    return f"documents/{document_id}/v{version}/{stage}.json"
+
+
+async def put_blob(db: asyncpg.Pool | asyncpg.Connection, key: str, content: bytes, content_type: str) -> None:
+    await db.execute(
+        "INSERT INTO blobs (key, content, content_type) VALUES ($1, $2, $3)"
+        " ON CONFLICT (key) DO UPDATE SET content = EXCLUDED.content, content_type = EXCLUDED.content_type",
+        key,
+        content,
+        content_type,
+    )
+
+
+async def get_blob(db: asyncpg.Pool | asyncpg.Connection, key: str) -> bytes:
+    content = await db.fetchval("SELECT content FROM blobs WHERE key = $1", key)
+    if content is None:
+        raise KeyError(f"no stored blob under {key!r}")
+    return bytes(content)
+
+
+async def put_model(db: asyncpg.Pool | asyncpg.Connection, key: str, payload: BaseModel) -> str:
+    await put_blob(db, key, payload.model_dump_json().encode(), "application/json")
+    return key
+
+
+async def get_model(db: asyncpg.Pool | asyncpg.Connection, key: str, model: type[M]) -> M:
+    return model.model_validate_json(await get_blob(db, key))

@@ -1,0 +1,219 @@
+"""End to end through the real broker (Tansu) and the real PostgreSQL/pgvector, via `precedente up`."""
+
+import io
+import re
+import time
+from pathlib import Path
+
+import pymupdf
+import pytest
+from docx import Document
+
+from tests.conftest import DOCS, RunningStack
+
+pytestmark = pytest.mark.e2e
+
+NATIVE_PDFS = sorted(DOCS.glob("*.pdf"))
+SCANNED_PDFS = sorted((DOCS / "scanned").glob("*.pdf"))
+
+
+def contract_docx(clause: str) -> bytes:
+    """A small contract as lawyers write them, with a distinctive clause on its second page."""
+    document = Document()
+    document.add_heading("CONTRATO DE PRESTAÇÃO DE SERVIÇOS DE LIMPEZA", level=1)
+    document.add_paragraph(
+        "CONTRATANTE: Condomínio Edifício Aurora, inscrito no CNPJ sob o nº 12.345.678/0001-90. "
+        "CONTRATADA: Limpa Bem Serviços Ltda., com sede em Belo Horizonte."
+    )
+    table = document.add_table(rows=2, cols=2)
+    table.cell(0, 0).text, table.cell(0, 1).text = "Valor mensal", "R$ 12.000,00"
+    table.cell(1, 0).text, table.cell(1, 1).text = "Vigência", "12 meses"
+    document.add_page_break()
+    document.add_paragraph("CLÁUSULA SÉTIMA – DAS OBRIGAÇÕES TRABALHISTAS")
+    document.add_paragraph(clause)
+    buffer = io.BytesIO()
+    document.save(buffer)
+    return buffer.getvalue()
+
+
+SOLIDARITY_CLAUSE = (
+    "A CONTRATADA responde integralmente pelos encargos trabalhistas e previdenciários de seus empregados, "
+    "e o CONTRATANTE, na qualidade de tomador dos serviços, responderá de forma subsidiária caso a "
+    "CONTRATADA deixe de pagar salários, férias e verbas rescisórias aos trabalhadores alocados no condomínio."
+)
+
+
+def passage_on_page(path: Path, page: int, words: int = 40) -> str:
+    """A stretch of real text from one page, to search for it as a lawyer who remembers it would."""
+    text = pymupdf.open(path)[page - 1].get_text()
+    tokens = re.findall(r"[^\W\d_]{3,}", text)
+    middle = max(len(tokens) // 2 - words // 2, 0)
+    return " ".join(tokens[middle : middle + words])
+
+
+@pytest.fixture(scope="module")
+def ingested(stack: RunningStack) -> dict[str, dict]:
+    """Every PDF of ../shared/docs (scans included) and a DOCX, ingested once for this module."""
+    uploads: dict[str, str] = {}
+    for path in [*NATIVE_PDFS, *SCANNED_PDFS]:
+        uploads[path.name] = stack.upload(path, external_id=f"test:{path.name}")["document_id"]
+    uploads["contrato_limpeza.docx"] = stack.upload(
+        content=contract_docx(SOLIDARITY_CLAUSE), filename="contrato_limpeza.docx"
+    )["document_id"]
+    statuses = stack.wait_final({document_id: None for document_id in uploads.values()}, timeout=900)
+    return {name: statuses[document_id] for name, document_id in uploads.items()}
+
+
+def test_every_native_document_and_the_docx_are_indexed(ingested: dict[str, dict]) -> None:
+    for name in [p.name for p in NATIVE_PDFS] + ["contrato_limpeza.docx"]:
+        status = ingested[name]
+        assert status["stage"] == "indexed", (name, status["error"])
+        assert status["chunk_count"] > 0
+        assert status["page_count"] >= 1
+    assert ingested["contrato_limpeza.docx"]["page_count"] == 2
+    assert ingested["contrato_limpeza.docx"]["document_type"] == "contrato"
+
+
+def test_scans_are_read_by_ocr_or_sent_to_review_with_their_reason(ingested: dict[str, dict]) -> None:
+    for path in SCANNED_PDFS:
+        status = ingested[path.name]
+        assert status["stage"] in ("indexed", "review"), status
+        assert status["ocr_confidence"] is not None and status["ocr_confidence"] > 0.5
+        if status["stage"] == "review":
+            assert "OCR confidence" in status["error"]
+    easy = ingested["stj_resp_1433940_mg_scan.pdf"]
+    assert easy["stage"] == "indexed" and easy["page_count"] == 9
+
+
+@pytest.mark.parametrize(
+    ("filename", "page", "court"),
+    [
+        ("stj_resp_1602076_sp_acordao.pdf", 4, "STJ"),
+        ("stj_agint_aresp_2560760_se_acordao.pdf", 4, "STJ"),
+        ("tjrj_agravo_instrumento_0017387-33.2017_acordao.pdf", 4, "TJRJ"),
+        ("parecer_pgjmg_procon_16-2022.pdf", 6, None),
+    ],
+)
+def test_a_remembered_passage_finds_its_document_and_page(
+    stack: RunningStack, ingested: dict[str, dict], filename: str, page: int, court: str | None
+) -> None:
+    results = stack.search(passage_on_page(DOCS / filename, page), top_k=5)
+    top = results[0]
+    assert top["document_id"] == ingested[filename]["document_id"]
+    assert top["page_number"] <= page <= top["page_end"]
+    assert top["document_title"] and top["relevance_explanation"]
+    assert 0 < top["similarity_score"] <= 1
+    assert top["document_type"] == ingested[filename]["document_type"]
+    if court:
+        assert top["court"] == court
+
+
+def test_a_concept_in_other_words_finds_the_passage(stack: RunningStack, ingested: dict[str, dict]) -> None:
+    results = stack.search("modernização de elevador é despesa extraordinária que cabe ao locador", top_k=5)
+    agint = ingested["stj_agint_aresp_2560760_se_acordao.pdf"]["document_id"]
+    assert agint in [r["document_id"] for r in results]
+
+    results = stack.search("o condomínio tomador responde de forma subsidiária pelas verbas trabalhistas da contratada")
+    docx = ingested["contrato_limpeza.docx"]["document_id"]
+    hits = [r for r in results if r["document_id"] == docx]
+    assert hits, [(r["document_title"], r["chunk_text"][:80]) for r in results]
+    assert hits[0]["page_number"] <= 2 <= hits[0]["page_end"]
+    assert "subsidiária" in hits[0]["chunk_text"]
+
+
+def test_filters_apply_inside_the_search(stack: RunningStack, ingested: dict[str, dict]) -> None:
+    query = "aplicação do Código de Defesa do Consumidor"
+    only_tjrj = stack.search(query, top_k=10, filters={"court": "TJRJ"})
+    assert only_tjrj and {r["court"] for r in only_tjrj} == {"TJRJ"}
+    parecer = stack.search(query, top_k=10, filters={"document_type": "parecer"})
+    assert parecer and {r["document_type"] for r in parecer} == {"parecer"}
+    dated = stack.search(query, top_k=10, filters={"date_from": "2024-01-01"})
+    assert all(r["document_date"] >= "2024-01-01" for r in dated)
+    assert stack.search(query, filters={"court": "TRF9"}) == []
+
+
+def test_download_returns_the_original(stack: RunningStack, ingested: dict[str, dict]) -> None:
+    path = DOCS / "tjrj_agravo_instrumento_0017387-33.2017_acordao.pdf"
+    response = stack.client.get(f"/documents/{ingested[path.name]['document_id']}")
+    assert response.status_code == 200
+    assert response.content == path.read_bytes()
+
+
+def test_the_same_file_twice_duplicates_nothing(stack: RunningStack, ingested: dict[str, dict]) -> None:
+    path = DOCS / "stj_agint_aresp_2560760_se_acordao.pdf"
+    before = stack.sql("SELECT count(*) FROM chunks")
+    again = stack.upload(path, external_id=f"test:{path.name}")
+    assert again == {"document_id": ingested[path.name]["document_id"], "outcome": "unchanged"}
+    renamed = stack.upload(path, filename="copia.pdf")
+    assert renamed == {"document_id": ingested[path.name]["document_id"], "outcome": "duplicate"}
+    time.sleep(2)
+    assert stack.sql("SELECT count(*) FROM chunks") == before
+
+
+def test_a_changed_file_replaces_its_old_chunks(stack: RunningStack) -> None:
+    first = stack.upload(content=contract_docx("Cláusula de foro: comarca de Uberlândia."), filename="v.docx",
+                         external_id="dms:contrato-42")  # fmt: skip
+    stack.wait_final({first["document_id"]: None})
+    second = stack.upload(content=contract_docx("Cláusula de foro: comarca de Montes Claros."), filename="v.docx",
+                          external_id="dms:contrato-42")  # fmt: skip
+    assert second == {"document_id": first["document_id"], "outcome": "new_version"}
+    status = stack.wait_final({first["document_id"]: None})[first["document_id"]]
+    assert status["stage"] == "indexed" and status["version"] == 2
+    document_id = first["document_id"]
+    assert stack.sql(f"SELECT count(*) FROM chunks WHERE document_id = '{document_id}'") == str(status["chunk_count"])
+    assert stack.sql(f"SELECT count(*) FROM chunks WHERE document_id = '{document_id}' AND version <> 2") == "0"
+    texts = stack.sql(f"SELECT string_agg(text, ' ') FROM chunks WHERE document_id = '{document_id}'")
+    assert "Montes Claros" in texts and "Uberlândia" not in texts
+
+
+def test_a_restricted_document_never_reaches_another_group(stack: RunningStack) -> None:
+    secret = "cláusula de não concorrência do sócio retirante da Construtora Itacolomi por cinco anos"
+    upload = stack.upload(content=contract_docx(secret), filename="acordo_socios.docx", access="socios-acme")
+    document_id = upload["document_id"]
+    status = stack.wait_final({document_id: "socios-acme"})[document_id]
+    assert status["stage"] == "indexed"
+
+    allowed = stack.search(secret, groups="socios-acme,contencioso")
+    assert allowed[0]["document_id"] == document_id
+    for groups in ("contencioso", None, "socios-acme-2", "*"):
+        for filters in ({}, {"document_type": "contrato"}, {"date_from": "1900-01-01"}):
+            results = stack.search(secret, groups=groups, top_k=50, filters=filters)
+            assert document_id not in [r["document_id"] for r in results], (groups, filters)
+        headers = stack.headers(groups)
+        assert stack.client.get(f"/documents/{document_id}", headers=headers).status_code == 404
+        assert stack.client.get(f"/documents/{document_id}/status", headers=headers).status_code == 404
+
+
+def _encrypted_pdf() -> bytes:
+    doc = pymupdf.open(DOCS / "stj_agint_aresp_2560760_se_acordao.pdf")
+    return doc.tobytes(encryption=pymupdf.PDF_ENCRYPT_AES_256, user_pw="segredo", owner_pw="dono")
+
+
+def test_bad_files_end_in_review_or_deadletter_and_the_good_one_is_indexed(stack: RunningStack) -> None:
+    native = (DOCS / "tjsp_sentenca_vara_empresarial_arbitragem.pdf").read_bytes()
+    batch = {
+        "vazio.pdf": b"",
+        "truncado.pdf": native[:2048],
+        "protegido.pdf": _encrypted_pdf(),
+        "programa.pdf": Path("/bin/ls").read_bytes(),
+        "sem_paginas.pdf": b"%PDF-1.4\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj "
+        b"2 0 obj<</Type/Pages/Kids[]/Count 0>>endobj\ntrailer<</Root 1 0 R>>\n%%EOF",
+        "bom.docx": contract_docx("Cláusula de reajuste anual pelo IPCA, aplicada no aniversário do contrato."),
+    }
+    ids = {name: stack.upload(content=data, filename=name)["document_id"] for name, data in batch.items()}
+    statuses = stack.wait_final({document_id: None for document_id in ids.values()})
+    by_name = {name: statuses[document_id] for name, document_id in ids.items()}
+
+    assert by_name["bom.docx"]["stage"] == "indexed"
+    expected = {
+        "vazio.pdf": ("failed", "empty"),
+        "truncado.pdf": ("failed", "damaged"),
+        "protegido.pdf": ("review", "password"),
+        "programa.pdf": ("failed", "executable"),
+        "sem_paginas.pdf": ("failed", "no pages"),
+    }
+    for name, (stage, words) in expected.items():
+        assert by_name[name]["stage"] == stage, (name, by_name[name])
+        assert words in by_name[name]["error"].lower(), (name, by_name[name]["error"])
+    dead = int(stack.sql("SELECT count(*) FROM document_history WHERE stage = 'failed'"))
+    assert dead >= 4
