@@ -52,23 +52,27 @@ def main() -> None:
 def report_stage_times(statuses: dict[str, dict]) -> None:
     """Time between a document's consecutive stages: the stage's work plus its queue wait."""
     spent: dict[str, list[float]] = defaultdict(list)
-    indexer_rate = []
+    first_annotated, last_indexed, total_chunks = None, None, 0
     for status in statuses.values():
         at = {h["stage"]: datetime.fromisoformat(h["at"]) for h in status["history"]}
         for previous, stage in zip(ORDER, ORDER[1:], strict=False):
             if previous in at and stage in at:
                 seconds = (at[stage] - at[previous]).total_seconds()
                 spent[STAGE_OF[stage]].append(seconds)
-                if stage == "indexed" and seconds > 0:
-                    indexer_rate.append((status["chunk_count"], seconds))
+        if "annotated" in at and "indexed" in at:
+            first_annotated = min(filter(None, [first_annotated, at["annotated"]]))
+            last_indexed = max(filter(None, [last_indexed, at["indexed"]]))
+            total_chunks += status["chunk_count"]
     print("per stage, seconds per document (queue wait included): mean / max")
     for stage in STAGE_OF.values():
         if spent[stage]:
             print(f"  {stage:10} {statistics.mean(spent[stage]):7.2f} / {max(spent[stage]):7.2f}")
-    if indexer_rate:
-        total_chunks = sum(c for c, _ in indexer_rate)
-        total_seconds = sum(s for _, s in indexer_rate)
-        print(f"indexer: {total_chunks / total_seconds:.2f} chunks/s (embedding + insert, 1 thread)")
+    if first_annotated and last_indexed:
+        busy = (last_indexed - first_annotated).total_seconds()
+        print(
+            f"indexer: {total_chunks} chunks in {busy:.1f} s = {total_chunks / busy:.2f} chunks/s "
+            "(all indexer replicas, embedding + insert, from the first document annotated to the last indexed)"
+        )
 
 
 def report_search(stack: RunningStack, count: int) -> None:
