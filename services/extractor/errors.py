@@ -1,0 +1,28 @@
+"""How the extractor says a file cannot be read as it is, and where it should go."""
+
+from typing import Literal
+
+Disposition = Literal["review", "deadletter"]
+
+
+class BadInput(Exception):
+    """A file no stage can read as it is. disposition says where it goes."""
+
+    def __init__(self, reason: str, disposition: Disposition) -> None:
+        super().__init__(reason)
+        self.reason: str = reason
+        self.disposition: str = disposition
+
+    def __repr__(self) -> str:
+        return f"BadInput({self.reason!r}, {self.disposition!r})"
+
+
+def quoted(filename: str) -> str:
+    return f'"{filename}"'
+
+
+def damaged_pdf(filename: str, detail: str) -> BadInput:
+    return BadInput(
+        f"the PDF {quoted(filename)} is damaged or truncated: {detail}; re-export or re-scan it",
+        "deadletter",
+    )
