@@ -18,9 +18,12 @@ from rich.console import Console  # noqa: E402
 from rich.progress import Progress  # noqa: E402
 from rich.table import Table  # noqa: E402
 
+from precedente.review_cli import review_app, status  # noqa: E402
 from shared.settings import Settings  # noqa: E402
 
 app = typer.Typer(help="Precedente: semantic search over a law firm's knowledge base.", no_args_is_help=True)
+app.add_typer(review_app, name="review")
+app.command("status")(status)
 console = Console()
 
 STAGE_SERVICES = {

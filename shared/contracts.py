@@ -78,6 +78,16 @@ class MetadataHints(BaseModel):
     document_date: date | None = None
 
 
+class OcrOptions(BaseModel):
+    """A reviewer's settings for another OCR pass; unset fields keep the service's defaults."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    dpi: int | None = Field(None, ge=72, le=600)
+    psm: int | None = Field(None, ge=0, le=13, description="Tesseract page segmentation mode.")
+    language: str | None = Field(None, pattern=r"^[a-z_+]{3,40}$")
+
+
 class DocumentSubmitted(Event):
     """Published by the upload API, the CLI, or directly by a document-management system."""
 
@@ -91,6 +101,7 @@ class DocumentSubmitted(Event):
         default_factory=lambda: [EVERYONE], description='Groups allowed to see the document; "*" is everyone.'
     )
     hints: MetadataHints = Field(default_factory=MetadataHints)
+    ocr: OcrOptions | None = Field(None, description="Set when a reviewer asks for another OCR pass.")
 
 
 class DocumentExtracted(Event):

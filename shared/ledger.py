@@ -6,6 +6,7 @@ can never overwrite a newer version's state.
 """
 
 import uuid
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -164,7 +165,7 @@ def is_stale_or_done(row: asyncpg.Record | None, event: Event, input_stage: Stag
 
 async def advance(db: Db, event: Event, stage: Stage, detail: str | None = None, **fields: Any) -> bool:
     """Record that `event`'s version reached `stage`; False when a newer version took over."""
-    fields = {"attempts": 0, "last_error": None} | fields
+    fields = {"attempts": 0, "last_error": None, "halted_in": None, "reason_code": None} | fields
     assignments = "".join(f", {name} = ${i}" for i, name in enumerate(fields, start=4))
     status = await db.execute(
         f"UPDATE documents SET stage = $3, updated_at = now(){assignments} WHERE id = $1 AND version = $2",
@@ -200,22 +201,29 @@ async def _history(db: Db, document_id: uuid.UUID, version: int, stage: Stage, d
     )
 
 
-def resume_event(row: asyncpg.Record) -> tuple[Topic, Event] | None:
+def submitted_event(row: Mapping[str, Any]) -> DocumentSubmitted:
+    """The documents.submitted event that starts the document's current version over."""
+    return DocumentSubmitted(
+        document_id=row["id"],
+        version=row["version"],
+        trace_id=row["trace_id"],
+        blob_key=row["blob_key"],
+        filename=row["filename"],
+        content_type=row["content_type"],
+        content_hash=row["content_hash"],
+        size_bytes=row["size_bytes"],
+        source=Source(row["source"]),
+        access_groups=list(row["access_groups"]),
+        hints=MetadataHints.model_validate(row["hints"]),
+    )
+
+
+def resume_event(row: Mapping[str, Any]) -> tuple[Topic, Event] | None:
     """The event that moves an unfinished document on from its last durable stage."""
     common = {"document_id": row["id"], "version": row["version"], "trace_id": row["trace_id"]}
     stage = Stage(row["stage"])
     if stage == Stage.SUBMITTED:
-        return Topic.SUBMITTED, DocumentSubmitted(
-            **common,
-            blob_key=row["blob_key"],
-            filename=row["filename"],
-            content_type=row["content_type"],
-            content_hash=row["content_hash"],
-            size_bytes=row["size_bytes"],
-            source=Source(row["source"]),
-            access_groups=list(row["access_groups"]),
-            hints=MetadataHints.model_validate(row["hints"]),
-        )
+        return Topic.SUBMITTED, submitted_event(row)
     if stage == Stage.EXTRACTED:
         return Topic.EXTRACTED, DocumentExtracted(
             **common,

@@ -9,8 +9,10 @@ from pydantic import BaseModel, Field
 class Page(BaseModel):
     number: int = Field(ge=1)
     text: str
-    method: Literal["text", "ocr", "docx"] = "text"
-    confidence: float = Field(1.0, ge=0, le=1, description="Mean OCR word confidence; 1.0 for a text layer.")
+    method: Literal["text", "ocr", "docx", "manual"] = "text"
+    confidence: float = Field(
+        1.0, ge=0, le=1, description="Mean OCR word confidence; 1.0 for a text layer or a reviewer's correction."
+    )
 
 
 class ExtractedDocument(BaseModel):

@@ -38,11 +38,21 @@ log = logging.getLogger(__name__)
 
 
 class ToReview(Exception):
-    """A person must look at this document (low OCR confidence, password, no text)."""
+    """A person must look at this document (low OCR confidence, password, no text).
 
-    def __init__(self, reason: str, weak_pages: list[int] | None = None, confidence: float | None = None) -> None:
+    `code` is a stable short name for the reason, so the queue can be counted and filtered by it.
+    """
+
+    def __init__(
+        self,
+        reason: str,
+        code: str = "needs_review",
+        weak_pages: list[int] | None = None,
+        confidence: float | None = None,
+    ) -> None:
         super().__init__(reason)
         self.reason = reason
+        self.code = code
         self.weak_pages = weak_pages or []
         self.confidence = confidence
 
@@ -50,9 +60,10 @@ class ToReview(Exception):
 class ToDeadLetter(Exception):
     """No stage can do anything with this input (empty, unsupported format, damaged)."""
 
-    def __init__(self, reason: str) -> None:
+    def __init__(self, reason: str, code: str = "unreadable") -> None:
         super().__init__(reason)
         self.reason = reason
+        self.code = code
 
 
 @dataclass
@@ -112,7 +123,7 @@ async def process(service: StageService, ctx: StageContext, body: dict[str, Any]
             await _to_review(service, ctx, event, review)
             return
         except ToDeadLetter as dead:
-            await _to_deadletter(service, ctx, event, dead.reason, "bad_input")
+            await _to_deadletter(service, ctx, event, dead.reason, dead.code, "bad_input")
             return
         except Exception as err:  # noqa: BLE001 - any failure is recorded and retried, never lost
             error = f"{type(err).__name__}: {err}"
@@ -120,7 +131,7 @@ async def process(service: StageService, ctx: StageContext, body: dict[str, Any]
             attempts = await ledger.record_attempt_failure(ctx.db, event, f"{service.name}: {error}")
             if attempts >= ctx.settings.stage_max_attempts:
                 reason = f"{service.name} failed {attempts} times; last error: {error}"
-                await _to_deadletter(service, ctx, event, reason, "repeated_failure")
+                await _to_deadletter(service, ctx, event, reason, "repeated_failure", "repeated_failure")
                 return
             await asyncio.sleep(min(2**attempts, 30) * 0.5)
 
@@ -129,7 +140,12 @@ async def process(service: StageService, ctx: StageContext, body: dict[str, Any]
 
 
 async def _to_review(service: StageService, ctx: StageContext, event: Event, review: ToReview) -> None:
-    fields: dict[str, Any] = {"last_error": review.reason, "weak_pages": review.weak_pages}
+    fields: dict[str, Any] = {
+        "last_error": review.reason,
+        "weak_pages": review.weak_pages,
+        "halted_in": service.name,
+        "reason_code": review.code,
+    }
     if review.confidence is not None:
         fields["ocr_confidence"] = review.confidence
     if await ledger.advance(ctx.db, event, Stage.REVIEW, f"{service.name}: {review.reason}", **fields):
@@ -147,8 +163,12 @@ async def _to_review(service: StageService, ctx: StageContext, event: Event, rev
         )
 
 
-async def _to_deadletter(service: StageService, ctx: StageContext, event: Event, reason: str, kind: str) -> None:
-    if await ledger.advance(ctx.db, event, Stage.FAILED, f"{service.name}: {reason}", last_error=reason):
+async def _to_deadletter(
+    service: StageService, ctx: StageContext, event: Event, reason: str, code: str, kind: str
+) -> None:
+    detail = f"{service.name}: {reason}"
+    fields = {"last_error": reason, "halted_in": service.name, "reason_code": code}
+    if await ledger.advance(ctx.db, event, Stage.FAILED, detail, **fields):
         await publish(
             ctx.broker,
             ctx.settings,

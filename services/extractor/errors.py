@@ -8,10 +8,11 @@ Disposition = Literal["review", "deadletter"]
 class BadInput(Exception):
     """A file no stage can read as it is. disposition says where it goes."""
 
-    def __init__(self, reason: str, disposition: Disposition) -> None:
+    def __init__(self, reason: str, disposition: Disposition, code: str | None = None) -> None:
         super().__init__(reason)
         self.reason: str = reason
         self.disposition: str = disposition
+        self.code: str = code or ("needs_review" if disposition == "review" else "unreadable")
 
     def __repr__(self) -> str:
         return f"BadInput({self.reason!r}, {self.disposition!r})"
@@ -25,4 +26,5 @@ def damaged_pdf(filename: str, detail: str) -> BadInput:
     return BadInput(
         f"the PDF {quoted(filename)} is damaged or truncated: {detail}; re-export or re-scan it",
         "deadletter",
+        code="damaged",
     )

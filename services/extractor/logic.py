@@ -99,7 +99,7 @@ def detect_format(data: bytes, filename: str) -> Literal["pdf", "docx"]:
     """Which reader to use, from the bytes themselves: extensions lie, and uploads get renamed."""
     name = quoted(filename)
     if not data:
-        raise BadInput(f"{name} is empty (0 bytes); upload the file again", "deadletter")
+        raise BadInput(f"{name} is empty (0 bytes); upload the file again", "deadletter", code="empty")
     if b"%PDF-" in data[:_PDF_HEADER_WINDOW]:
         return "pdf"
     if data.startswith((b"PK\x03\x04", b"PK\x05\x06", b"PK\x07\x08")):
@@ -154,6 +154,7 @@ def extract(
             f"no text could be extracted from {quoted(filename)} ({len(pages)} page(s) read, all empty); "
             "check that it is the right file and that a scan is legible",
             "review",
+            code="no_text",
         )
     return ExtractedDocument(pages=pages)
 
@@ -191,7 +192,11 @@ def _extract_pdf(
     doc = _open_pdf(data, filename)
     try:
         if doc.needs_pass:
-            raise BadInput(f"{quoted(filename)} is password-protected; provide an unencrypted copy", "review")
+            raise BadInput(
+                f"{quoted(filename)} is password-protected; provide an unencrypted copy",
+                "review",
+                code="password_protected",
+            )
         try:
             count = doc.page_count
         except Exception as exc:  # a page tree cut off mid-way: MuPDF cannot even count the pages
@@ -201,12 +206,13 @@ def _extract_pdf(
                 # MuPDF "repairs" truncated files silently; a repair that recovers no page means
                 # the page tree was in the part that is missing.
                 raise damaged_pdf(filename, "MuPDF had to rebuild it and found no pages")
-            raise BadInput(f"the PDF {quoted(filename)} has no pages", "deadletter")
+            raise BadInput(f"the PDF {quoted(filename)} has no pages", "deadletter", code="no_pages")
         if count > max_pages:
             raise BadInput(
                 f"{quoted(filename)} has {count} pages, more than the limit of {max_pages}; "
                 "split it into smaller files",
                 "review",
+                code="too_many_pages",
             )
         first_pass = [_read_text_layer(doc, index, filename) for index in range(count)]
         ocr_texts = ocr_pdf_pages(

@@ -3,28 +3,29 @@
 import asyncio
 
 from services.extractor.logic import BadInput, extract
-from shared.contracts import DocumentExtracted, DocumentSubmitted, Stage, Topic
+from shared.contracts import DocumentExtracted, DocumentSubmitted, OcrOptions, Stage, Topic
 from shared.stage import Outcome, StageContext, StageService, ToDeadLetter, ToReview
 from shared.storage import get_blob, put_model, stage_key
 
 
 async def handle(event: DocumentSubmitted, ctx: StageContext) -> Outcome:
     settings = ctx.settings
+    ocr = event.ocr or OcrOptions()
     data = await get_blob(ctx.db, event.blob_key)
     try:
         document = await asyncio.to_thread(
             extract,
             data,
             event.filename,
-            ocr_language=settings.ocr_language,
-            ocr_dpi=settings.ocr_dpi,
+            ocr_language=ocr.language or settings.ocr_language,
+            ocr_dpi=ocr.dpi or settings.ocr_dpi,
             max_pages=settings.max_pages,
             ocr_workers=settings.ocr_workers,
         )
     except BadInput as bad:
         if bad.disposition == "review":
-            raise ToReview(bad.reason) from bad
-        raise ToDeadLetter(bad.reason) from bad
+            raise ToReview(bad.reason, code=bad.code) from bad
+        raise ToDeadLetter(bad.reason, code=bad.code) from bad
     key = await put_model(ctx.db, stage_key(event.document_id, event.version, Stage.EXTRACTED), document)
     ocr_pages = [p.number for p in document.pages if p.method == "ocr"]
     confidence = document.confidence
@@ -33,6 +34,7 @@ async def handle(event: DocumentSubmitted, ctx: StageContext) -> Outcome:
         raise ToReview(
             f"OCR confidence {confidence:.2f} is below the bar of {settings.ocr_confidence_bar:.2f}"
             f" (weak pages: {', '.join(map(str, weak)) or 'none individually'}); check the scan or correct the text",
+            code="low_ocr_confidence",
             weak_pages=weak,
             confidence=confidence,
         )

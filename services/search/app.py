@@ -8,12 +8,14 @@ from contextlib import asynccontextmanager
 from datetime import date
 from typing import Annotated, Any
 
-import asyncpg
-from fastapi import Depends, FastAPI, File, Form, HTTPException, Request, UploadFile
+from fastapi import FastAPI, File, Form, HTTPException, Request, UploadFile
 from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, ValidationError
 
+from services.search.deps import CallerDep, DbDep, visible_document
 from services.search.query import SearchRequest, SearchResult, hybrid_search
+from services.search.review import router as review_router
+from services.search.status import router as status_router
 from shared import ledger
 from shared.broker import make_broker, publish
 from shared.contracts import EVERYONE, MetadataHints, Source, Topic
@@ -21,11 +23,6 @@ from shared.db import create_pool
 from shared.embeddings import get_model
 from shared.settings import Settings, get_settings
 from shared.storage import get_blob, original_key, put_blob
-
-
-class Caller(BaseModel):
-    user: str | None
-    groups: list[str]
 
 
 class SearchResponse(BaseModel):
@@ -55,9 +52,6 @@ class DocumentStatus(BaseModel):
     history: list[dict[str, Any]]
 
 
-ACCESS_CLAUSE = "(access_groups && $2::text[] OR access_groups @> ARRAY['*'])"
-
-
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or get_settings()
 
@@ -74,24 +68,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             await app.state.db.close()
 
     app = FastAPI(title="Precedente search API", version="0.1.0", lifespan=lifespan)
-
-    def caller(request: Request) -> Caller:
-        """Identity as the gateway passes it: a user header and a comma-separated groups header."""
-        raw = request.headers.get(settings.identity_groups_header, "")
-        groups = [g.strip() for g in raw.split(",") if g.strip() and g.strip() != EVERYONE]
-        return Caller(user=request.headers.get(settings.identity_user_header), groups=groups)
-
-    def db(request: Request) -> asyncpg.Pool:
-        return request.app.state.db
-
-    CallerDep = Annotated[Caller, Depends(caller)]
-    DbDep = Annotated[asyncpg.Pool, Depends(db)]
-
-    async def visible_document(pool: asyncpg.Pool, document_id: uuid.UUID, who: Caller) -> asyncpg.Record:
-        row = await pool.fetchrow(f"SELECT * FROM documents WHERE id = $1 AND {ACCESS_CLAUSE}", document_id, who.groups)
-        if row is None:  # the same answer whether it does not exist or is hidden
-            raise HTTPException(404, "document not found")
-        return row
+    app.state.settings = settings
+    app.include_router(review_router)
+    app.include_router(status_router)
 
     @app.get("/health")
     async def health(pool: DbDep) -> dict[str, str]:

@@ -1,0 +1,152 @@
+"""`precedente review` and `precedente status`: the review queue and the ingestion status in a terminal."""
+
+import getpass
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import httpx
+import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from shared.settings import Settings
+
+console = Console()
+review_app = typer.Typer(help="The review queue: list, show, approve, re-OCR, correct or reject.")
+
+ApiOption = Annotated[str | None, typer.Option("--api", help="Search API URL (default PRECEDENTE_API_URL).")]
+GroupsOption = Annotated[str | None, typer.Option("--groups", help="The caller's groups (comma-separated).")]
+UserOption = Annotated[str | None, typer.Option("--user", help="Who acts (recorded with every action).")]
+
+
+def client(api: str | None, groups: str | None, user: str | None = None) -> httpx.Client:
+    settings = Settings()
+    headers = {settings.identity_user_header: user or getpass.getuser()}
+    if groups:
+        headers[settings.identity_groups_header] = groups
+    return httpx.Client(base_url=(api or settings.api_url).rstrip("/"), headers=headers, timeout=60)
+
+
+def call(response: httpx.Response) -> Any:
+    if response.status_code >= 400:
+        detail = response.json().get("detail") if "json" in response.headers.get("content-type", "") else response.text
+        console.print(f"[red]{response.status_code}[/red] {detail}")
+        raise typer.Exit(1)
+    return response.json()
+
+
+@review_app.callback(invoke_without_command=True)
+def review_list(
+    ctx: typer.Context,
+    api: ApiOption = None,
+    groups: GroupsOption = None,
+    reason: Annotated[str | None, typer.Option(help="Only this reason code.")] = None,
+    as_json: Annotated[bool, typer.Option("--json")] = False,
+) -> None:
+    """List the documents awaiting review (the default when no sub-command is given)."""
+    if ctx.invoked_subcommand is not None:
+        return
+    with client(api, groups) as http:
+        queue = call(http.get("/review", params={"reason_code": reason} if reason else None))
+    if as_json:
+        sys.stdout.write(json.dumps(queue, ensure_ascii=False, indent=2) + "\n")
+        return
+    table = Table("document", "file", "stage", "reason", "weak pages", "confidence")
+    for item in queue["items"]:
+        confidence = item["ocr_confidence"]
+        table.add_row(
+            item["document_id"],
+            item["filename"],
+            item["stage"],
+            escape(f"[{item['reason_code']}] {item['reason']}"),
+            ", ".join(map(str, item["weak_pages"])),
+            f"{confidence:.2f}" if confidence is not None else "",
+        )
+    console.print(table)
+    console.print(", ".join(f"{n} {code}" for code, n in queue["counts"].items()) or "the queue is empty")
+
+
+@review_app.command("show")
+def review_show(document_id: str, api: ApiOption = None, groups: GroupsOption = None) -> None:
+    """The reason, the pages with their method, confidence and text, and what reviewers did."""
+    with client(api, groups) as http:
+        detail = call(http.get(f"/review/{document_id}"))
+    console.print(
+        f"[bold]{detail['filename']}[/bold] ({detail['stage']}): [{detail['reason_code']}] {detail['reason']}"
+    )
+    for page in detail["pages"]:
+        console.rule(f"page {page['number']} · {page['method']} · confidence {page['confidence']:.2f}")
+        console.print(page["text"], markup=False)
+    for action in detail["actions"]:
+        console.print(f"{action['at']} {action['actor']} {action['action']} {action['detail']}", markup=False)
+
+
+@review_app.command("approve")
+def review_approve(
+    document_id: str, api: ApiOption = None, groups: GroupsOption = None, user: UserOption = None
+) -> None:
+    """Index the document from its extracted (and corrected) text."""
+    with client(api, groups, user) as http:
+        console.print(call(http.post(f"/review/{document_id}/approve")))
+
+
+@review_app.command("reocr")
+def review_reocr(
+    document_id: str,
+    dpi: Annotated[int | None, typer.Option()] = None,
+    psm: Annotated[int | None, typer.Option(help="Tesseract page segmentation mode.")] = None,
+    language: Annotated[str | None, typer.Option()] = None,
+    api: ApiOption = None,
+    groups: GroupsOption = None,
+    user: UserOption = None,
+) -> None:
+    """Extract the document again with other OCR settings."""
+    options = {k: v for k, v in {"dpi": dpi, "psm": psm, "language": language}.items() if v is not None}
+    with client(api, groups, user) as http:
+        console.print(call(http.post(f"/review/{document_id}/reocr", json=options)))
+
+
+@review_app.command("correct")
+def review_correct(
+    document_id: str,
+    page: int,
+    text_file: Annotated[Path, typer.Argument(help="File with the page's corrected text.")],
+    api: ApiOption = None,
+    groups: GroupsOption = None,
+    user: UserOption = None,
+) -> None:
+    """Replace one page's text with a corrected version."""
+    with client(api, groups, user) as http:
+        console.print(call(http.put(f"/review/{document_id}/pages/{page}", json={"text": text_file.read_text()})))
+
+
+@review_app.command("reject")
+def review_reject(
+    document_id: str,
+    reason: Annotated[str, typer.Option(help="Why it is rejected.")],
+    api: ApiOption = None,
+    groups: GroupsOption = None,
+    user: UserOption = None,
+) -> None:
+    """Take the document out of the queue for good."""
+    with client(api, groups, user) as http:
+        console.print(call(http.post(f"/review/{document_id}/reject", json={"reason": reason})))
+
+
+def status(api: ApiOption = None, groups: GroupsOption = None) -> None:
+    """Documents per stage, review and failure counts per reason, and the latest stopped documents."""
+    with client(api, groups) as http:
+        report = call(http.get("/status"))
+    table = Table("stage", "documents")
+    for stage, count in sorted(report["stages"].items()):
+        table.add_row(stage, str(count))
+    console.print(table)
+    for title, counts in (("in review", report["review_reasons"]), ("failed", report["failure_reasons"])):
+        if counts:
+            console.print(f"{title}: " + ", ".join(f"{n} {code}" for code, n in counts.items()))
+    for item in report["latest_stopped"]:
+        line = f"{item['at']} {item['filename']} {item['stage']} [{item['reason_code']}] {item['reason']}"
+        console.print(line, markup=False)
