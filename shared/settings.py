@@ -29,6 +29,8 @@ class Settings(BaseSettings):
     ocr_confidence_bar: float = 0.85
     ocr_workers: int = 2
     max_upload_bytes: int = 200 * 1024 * 1024
+    extract_timeout_s: float = 900
+    extract_memory_mb: int = 3072
     max_pages: int = 2000
     chunk_max_tokens: int = 512
     chunk_overlap_tokens: int = 64

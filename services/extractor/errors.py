@@ -11,11 +11,15 @@ class BadInput(Exception):
     def __init__(self, reason: str, disposition: Disposition, code: str | None = None) -> None:
         super().__init__(reason)
         self.reason: str = reason
-        self.disposition: str = disposition
+        self.disposition: Disposition = disposition
         self.code: str = code or ("needs_review" if disposition == "review" else "unreadable")
 
     def __repr__(self) -> str:
-        return f"BadInput({self.reason!r}, {self.disposition!r})"
+        return f"BadInput({self.reason!r}, {self.disposition!r}, {self.code!r})"
+
+    def __reduce__(self) -> tuple[type["BadInput"], tuple[str, str, str]]:
+        """Rebuilt whole when it crosses from the isolated extraction process."""
+        return (BadInput, (self.reason, self.disposition, self.code))
 
 
 def quoted(filename: str) -> str:

@@ -2,6 +2,7 @@
 
 import asyncio
 
+from services.extractor.isolation import IsolatedRunner
 from services.extractor.logic import BadInput, extract
 from shared.contracts import DocumentExtracted, DocumentSubmitted, OcrOptions, Stage, Topic
 from shared.stage import Outcome, StageContext, StageService, ToDeadLetter, ToReview
@@ -11,12 +12,21 @@ from shared.storage import get_blob, put_model, stage_key
 async def handle(event: DocumentSubmitted, ctx: StageContext) -> Outcome:
     settings = ctx.settings
     ocr = event.ocr or OcrOptions()
+    if event.size_bytes > settings.max_upload_bytes:
+        raise ToDeadLetter(
+            f'"{event.filename}" has {event.size_bytes} bytes, more than the limit of {settings.max_upload_bytes};'
+            " split it or raise PRECEDENTE_MAX_UPLOAD_BYTES",
+            code="too_large",
+        )
     data = await get_blob(ctx.db, event.blob_key)
+    runner: IsolatedRunner = ctx.state["runner"]
     try:
         document = await asyncio.to_thread(
+            runner.run,
             extract,
             data,
             event.filename,
+            label=f'"{event.filename}"',
             ocr_language=ocr.language or settings.ocr_language,
             ocr_dpi=ocr.dpi or settings.ocr_dpi,
             max_pages=settings.max_pages,
@@ -53,10 +63,15 @@ async def handle(event: DocumentSubmitted, ctx: StageContext) -> Outcome:
     )
 
 
+async def start_reader(ctx: StageContext) -> None:
+    ctx.state["runner"] = IsolatedRunner(ctx.settings.extract_timeout_s, ctx.settings.extract_memory_mb)
+
+
 SERVICE = StageService(
     name="extractor",
     input_topic=Topic.SUBMITTED,
     input_stage=Stage.SUBMITTED,
     output_stage=Stage.EXTRACTED,
     handler=handle,
+    setup=start_reader,
 )

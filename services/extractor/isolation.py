@@ -1,0 +1,88 @@
+"""Extraction in a child process with a time and memory limit.
+
+Hostile files (decompression bombs, pathological PDFs) can make a C library allocate without end,
+loop for hours or crash. Running the extraction in a separate process lets the worker enforce a
+wall-clock limit, cap the address space, and survive a crash: whatever happens in the child, the
+worker turns it into a reason a person can act on and goes on to the next document.
+"""
+
+import atexit
+import contextlib
+import os
+import resource
+import signal
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
+from concurrent.futures.process import BrokenProcessPool
+from multiprocessing import get_context
+from typing import Any, TypeVar
+
+from services.extractor.errors import BadInput
+
+T = TypeVar("T")
+
+
+def _prepare_child(megabytes: int) -> None:
+    """Cap the child's address space, and make it a process group so its Tesseract runs die with it."""
+    os.setpgrp()
+    limit = megabytes * 1024 * 1024
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+
+class IsolatedRunner:
+    """One long-lived child process at a time, replaced when it times out, runs out of memory or dies."""
+
+    def __init__(self, timeout_s: float, memory_mb: int) -> None:
+        self.timeout_s = timeout_s
+        self.memory_mb = memory_mb
+        self._pool: ProcessPoolExecutor | None = None
+        atexit.register(self.close)
+
+    def _executor(self) -> ProcessPoolExecutor:
+        if self._pool is None:
+            self._pool = ProcessPoolExecutor(
+                max_workers=1,
+                mp_context=get_context("forkserver"),
+                initializer=_prepare_child,
+                initargs=(self.memory_mb,),
+            )
+        return self._pool
+
+    def close(self) -> None:
+        """Stop the child at once, even mid-task (a timed-out child must not keep burning CPU)."""
+        if self._pool is not None:
+            for process in list(getattr(self._pool, "_processes", {}).values()):
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(process.pid, signal.SIGKILL)
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = None
+
+    def run(self, fn: Callable[..., T], *args: Any, label: str, **kwargs: Any) -> T:
+        future = self._executor().submit(fn, *args, **kwargs)
+        try:
+            return future.result(timeout=self.timeout_s)
+        except FutureTimeout:
+            self.close()
+            raise BadInput(
+                f"{label} took longer than {self.timeout_s:.0f} s to read and was stopped; it may be built to "
+                "exhaust readers (or be far larger than usual): check it, or split it into smaller files",
+                "review",
+                code="timeout",
+            ) from None
+        except MemoryError:
+            self.close()
+            raise BadInput(
+                f"{label} needs more than {self.memory_mb} MB of memory to read (a decompression bomb or an "
+                "oversized image); re-export it at a normal resolution",
+                "deadletter",
+                code="too_much_memory",
+            ) from None
+        except BrokenProcessPool:
+            self.close()
+            raise BadInput(
+                f"the reader crashed on {label} (the process died: out of memory or a defect in the file); "
+                "re-export the file and upload it again",
+                "deadletter",
+                code="reader_crashed",
+            ) from None

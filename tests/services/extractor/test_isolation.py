@@ -1,0 +1,59 @@
+"""Extraction in a child process: bounded time and memory, and the worker survives whatever happens."""
+
+import time
+from pathlib import Path
+
+import psutil
+import pytest
+
+from services.extractor.isolation import IsolatedRunner
+from services.extractor.logic import BadInput, extract
+
+DOCS = Path(__file__).resolve().parents[3].parent / "shared" / "docs"
+NATIVE = DOCS / "stj_resp_1602076_sp_acordao.pdf"
+SCAN = DOCS / "scanned" / "stj_resp_1543564_sp_scan_hard.pdf"
+
+
+def test_results_and_bad_input_cross_the_process_boundary_whole() -> None:
+    runner = IsolatedRunner(timeout_s=60, memory_mb=2048)
+    try:
+        document = runner.run(extract, NATIVE.read_bytes(), NATIVE.name, label=NATIVE.name)
+        assert len(document.pages) == 20 and document.pages[2].text
+        with pytest.raises(BadInput) as err:
+            runner.run(extract, b"", "vazio.pdf", label="vazio.pdf")
+        assert (err.value.disposition, err.value.code) == ("deadletter", "empty")
+    finally:
+        runner.close()
+
+
+def test_a_slow_file_is_stopped_with_its_ocr_and_the_runner_serves_the_next() -> None:
+    runner = IsolatedRunner(timeout_s=1.5, memory_mb=2048)
+    try:
+        started = time.monotonic()
+        with pytest.raises(BadInput) as err:
+            runner.run(extract, SCAN.read_bytes(), SCAN.name, label=SCAN.name)
+        assert time.monotonic() - started < 5
+        assert err.value.code == "timeout" and err.value.disposition == "review"
+        assert "longer than 2 s" in err.value.reason or "longer than 1 s" in err.value.reason
+        time.sleep(0.5)
+        running = [
+            p
+            for p in psutil.process_iter(["name", "ppid", "status"])
+            if p.info["name"] == "tesseract" and p.info["ppid"] == 1 and p.info["status"] != psutil.STATUS_ZOMBIE
+        ]
+        assert not running, "Tesseract runs orphaned by the stopped child are still working"
+        document = runner.run(extract, NATIVE.read_bytes(), NATIVE.name, label=NATIVE.name)
+        assert len(document.pages) == 20
+    finally:
+        runner.close()
+
+
+def test_a_file_that_needs_more_memory_than_allowed_ends_with_a_reason() -> None:
+    runner = IsolatedRunner(timeout_s=60, memory_mb=120)
+    try:
+        with pytest.raises(BadInput) as err:
+            runner.run(extract, SCAN.read_bytes(), SCAN.name, label=SCAN.name)
+        assert err.value.disposition == "deadletter"
+        assert "memory" in err.value.reason or "malloc" in err.value.reason
+    finally:
+        runner.close()
