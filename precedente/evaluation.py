@@ -1,0 +1,102 @@
+"""Retrieval metrics over judged queries (TREC-style runs and qrels), as JurisTCU's README defines them.
+
+Relevant means a judged score >= 1; nDCG@10 uses the graded score as gain with a log2(rank + 1)
+discount and the ideal list built from all judged scores of the query; unjudged documents count as
+non-relevant. Metrics are reported per query group and over ALL queries.
+"""
+
+import csv
+import json
+import math
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+
+Run = dict[str, list[str]]  # query id -> document ids, best first
+Qrels = dict[str, dict[str, int]]  # query id -> document id -> graded score
+
+METRICS = ("ndcg@10", "hit@5", "mrr@10", "recall@20", "recall@100", "judged@10")
+
+
+@dataclass(frozen=True)
+class Query:
+    id: str
+    text: str
+    group: str | None
+
+
+def read_queries(path: Path) -> list[Query]:
+    queries = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            row = json.loads(line)
+            queries.append(Query(str(row["_id"]), row["text"], row.get("group")))
+    return queries
+
+
+def read_qrels(path: Path) -> Qrels:
+    qrels: Qrels = defaultdict(dict)
+    with path.open(encoding="utf-8") as handle:
+        for row in csv.reader(handle, delimiter="\t"):
+            if not row or row[0] == "query-id":
+                continue
+            qrels[row[0]][row[1]] = int(row[2])
+    return dict(qrels)
+
+
+def read_run(path: Path) -> Run:
+    """A TREC run file: `qid Q0 docid rank score tag`, ordered by rank within each query."""
+    ranked: dict[str, list[tuple[int, str]]] = defaultdict(list)
+    for line in path.read_text(encoding="utf-8").splitlines():
+        parts = line.split()
+        if len(parts) >= 6:
+            ranked[parts[0]].append((int(parts[3]), parts[2]))
+    return {qid: [doc for _, doc in sorted(docs)] for qid, docs in ranked.items()}
+
+
+def write_run(run: Run, scores: dict[str, list[float]], path: Path, tag: str) -> None:
+    with path.open("w", encoding="utf-8") as out:
+        for qid, docs in run.items():
+            for rank, (doc, score) in enumerate(zip(docs, scores[qid], strict=True), start=1):
+                out.write(f"{qid} Q0 {doc} {rank} {score:.6f} {tag}\n")
+
+
+def query_metrics(ranking: list[str], judged: dict[str, int]) -> dict[str, float]:
+    relevant = {doc for doc, score in judged.items() if score >= 1}
+    dcg = sum(judged.get(doc, 0) / math.log2(rank + 1) for rank, doc in enumerate(ranking[:10], start=1))
+    ideal_gains = sorted(judged.values(), reverse=True)[:10]
+    idcg = sum(gain / math.log2(rank + 1) for rank, gain in enumerate(ideal_gains, start=1))
+    first_relevant = next((rank for rank, doc in enumerate(ranking[:10], start=1) if doc in relevant), None)
+    return {
+        "ndcg@10": dcg / idcg if idcg else 0.0,
+        "hit@5": float(any(doc in relevant for doc in ranking[:5])),
+        "mrr@10": 1.0 / first_relevant if first_relevant else 0.0,
+        "recall@20": len(relevant & set(ranking[:20])) / len(relevant) if relevant else 0.0,
+        "recall@100": len(relevant & set(ranking[:100])) / len(relevant) if relevant else 0.0,
+        "judged@10": sum(doc in judged for doc in ranking[:10]) / 10,
+    }
+
+
+def evaluate(run: Run, qrels: Qrels, queries: list[Query]) -> dict[str, dict[str, float]]:
+    """Mean of each metric per group and over ALL judged queries; a query missing from the run scores 0."""
+    per_group: dict[str, list[dict[str, float]]] = defaultdict(list)
+    for query in queries:
+        if query.id not in qrels:
+            continue
+        scores = query_metrics(run.get(query.id, []), qrels[query.id])
+        per_group["ALL"].append(scores)
+        if query.group:
+            per_group[query.group].append(scores)
+    return {
+        group: {metric: sum(s[metric] for s in rows) / len(rows) for metric in METRICS} | {"queries": len(rows)}
+        for group, rows in sorted(per_group.items(), key=lambda item: (item[0] == "ALL", item[0]))
+    }
+
+
+def format_table(results: dict[str, dict[str, float]]) -> str:
+    header = f"{'group':6} {'queries':>7} " + " ".join(f"{m:>10}" for m in METRICS)
+    lines = [header]
+    for group, values in results.items():
+        cells = " ".join(f"{100 * values[m]:10.1f}" for m in METRICS)
+        lines.append(f"{group:6} {int(values['queries']):7d} {cells}")
+    return "\n".join(lines)
