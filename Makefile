@@ -4,14 +4,15 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
-DEBIAN_PACKAGES := tesseract-ocr tesseract-ocr-por
+DEBIAN_PACKAGES := tesseract-ocr tesseract-ocr-por libreoffice-writer-nogui
 
 .PHONY: install system-packages run test lint
 
 install: system-packages $(STAMP)
 
 system-packages:
-	@if ! command -v tesseract >/dev/null || ! tesseract --list-langs 2>/dev/null | grep -qx por; then \
+	@if ! command -v tesseract >/dev/null || ! tesseract --list-langs 2>/dev/null | grep -qx por \
+		|| ! command -v soffice >/dev/null; then \
 		$(SUDO) apt-get update && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y --no-install-recommends $(DEBIAN_PACKAGES); \
 	fi
 

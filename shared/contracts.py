@@ -102,6 +102,9 @@ class DocumentSubmitted(Event):
     )
     hints: MetadataHints = Field(default_factory=MetadataHints)
     ocr: OcrOptions | None = Field(None, description="Set when a reviewer asks for another OCR pass.")
+    parent_document_id: uuid.UUID | None = Field(
+        None, description="The document this one came inside (an e-mail's attachment)."
+    )
 
 
 class DocumentExtracted(Event):

@@ -52,14 +52,20 @@ async def register_submission(
     source: Source,
     access_groups: list[str],
     hints: MetadataHints,
+    parent_id: uuid.UUID | None = None,
 ) -> Submission:
     """Decide whether a file is new, a new version of a known document, or something we already have."""
+    access_groups = sorted(set(access_groups))
     async with db.acquire() as conn, conn.transaction():
         await conn.execute("SELECT pg_advisory_xact_lock(hashtext($1))", external_id)
         row = await conn.fetchrow("SELECT * FROM documents WHERE external_id = $1 FOR UPDATE", external_id)
         if row is None:
+            # The same content under the same access list is the same document; under another access
+            # list it is another document (its id must not reveal, nor depend on, one the caller may not see).
             twin = await conn.fetchval(
-                "SELECT id FROM documents WHERE content_hash = $1 ORDER BY created_at LIMIT 1", content_hash
+                "SELECT id FROM documents WHERE content_hash = $1 AND access_groups = $2 ORDER BY created_at LIMIT 1",
+                content_hash,
+                access_groups,
             )
             if twin is not None:
                 return Submission(twin, "duplicate", None)
@@ -82,12 +88,13 @@ async def register_submission(
             source=source,
             access_groups=access_groups,
             hints=hints,
+            parent_document_id=parent_id,
         )
         await conn.execute(
             """
             INSERT INTO documents (id, external_id, filename, content_type, content_hash, size_bytes, version,
-                                   source, access_groups, hints, blob_key, stage, trace_id)
-            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'submitted', $12)
+                                   source, access_groups, hints, blob_key, stage, trace_id, parent_id)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'submitted', $12, $13)
             ON CONFLICT (id) DO UPDATE SET
                 filename = EXCLUDED.filename, content_type = EXCLUDED.content_type,
                 content_hash = EXCLUDED.content_hash, size_bytes = EXCLUDED.size_bytes,
@@ -107,6 +114,7 @@ async def register_submission(
             hints.model_dump(mode="json", exclude_none=True),
             event.blob_key,
             event.trace_id,
+            parent_id,
         )
         await _history(conn, document_id, version, Stage.SUBMITTED, outcome)
         return Submission(document_id, outcome, event)
@@ -123,8 +131,8 @@ async def accept_external_submission(db: Db, event: DocumentSubmitted) -> bool:
     await db.execute(
         """
         INSERT INTO documents (id, external_id, filename, content_type, content_hash, size_bytes, version,
-                               source, access_groups, hints, blob_key, stage, trace_id)
-        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'submitted', $12)
+                               source, access_groups, hints, blob_key, stage, trace_id, parent_id)
+        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'submitted', $12, $13)
         ON CONFLICT (id) DO NOTHING
         """,
         event.document_id,
@@ -139,6 +147,7 @@ async def accept_external_submission(db: Db, event: DocumentSubmitted) -> bool:
         event.hints.model_dump(mode="json", exclude_none=True),
         event.blob_key,
         event.trace_id,
+        event.parent_document_id,
     )
     return True
 
@@ -215,6 +224,7 @@ def submitted_event(row: Mapping[str, Any]) -> DocumentSubmitted:
         source=Source(row["source"]),
         access_groups=list(row["access_groups"]),
         hints=MetadataHints.model_validate(row["hints"]),
+        parent_document_id=row.get("parent_id"),
     )
 
 

@@ -1,6 +1,6 @@
 """Payloads that stages store and pass by reference (claim check): pages, chunks, metadata."""
 
-from datetime import date
+from datetime import date, datetime
 from typing import Literal
 
 from pydantic import BaseModel, Field
@@ -15,8 +15,23 @@ class Page(BaseModel):
     )
 
 
+class EmailMessage(BaseModel):
+    """One message of an e-mail (a .eml file) or of a thread exported to PDF, and where it starts."""
+
+    sender: str = ""
+    recipients: list[str] = []
+    cc: list[str] = []
+    date: datetime | None = None
+    date_text: str = Field("", description="The date as written in the header, parsed or not.")
+    subject: str = ""
+    page_start: int = Field(1, ge=1)
+    char_start: int = Field(0, ge=0, description="Offset of the message's header in that page's text.")
+
+
 class ExtractedDocument(BaseModel):
     pages: list[Page]
+    messages: list[EmailMessage] = []
+    warnings: list[str] = Field([], description="Readable facts a reviewer may want to know, e.g. scripts ignored.")
 
     @property
     def confidence(self) -> float:
@@ -39,13 +54,35 @@ class Chunk(BaseModel):
     char_start: int = Field(ge=0, description="Offset into the cleaned text, pages joined by PAGE_SEPARATOR.")
     char_end: int = Field(ge=0)
     token_count: int = Field(ge=0)
+    section_path: str | None = Field(
+        None, description='Where the chunk sits in the document\'s structure, e.g. "voto > II – Do mérito".'
+    )
+    is_ementa: bool = Field(False, description="An extra chunk holding the decision's ementa (also in regular chunks).")
+
+
+class Party(BaseModel):
+    name: str
+    role: str = Field(description='Procedural role code, e.g. "recorrente", "agravado", "autor", "reu".')
 
 
 class DocumentMetadata(BaseModel):
+    """document_type and court hold lower-case codes ("acordao", "stj", "tre_sp"); see
+    services.annotator.codes for their display labels. Every field but title is optional."""
+
     title: str
     document_type: str = "outro"
     court: str | None = None
     document_date: date | None = None
+    process_number: str | None = None
+    procedural_class: str | None = None
+    relator: str | None = None
+    judging_body: str | None = None
+    judgment_date: date | None = None
+    publication_date: date | None = None
+    parties: list[Party] = []
+    subject: str | None = None
+    citations: list[str] = Field([], description='Canonical ids, e.g. "CF/1988, art. 5º, XXXV", "Súmula 7/STJ".')
+    sources: dict[str, str] = Field({}, description='Who set each field: "rules", "rules:verified", "hint", ...')
 
 
 class ChunkedDocument(BaseModel):

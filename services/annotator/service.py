@@ -7,6 +7,8 @@ from shared.payloads import AnnotatedChunks, ChunkedDocument, ExtractedDocument
 from shared.stage import Outcome, StageContext, StageService
 from shared.storage import get_model, put_model, stage_key
 
+LEDGER_FIELDS = {"title", "document_type", "court", "document_date"}
+
 
 async def handle(event: DocumentChunked, ctx: StageContext) -> Outcome:
     chunked = await get_model(ctx.db, event.chunks_key, ChunkedDocument)
@@ -24,7 +26,9 @@ async def handle(event: DocumentChunked, ctx: StageContext) -> Outcome:
         topic=Topic.ANNOTATED,
         event=event.follow(DocumentAnnotated, chunks_key=key, chunk_count=len(chunked.chunks)),
         stage=Stage.ANNOTATED,
-        ledger_fields=metadata.model_dump(),
+        # Only the columns the ledger has; the legal fields travel in the stored payload until the
+        # database has columns for them.
+        ledger_fields=metadata.model_dump(include=LEDGER_FIELDS),
     )
 
 

@@ -21,16 +21,35 @@ given line can be predicted:
    (. : ; ? !, optionally followed by closing quotes or brackets), is not a heading, and the next
    line starts with a lowercase letter (optionally after an opening bracket or quote) or with a
    number that continues the sentence (not a list number like "1." or "2.1", not a bare number
-   such as a page stamp).
+   such as a page stamp), or the line ends with a lower-case article, preposition or conjunction
+   and the next starts with a capitalised word ("do Tribunal de" + "Justiça do Estado").
 6. Headings: short all-caps lines ("EMENTA", "RELATÓRIO", "VOTO") stay on their own line when
    they open a paragraph or name a known section; an all-caps word wrapped inside running text
    ("autos," / "ACORDAM" / "os Desembargadores") is still joined.
 7. Blank lines are paragraph breaks; runs of them become one blank line; the result is stripped.
+
+A whole document (clean_document, and clean_pages which returns its pages) also loses what the
+page layout and the court systems add around the text (rules 8-9, on the lines, before rules 4-7
+join them), and OCR pages get their words corrected (rule 10, on the rebuilt text):
+
+8. Signature and authenticity stamps ("Documento assinado eletronicamente por ...", e-SAJ's
+   "Este documento é cópia do original ...", verification codes) go; their signers, signature
+   dates and verification codes are returned aside (stamps.py).
+9. Running headers and footers, page numbers and e-SAJ "fls." stamps go: lines at the top or
+   bottom of a page that recur on many pages, compared with digits masked (layout.py).
+10. On OCR pages only, known OCR misreadings of legal words are corrected, guarded by a
+    vocabulary so that a correct word is never changed (corrections.py).
 """
 
 import re
 import unicodedata
+from datetime import date
 
+from pydantic import BaseModel, Field
+
+from services.cleaner.corrections import correct_ocr
+from services.cleaner.layout import find_layout_lines
+from services.cleaner.stamps import Found, find_stamps
 from shared.payloads import Page
 
 
@@ -46,6 +65,12 @@ _SOFT_HYPHEN = "\u00ad"
 
 _SENTENCE_END = re.compile(r"[.:;?!…][\"'”’»)\]]*$")
 _CONTINUES_LOWER = re.compile(r"^[(\[\"'“‘«]?[a-zà-öø-ÿ]")
+# A lower-case article, preposition or conjunction never ends a paragraph: "do Tribunal de" / "Justiça".
+_ENDS_WITH_FUNCTION_WORD = re.compile(
+    r"(?:^|\s)(?:de|da|do|das|dos|e|em|no|na|nos|nas|o|a|os|as|ao|aos|à|às|ou|por|pelo|pela|pelos|pelas|para|"
+    r"com|sem|sob|sobre|entre|que|um|uma|seu|sua|seus|suas)$"
+)
+_STARTS_CAPITALISED = re.compile(r"^[(\[\"'“‘«]?[A-ZÀ-ÖØ-Þ][a-zà-öø-ÿ]")
 _STARTS_DIGIT = re.compile(r"^\d")
 _LIST_NUMBER = re.compile(r"^\d{1,3}(?:\.\d{1,3})*(?:[.)]|\s[-–—])(?:\s|$)|^\d{1,3}(?:\.\d{1,3})+\s")
 _BARE_NUMBER = re.compile(r"^[\d\s./-]+$")
@@ -72,22 +97,90 @@ _SECTION_WORDS = _words(
 
 
 def clean_text(text: str) -> str:
-    """Normalise one page of extracted text with the rules in the module docstring."""
+    """Normalise one page of extracted text with rules 1-7 of the module docstring.
+
+    Rules 8-10 need the whole document (what recurs across pages, whether a page is OCR):
+    clean_document applies them.
+    """
     return _clean(text, _vocabulary(text))
 
 
-def clean_pages(pages: list[Page]) -> list[Page]:
-    """Clean every page, keeping number, method and confidence.
+class Stamps(BaseModel):
+    """What the signature and authenticity stamps of a document said, in order of appearance."""
 
-    The hyphenation evidence (rule 4) comes from the whole document, so a compound written
-    whole on one page settles a line break on another.
+    signature_dates: list[date] = Field(default_factory=list)
+    signers: list[str] = Field(default_factory=list)
+    verification_codes: list[str] = Field(default_factory=list)
+
+
+class CleanedDocument(BaseModel):
+    """Cleaned pages, the facts read from the stamps that were removed, and per-page counts."""
+
+    pages: list[Page]
+    stamps: Stamps = Field(default_factory=Stamps)
+    removed_lines: list[int] = Field(default_factory=list, description="Lines removed per page (rules 8-9).")
+    layout_lines: list[int] = Field(
+        default_factory=list, description="Of those, running headers/footers and page numbers (rule 9)."
+    )
+    stamp_lines: list[int] = Field(default_factory=list, description="Of those, stamp lines (rule 8).")
+    corrections: list[int] = Field(default_factory=list, description="OCR corrections made per page (rule 10).")
+    removed: list[list[str]] = Field(default_factory=list, description="The removed lines themselves, per page.")
+
+
+def clean_pages(pages: list[Page]) -> list[Page]:
+    """Clean every page (clean_document), keeping number, method and confidence."""
+    return clean_document(pages).pages
+
+
+def clean_document(pages: list[Page]) -> CleanedDocument:
+    """Clean a document page by page with rules 1-10 of the module docstring.
+
+    Stamps and running lines are told apart from the text by looking at all pages together, and
+    the hyphenation evidence (rule 4) comes from the whole document too, so a compound written
+    whole on one page settles a line break on another. Inputs are not modified.
     """
     vocabulary = _vocabulary("\n".join(p.text for p in pages))
-    return [p.model_copy(update={"text": _clean(p.text, vocabulary)}) for p in pages]
+    lines = [_normalise(p.text).split("\n") for p in pages]
+    found = Found()
+    stamp_lines = [find_stamps(page_lines, found) for page_lines in lines]
+    unstamped = [
+        ["" if i in dropped else line for i, line in enumerate(page_lines)]
+        for page_lines, dropped in zip(lines, stamp_lines, strict=True)
+    ]
+    layout_lines = find_layout_lines(unstamped, [p.number for p in pages], [p.method == "ocr" for p in pages])
+    cleaned: list[Page] = []
+    corrections: list[int] = []
+    removed: list[list[str]] = []
+    for page, page_lines, stamped, layout in zip(pages, lines, stamp_lines, layout_lines, strict=True):
+        kept = [line for i, line in enumerate(page_lines) if i not in stamped and i not in layout]
+        removed.append([line for i, line in enumerate(page_lines) if i in stamped or i in layout])
+        text = _rebuild(kept, vocabulary)
+        fixed = 0
+        if page.method == "ocr":
+            text, fixed = correct_ocr(text)
+        corrections.append(fixed)
+        cleaned.append(page.model_copy(update={"text": text}))
+    return CleanedDocument(
+        pages=cleaned,
+        stamps=Stamps(
+            signature_dates=found.signature_dates,
+            signers=found.signers,
+            verification_codes=found.verification_codes,
+        ),
+        removed_lines=[len(s) + len(lay) for s, lay in zip(stamp_lines, layout_lines, strict=True)],
+        layout_lines=[len(lay) for lay in layout_lines],
+        stamp_lines=[len(s) for s in stamp_lines],
+        corrections=corrections,
+        removed=removed,
+    )
 
 
 def _clean(text: str, vocabulary: set[str]) -> str:
-    lines = _normalise(text).split("\n")
+    return _rebuild(_normalise(text).split("\n"), vocabulary)
+
+
+def _rebuild(lines: list[str], vocabulary: set[str]) -> str:
+    """Rules 4-7 on normalised lines."""
     out: list[str] = []
     for line in lines:
         if not out or not line or not out[-1]:
@@ -129,8 +222,10 @@ def _join(previous: str, line: str, vocabulary: set[str], previous_starts_paragr
         return previous[:-1] + line
     if _SENTENCE_END.search(previous) or _is_heading(previous, previous_starts_paragraph):
         return None
-    if _CONTINUES_LOWER.match(line) or (
-        _STARTS_DIGIT.match(line) and not _LIST_NUMBER.match(line) and not _BARE_NUMBER.match(line)
+    if (
+        _CONTINUES_LOWER.match(line)
+        or (_STARTS_DIGIT.match(line) and not _LIST_NUMBER.match(line) and not _BARE_NUMBER.match(line))
+        or (_ENDS_WITH_FUNCTION_WORD.search(previous) and _STARTS_CAPITALISED.match(line))
     ):
         return f"{previous} {line}"
     return None

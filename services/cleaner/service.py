@@ -1,6 +1,6 @@
-"""Cleaner stage: page texts -> normalised page texts."""
+"""Cleaner stage: page texts -> normalised page texts, without running headers, footers and stamps."""
 
-from services.cleaner.logic import clean_pages
+from services.cleaner.logic import clean_document
 from shared.contracts import DocumentCleaned, DocumentExtracted, Stage, Topic
 from shared.payloads import ExtractedDocument
 from shared.stage import Outcome, StageContext, StageService
@@ -9,9 +9,20 @@ from shared.storage import get_model, put_model, stage_key
 
 async def handle(event: DocumentExtracted, ctx: StageContext) -> Outcome:
     extracted = await get_model(ctx.db, event.pages_key, ExtractedDocument)
-    cleaned = ExtractedDocument(pages=clean_pages(extracted.pages))
-    key = await put_model(ctx.db, stage_key(event.document_id, event.version, Stage.CLEANED), cleaned)
-    return Outcome(topic=Topic.CLEANED, event=event.follow(DocumentCleaned, pages_key=key), stage=Stage.CLEANED)
+    cleaned = clean_document(extracted.pages)
+    # Messages and warnings found by the extractor travel on with the cleaned pages.
+    payload = extracted.model_copy(update={"pages": cleaned.pages})
+    key = await put_model(ctx.db, stage_key(event.document_id, event.version, Stage.CLEANED), payload)
+    stamps = cleaned.stamps
+    detail = (
+        f"{sum(cleaned.layout_lines)} header/footer lines and {sum(cleaned.stamp_lines)} stamp lines removed,"
+        f" {sum(cleaned.corrections)} OCR corrections"
+    )
+    if stamps.signature_dates:
+        detail += f"; signed {', '.join(d.isoformat() for d in stamps.signature_dates[:3])}"
+    return Outcome(
+        topic=Topic.CLEANED, event=event.follow(DocumentCleaned, pages_key=key), stage=Stage.CLEANED, detail=detail
+    )
 
 
 SERVICE = StageService(

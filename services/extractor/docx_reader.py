@@ -1,4 +1,12 @@
-"""DOCX reading: paragraphs and tables in document order, pages split on explicit breaks."""
+"""DOCX reading: paragraphs and tables in document order, pages split on explicit breaks.
+
+Also read: headers and footers, once each (a letterhead repeated on every page would only add
+noise, but its firm name and case number are worth finding), placed at the start of the first
+page and the end of the last; footnotes, placed at the end of the page that cites them as
+"[n] text", with "[n]" where the reference stands; endnotes at the end of the document as
+"[i] text". Comments are left out: they are the reviewers' notes, not the document.
+Before python-docx unpacks anything, the ZIP's declared sizes are checked (limits.check_zip).
+"""
 
 from __future__ import annotations
 
@@ -8,12 +16,14 @@ from collections.abc import Iterator
 
 import docx
 from docx.document import Document as DocxDocument
+from docx.oxml import parse_xml
 from docx.oxml.ns import qn
 from docx.table import Table
 from docx.text.paragraph import Paragraph
 from lxml import etree
 
 from services.extractor.errors import BadInput, quoted
+from services.extractor.limits import check_zip
 from shared.payloads import Page
 
 _W_P = qn("w:p")
@@ -30,11 +40,22 @@ _W_PPR = qn("w:pPr")
 _W_SECTPR = qn("w:sectPr")
 _W_NOBREAKHYPHEN = qn("w:noBreakHyphen")
 _MC_FALLBACK = "{http://schemas.openxmlformats.org/markup-compatibility/2006}Fallback"
+_W_FOOTNOTE_REF = qn("w:footnoteReference")
+_W_ENDNOTE_REF = qn("w:endnoteReference")
+_W_FOOTNOTE = qn("w:footnote")
+_W_ENDNOTE = qn("w:endnote")
+_W_ID = qn("w:id")
+_R_ID = qn("r:id")
 _PAGE_BREAK = "\f"
 """Marker for an explicit page break inside the running text; split on it at the end."""
+_NOTE_MARK = re.compile("\ue000([fe])(-?\\d+)\ue001")
+"""Marker for a footnote (f) or endnote (e) reference, replaced by its number once pages are known."""
+_RT_FOOTNOTES = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/footnotes"
+_RT_ENDNOTES = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/endnotes"
 
 
 def extract_docx(data: bytes, filename: str, *, max_pages: int) -> list[Page]:
+    check_zip(data, filename)
     try:
         document = docx.Document(io.BytesIO(data))
     except Exception as exc:  # python-docx raises PackageNotFoundError, KeyError, lxml errors...
@@ -42,6 +63,7 @@ def extract_docx(data: bytes, filename: str, *, max_pages: int) -> list[Page]:
             f"the DOCX {quoted(filename)} cannot be opened ({type(exc).__name__}: {exc}); "
             "open it in a word processor and save it again as DOCX or PDF",
             "deadletter",
+            code="damaged",
         ) from exc
     body = document.element.body
     text = "\n".join(_docx_blocks(document, body, _section_breaks_to_new_page(body)))
@@ -54,10 +76,117 @@ def extract_docx(data: bytes, filename: str, *, max_pages: int) -> list[Page]:
             f"{quoted(filename)} has {len(chunks)} pages, more than the limit of {max_pages}; "
             "split it into smaller files",
             "review",
+            code="too_many_pages",
         )
-    return [
-        Page(number=i, text=chunk.strip("\n"), method="docx", confidence=1.0) for i, chunk in enumerate(chunks, start=1)
-    ]
+    chunks = [chunk.strip("\n") for chunk in chunks]
+    chunks = _place_notes(document, chunks)
+    header = "\n".join(_header_footer_texts(document, "headerReference"))
+    footer = "\n".join(_header_footer_texts(document, "footerReference"))
+    if header:
+        chunks[0] = f"{header}\n{chunks[0]}" if chunks[0] else header
+    if footer:
+        chunks[-1] = f"{chunks[-1]}\n{footer}" if chunks[-1] else footer
+    return [Page(number=i, text=chunk, method="docx", confidence=1.0) for i, chunk in enumerate(chunks, start=1)]
+
+
+def _part_element(part: object) -> etree._Element | None:
+    """The XML of a related part: python-docx parses some (headers), keeps others as bytes (notes)."""
+    element = getattr(part, "element", None)
+    if element is not None:
+        return element
+    blob = getattr(part, "blob", None)
+    if not blob:
+        return None
+    try:
+        return parse_xml(blob)  # python-docx's parser: no entity resolution, no network
+    except etree.XMLSyntaxError:
+        return None
+
+
+def _notes(document: DocxDocument, reltype: str, tag: str) -> dict[str, etree._Element]:
+    for rel in document.part.rels.values():
+        if rel.reltype == reltype and not rel.is_external:
+            root = _part_element(rel.target_part)
+            if root is not None:
+                return {note.get(_W_ID, ""): note for note in root.iterchildren(tag)}
+    return {}
+
+
+def _place_notes(document: DocxDocument, pages: list[str]) -> list[str]:
+    """Number the note references in reading order and put each note's text where it is read."""
+    footnotes = _notes(document, _RT_FOOTNOTES, _W_FOOTNOTE)
+    endnotes = _notes(document, _RT_ENDNOTES, _W_ENDNOTE)
+    numbers: dict[tuple[str, str], str] = {}
+    counts = {"f": 0, "e": 0}
+    end_lines: list[str] = []
+    out: list[str] = []
+    for text in pages:
+        page_notes: list[str] = []
+
+        def number(match: re.Match[str], page_notes: list[str] = page_notes) -> str:
+            key = (kind, note_id) = (match.group(1), match.group(2))
+            if key not in numbers:
+                counts[kind] += 1
+                numbers[key] = str(counts[kind]) if kind == "f" else _roman(counts[kind])
+                note = (footnotes if kind == "f" else endnotes).get(note_id)
+                body = " ".join(_story_lines(document, note)).strip() if note is not None else ""
+                if body:
+                    (page_notes if kind == "f" else end_lines).append(f"[{numbers[key]}] {body}")
+            return f"[{numbers[key]}]"
+
+        text = _NOTE_MARK.sub(number, text)
+        if page_notes:
+            text = "\n".join([text, *page_notes]) if text else "\n".join(page_notes)
+        out.append(text)
+    if end_lines:
+        out[-1] = "\n".join([out[-1], *end_lines]) if out[-1] else "\n".join(end_lines)
+    return out
+
+
+def _roman(number: int) -> str:
+    """Word numbers endnotes i, ii, iii... by default."""
+    out = ""
+    for value, letters in ((1000, "m"), (900, "cm"), (500, "d"), (400, "cd"), (100, "c"), (90, "xc"), (50, "l"),
+                           (40, "xl"), (10, "x"), (9, "ix"), (5, "v"), (4, "iv"), (1, "i")):  # fmt: skip
+        count, number = divmod(number, value)
+        out += letters * count
+    return out
+
+
+def _header_footer_texts(document: DocxDocument, reference: str) -> list[str]:
+    """Each distinct header (or footer) text of every section, once, in section order."""
+    texts: list[str] = []
+    seen_parts: set[int] = set()
+    for sect_pr in document.element.body.xpath(".//w:sectPr"):
+        for ref in sect_pr.iterchildren(qn(f"w:{reference}")):
+            try:
+                part = document.part.related_parts[ref.get(_R_ID)]
+            except KeyError:  # a reference to a part that is not in the package
+                continue
+            if id(part) in seen_parts:
+                continue
+            seen_parts.add(id(part))
+            root = _part_element(part)
+            if root is None:
+                continue
+            text = "\n".join(line for line in _story_lines(document, root) if line.strip())
+            text = _NOTE_MARK.sub("", text).strip()
+            if text and text not in texts:
+                texts.append(text)
+    return texts
+
+
+def _story_lines(document: DocxDocument, container: etree._Element) -> Iterator[str]:
+    """Paragraphs and tables of a header, footer or note, where page breaks mean nothing."""
+    for child in container:
+        if child.tag == _W_P:
+            yield _paragraph_text(child).replace(_PAGE_BREAK, "\n")
+        elif child.tag == _W_TBL:
+            yield from _table_lines(Table(child, document._body))
+        elif child.tag == _W_SDT:
+            content = child.find(_W_SDTCONTENT)
+            if content is not None:
+                yield from _story_lines(document, content)
 
 
 def _docx_blocks(
@@ -146,6 +275,9 @@ def _walk_runs(element: etree._Element, out: list[str]) -> None:
             out.append("\n")
         elif tag == _W_NOBREAKHYPHEN:
             out.append("-")
+        elif tag in (_W_FOOTNOTE_REF, _W_ENDNOTE_REF):
+            kind = "f" if tag == _W_FOOTNOTE_REF else "e"
+            out.append(f"\ue000{kind}{child.get(_W_ID, '')}\ue001")
         elif tag == _W_P:  # a paragraph nested in a text box: keep it on its own line
             out.append("\n")
             _walk_runs(child, out)

@@ -3,123 +3,39 @@
 No Kafka and no database here, so it can be tested with real files alone. Files that cannot be
 read as they are raise BadInput, whose disposition tells the stage where the file goes: "review"
 when a person can fix it (a password, too many pages, no text found), "deadletter" when the
-bytes themselves are unusable (empty, damaged, not a PDF or DOCX at all).
+bytes themselves are unusable (empty, damaged, of a kind no reader handles).
+
+Formats are told apart by content (formats.py); each has its reader: PDF here (text layer in
+reading order, pdf_layout.py, and OCR), DOCX (docx_reader.py), DOC/ODT/RTF through LibreOffice
+(office.py), e-mail (email_reader.py), plain text and HTML (text_reader.py). Hostile files are
+refused from their declared sizes before any reader unpacks them (limits.py).
 """
 
 from __future__ import annotations
 
-import io
 import re
-import zipfile
 from dataclasses import dataclass
-from typing import Literal
 
 import pymupdf
 
 from services.extractor.docx_reader import extract_docx
+from services.extractor.email_reader import Attachment, email_attachments, extract_eml, find_messages
 from services.extractor.errors import BadInput, Disposition, damaged_pdf, quoted
+from services.extractor.formats import Kind, detect_format
+from services.extractor.limits import MAX_FILE_BYTES, check_pdf_pages, check_size, check_zip, pdf_javascript_objects
 from services.extractor.ocr import ocr_pdf_pages
-from shared.payloads import ExtractedDocument, Page
+from services.extractor.office import convert_to_docx
+from services.extractor.pdf_layout import page_text
+from services.extractor.text_reader import extract_html, extract_txt
+from shared.payloads import EmailMessage, ExtractedDocument, Page
 
-__all__ = ["BadInput", "Disposition", "detect_format", "extract"]
+__all__ = ["Attachment", "BadInput", "Disposition", "Kind", "detect_format", "email_attachments", "extract"]
 
 MIN_TEXT_CHARS = 20
 """A page whose text layer has fewer non-space characters than this is a candidate for OCR."""
 
 BLANK_PROBE_DPI = 24
 """Resolution of the cheap render that tells a truly blank page from one drawn without text."""
-
-
-# --------------------------------------------------------------------------------------------
-# Format detection
-# --------------------------------------------------------------------------------------------
-
-_PDF_HEADER_WINDOW = 1024
-"""Readers accept junk before %PDF- within the first KiB (Acrobat does); so do we."""
-
-_MAGIC: list[tuple[bytes, str]] = [
-    (b"\x7fELF", "an ELF executable"),
-    (b"MZ", "a Windows executable (MZ)"),
-    (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1", "a legacy Office file (.doc/.xls, OLE2); save it as DOCX or PDF"),
-    (b"{\\rtf", "an RTF document; save it as DOCX or PDF"),
-    (b"\x89PNG\r\n\x1a\n", "a PNG image; put it in a PDF"),
-    (b"\xff\xd8\xff", "a JPEG image; put it in a PDF"),
-    (b"GIF87a", "a GIF image"),
-    (b"GIF89a", "a GIF image"),
-    (b"II*\x00", "a TIFF image; put it in a PDF"),
-    (b"MM\x00*", "a TIFF image; put it in a PDF"),
-    (b"\x1f\x8b", "a gzip archive"),
-    (b"7z\xbc\xaf\x27\x1c", "a 7-Zip archive"),
-    (b"Rar!\x1a\x07", "a RAR archive"),
-    (b"%!PS", "a PostScript file; convert it to PDF"),
-]
-
-
-def _describe_zip(data: bytes) -> tuple[bool, str]:
-    """Tell a DOCX from other ZIP-based files, so the reason names what the file really is."""
-    try:
-        with zipfile.ZipFile(io.BytesIO(data)) as archive:
-            names = set(archive.namelist())
-            mimetype = ""
-            if "mimetype" in names:
-                mimetype = archive.read("mimetype").decode("ascii", "replace").strip()
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, ValueError, KeyError) as exc:
-        return False, f"a damaged or truncated ZIP archive (perhaps a DOCX: {exc})"
-    if "word/document.xml" in names:
-        return True, "a DOCX document"
-    if mimetype.startswith("application/vnd.oasis.opendocument"):
-        return False, f"an OpenDocument file ({mimetype}); save it as DOCX or PDF"
-    if "xl/workbook.xml" in names:
-        return False, "an Excel spreadsheet (XLSX), not a DOCX"
-    if "ppt/presentation.xml" in names:
-        return False, "a PowerPoint presentation (PPTX), not a DOCX"
-    return False, "a ZIP archive that is not a DOCX (it has no word/document.xml)"
-
-
-def _looks_like_text(data: bytes) -> bool:
-    sample = data[:4096]
-    if b"\x00" in sample:
-        return False
-    try:
-        text = sample.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        # A sample cut inside a multi-byte character is still text.
-        if exc.start < len(sample) - 4:
-            try:
-                text = sample.decode("cp1252")
-            except UnicodeDecodeError:
-                return False
-        else:
-            text = sample[: exc.start].decode("utf-8")
-    printable = sum(ch.isprintable() or ch in "\r\n\t\f" for ch in text)
-    return printable >= 0.95 * max(len(text), 1)
-
-
-def detect_format(data: bytes, filename: str) -> Literal["pdf", "docx"]:
-    """Which reader to use, from the bytes themselves: extensions lie, and uploads get renamed."""
-    name = quoted(filename)
-    if not data:
-        raise BadInput(f"{name} is empty (0 bytes); upload the file again", "deadletter", code="empty")
-    if b"%PDF-" in data[:_PDF_HEADER_WINDOW]:
-        return "pdf"
-    if data.startswith((b"PK\x03\x04", b"PK\x05\x06", b"PK\x07\x08")):
-        is_docx, what = _describe_zip(data)
-        if is_docx:
-            return "docx"
-        raise BadInput(f"{name} is {what}; only PDF and DOCX files can be ingested", "deadletter")
-    for magic, what in _MAGIC:
-        if data.startswith(magic):
-            raise BadInput(f"{name} is {what}; only PDF and DOCX files can be ingested", "deadletter")
-    head = data[:512].lstrip().lower()
-    if head.startswith((b"<!doctype html", b"<html")):
-        what = "an HTML page"
-    elif head.startswith(b"<?xml"):
-        what = "an XML file"
-    elif _looks_like_text(data):
-        what = "plain text"
-    else:
-        what = "unrecognised binary data"
-    raise BadInput(f"{name} is {what}, not a PDF or DOCX; only PDF and DOCX files can be ingested", "deadletter")
 
 
 # --------------------------------------------------------------------------------------------
@@ -135,9 +51,18 @@ def extract(
     ocr_dpi: int = 300,
     max_pages: int = 2000,
     ocr_workers: int = 2,
+    max_bytes: int = MAX_FILE_BYTES,
+    soffice: str | None = None,
 ) -> ExtractedDocument:
-    """Pages of text from a PDF (text layer, OCR where there is none) or a DOCX."""
+    """Pages of text from any supported file (formats.detect_format), and the e-mails found in them.
+
+    The size limit is checked before anything looks inside the bytes. soffice names the
+    LibreOffice binary for DOC/ODT/RTF (default: soffice on PATH).
+    """
+    check_size(len(data), filename, max_bytes)
     kind = detect_format(data, filename)
+    warnings: list[str] = []
+    messages: list[EmailMessage] | None = None
     if kind == "pdf":
         pages = _extract_pdf(
             data,
@@ -146,9 +71,20 @@ def extract(
             ocr_dpi=ocr_dpi,
             max_pages=max_pages,
             ocr_workers=max(1, ocr_workers),
+            warnings=warnings,
         )
-    else:
+    elif kind == "docx":
         pages = extract_docx(data, filename, max_pages=max_pages)
+    elif kind in ("doc", "odt", "rtf"):
+        if kind == "odt":
+            check_zip(data, filename, "ODT")
+        pages = extract_docx(convert_to_docx(data, kind, filename, soffice=soffice), filename, max_pages=max_pages)
+    elif kind == "eml":
+        pages, messages = extract_eml(data, filename, max_pages=max_pages)
+    elif kind == "html":
+        pages = extract_html(data, filename, max_pages=max_pages)
+    else:
+        pages = extract_txt(data, filename, max_pages=max_pages)
     if not any(p.text.strip() for p in pages):
         raise BadInput(
             f"no text could be extracted from {quoted(filename)} ({len(pages)} page(s) read, all empty); "
@@ -156,7 +92,9 @@ def extract(
             "review",
             code="no_text",
         )
-    return ExtractedDocument(pages=pages)
+    if messages is None:
+        messages = find_messages(pages)
+    return ExtractedDocument(pages=pages, messages=messages, warnings=warnings)
 
 
 # --------------------------------------------------------------------------------------------
@@ -188,7 +126,9 @@ def _extract_pdf(
     ocr_dpi: int,
     max_pages: int,
     ocr_workers: int,
+    warnings: list[str],
 ) -> list[Page]:
+    """Pages of a PDF; what a reviewer should know (scripts ignored) is appended to warnings."""
     doc = _open_pdf(data, filename)
     try:
         if doc.needs_pass:
@@ -213,6 +153,13 @@ def _extract_pdf(
                 "split it into smaller files",
                 "review",
                 code="too_many_pages",
+            )
+        check_pdf_pages(doc, filename, dpi=ocr_dpi)  # image bombs and giant pages, before any render
+        scripts = pdf_javascript_objects(doc)
+        if scripts:
+            warnings.append(
+                f"the PDF holds JavaScript ({scripts} object(s)); it was never run: "
+                "the text was extracted as from any PDF and the scripts were ignored"
             )
         first_pass = [_read_text_layer(doc, index, filename) for index in range(count)]
         ocr_texts = ocr_pdf_pages(
@@ -241,7 +188,7 @@ def _read_text_layer(doc: pymupdf.Document, index: int, filename: str) -> _PdfPa
     """Text layer of one page, and whether the page looks like a scan that needs OCR."""
     try:
         page = doc.load_page(index)
-        text = page.get_text()
+        text = page_text(page)  # reading order: columns one after the other, tables as rows
         has_images = bool(page.get_images())
     except Exception as exc:  # only MuPDF calls above
         raise damaged_pdf(filename, f"page {index + 1} cannot be read ({type(exc).__name__}: {exc})") from exc

@@ -1,12 +1,17 @@
 """Extractor stage: original file -> page texts (text layer, DOCX, or OCR), or review/dead-letter."""
 
 import asyncio
+import hashlib
 
+from services.extractor.email_reader import Attachment, email_attachments
+from services.extractor.formats import detect_format
 from services.extractor.isolation import IsolatedRunner
 from services.extractor.logic import BadInput, extract
-from shared.contracts import DocumentExtracted, DocumentSubmitted, OcrOptions, Stage, Topic
+from shared import ledger
+from shared.broker import publish
+from shared.contracts import DocumentExtracted, DocumentSubmitted, MetadataHints, OcrOptions, Stage, Topic
 from shared.stage import Outcome, StageContext, StageService, ToDeadLetter, ToReview
-from shared.storage import get_blob, put_model, stage_key
+from shared.storage import get_blob, original_key, put_blob, put_model, stage_key
 
 
 async def handle(event: DocumentSubmitted, ctx: StageContext) -> Outcome:
@@ -31,7 +36,13 @@ async def handle(event: DocumentSubmitted, ctx: StageContext) -> Outcome:
             ocr_dpi=ocr.dpi or settings.ocr_dpi,
             max_pages=settings.max_pages,
             ocr_workers=settings.ocr_workers,
+            max_bytes=settings.max_upload_bytes,
         )
+        if detect_format(data, event.filename) == "eml":
+            attachments = await asyncio.to_thread(
+                runner.run, email_attachments, data, filename=event.filename, label=f'"{event.filename}"'
+            )
+            await submit_attachments(event, attachments, ctx)
     except BadInput as bad:
         if bad.disposition == "review":
             raise ToReview(bad.reason, code=bad.code) from bad
@@ -61,6 +72,31 @@ async def handle(event: DocumentSubmitted, ctx: StageContext) -> Outcome:
         detail=f"{len(document.pages)} pages, {len(ocr_pages)} by OCR",
         ledger_fields={"page_count": len(document.pages), "ocr_pages": ocr_pages, "ocr_confidence": confidence},
     )
+
+
+async def submit_attachments(parent: DocumentSubmitted, attachments: list[Attachment], ctx: StageContext) -> None:
+    """Each attachment becomes a document of its own, with the message's access list, linked to it.
+
+    Their external ids derive from the message's, so a redelivered message registers nothing twice.
+    """
+    external_id = await ctx.db.fetchval("SELECT external_id FROM documents WHERE id = $1", parent.document_id)
+    for index, attachment in enumerate(attachments, start=1):
+        content_hash = hashlib.sha256(attachment.data).hexdigest()
+        await put_blob(ctx.db, original_key(content_hash), attachment.data, attachment.content_type)
+        submission = await ledger.register_submission(
+            ctx.db,
+            external_id=f"{external_id}#attachment-{index}:{attachment.filename}",
+            filename=attachment.filename,
+            content_type=attachment.content_type,
+            content_hash=content_hash,
+            size_bytes=len(attachment.data),
+            source=parent.source,
+            access_groups=parent.access_groups,
+            hints=MetadataHints(),
+            parent_id=parent.document_id,
+        )
+        if submission.event is not None:
+            await publish(ctx.broker, ctx.settings, Topic.SUBMITTED, submission.event)
 
 
 async def start_reader(ctx: StageContext) -> None:

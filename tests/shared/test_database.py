@@ -87,3 +87,24 @@ async def test_advance_refuses_a_stale_version(pool: asyncpg.Pool) -> None:
     assert await ledger.advance(pool, newer.event, ledger.Stage.EXTRACTED, page_count=3) is True
     row = await ledger.current(pool, sub.document_id)
     assert row is not None and (row["stage"], row["version"], row["page_count"]) == ("extracted", 2, 3)
+
+
+async def test_the_same_content_under_another_access_list_is_another_document(pool: asyncpg.Pool) -> None:
+    async def under(external_id: str, groups: list[str]) -> ledger.Submission:
+        return await ledger.register_submission(
+            pool,
+            external_id=external_id,
+            filename="c.pdf",
+            content_type="application/pdf",
+            content_hash="hc",
+            size_bytes=10,
+            source=Source.UPLOAD,
+            access_groups=groups,
+            hints=MetadataHints(),
+        )
+
+    restricted = await under("upload:1", ["fusao-x", "contencioso"])
+    public = await under("upload:2", ["*"])
+    assert public.outcome == "new" and public.document_id != restricted.document_id
+    same_groups = await under("upload:3", ["contencioso", "fusao-x"])
+    assert (same_groups.outcome, same_groups.document_id) == ("duplicate", restricted.document_id)

@@ -6,7 +6,7 @@ from pathlib import Path
 import pymupdf
 import pytest
 
-from services.cleaner.logic import clean_pages, clean_text
+from services.cleaner.logic import CleanedDocument, clean_document, clean_pages, clean_text
 from shared.payloads import Page
 
 SHARED = Path(__file__).resolve().parents[3].parent / "shared"
@@ -118,6 +118,13 @@ def test_number_continuing_the_sentence_is_joined_but_list_numbers_are_not() -> 
     assert clean_text("por UNANIMIDADE, em\n6775") == "por UNANIMIDADE, em\n6775"  # page stamp
 
 
+def test_line_ending_in_a_preposition_continues_into_a_capitalised_word() -> None:
+    assert clean_text("acórdão do Tribunal de\nJustiça do Estado") == "acórdão do Tribunal de Justiça do Estado"
+    assert clean_text("nos termos do Código de\nProcesso Civil.") == "nos termos do Código de Processo Civil."
+    assert clean_text("Relator\nMinistro Fulano") == "Relator\nMinistro Fulano"  # "Relator" is no preposition
+    assert clean_text("AGRAVO DE\nINSTRUMENTO") == "AGRAVO DE\nINSTRUMENTO"  # capitals: headings' business
+
+
 def test_continuation_after_opening_bracket_is_joined() -> None:
     assert clean_text("interpôs agravo\n(e-STJ fl. 347).") == "interpôs agravo (e-STJ fl. 347)."
 
@@ -160,22 +167,33 @@ def test_clean_pages_keeps_page_fields() -> None:
 
 
 @pytest.fixture(scope="module")
-def cleaned_docs() -> dict[str, list[Page]]:
+def cleaned_documents() -> dict[str, CleanedDocument]:
     if not PDFS:
         pytest.skip(f"no sample documents in {DOCS}")
-    return {path.name: clean_pages(read_pages(path.name)) for path in PDFS}
+    return {path.name: clean_document(read_pages(path.name)) for path in PDFS}
 
 
-def test_real_documents_are_normalised(cleaned_docs: dict[str, list[Page]]) -> None:
-    for name, pages in cleaned_docs.items():
+@pytest.fixture(scope="module")
+def cleaned_docs(cleaned_documents: dict[str, CleanedDocument]) -> dict[str, list[Page]]:
+    return {name: doc.pages for name, doc in cleaned_documents.items()}
+
+
+def test_clean_pages_returns_the_pages_of_clean_document(cleaned_docs: dict[str, list[Page]]) -> None:
+    name = "tjsp_sentenca_vara_empresarial_arbitragem.pdf"
+    assert clean_pages(read_pages(name)) == cleaned_docs[name]
+
+
+def test_real_documents_are_normalised(cleaned_documents: dict[str, CleanedDocument]) -> None:
+    for name, doc in cleaned_documents.items():
         raw = read_pages(name)
-        for before, after in zip(raw, pages, strict=True):
+        for before, after, removed in zip(raw, doc.pages, doc.removed, strict=True):
             text = after.text
             assert text == text.strip(), name
             assert not re.search(r"[^\S\n]{2,}|\n{3,}| \n|\n ", text), name
             assert not any(ord(ch) < 32 and ch != "\n" for ch in text), name
-            # no words are lost: only whitespace and line-end hyphens go away
-            assert len(re.sub(r"\s|-", "", text)) >= len(re.sub(r"\s|-", "", before.text)) - 5, name
+            # no words are lost: only whitespace, line-end hyphens and the removed layout/stamp lines go away
+            gone = len(re.sub(r"\s|-", "", "".join(removed)))
+            assert len(re.sub(r"\s|-", "", text)) >= len(re.sub(r"\s|-", "", before.text)) - gone - 5, name
 
 
 def test_cleaning_is_idempotent(cleaned_docs: dict[str, list[Page]]) -> None:

@@ -1,0 +1,175 @@
+"""Running headers, footers and page numbers: the lines the page layout repeats, found across pages.
+
+A court prints its name, the case number, a "Documento: ... Página 3 de 20" footer or an e-SAJ
+"fls. 123" stamp on every page. Left in the text they split sentences that run over a page break,
+and they make every chunk of a document look alike to the search. A real heading is printed once
+(a title on page 1) or where its section starts, so the rule is about recurrence:
+
+1. Only the edge zone of a page is examined: its first and last EDGE_LINES non-blank lines.
+2. Lines are compared by a key: case-folded, whitespace collapsed, every run of digits masked
+   ("Página 3 de 20" and "Página 4 de 20" share one key).
+3. A key found in the edge zone of at least RUNNING_SHARE of the pages, and of at least
+   RUNNING_MIN_PAGES pages, is a running line; its lines in the edge zones go. Section names
+   ("EMENTA", "RELATÓRIO", "VOTO") never count as running lines.
+4. Page numbers go from the outermost PAGE_NUMBER_LINES lines of the edge zone: "Página 3 de 20",
+   "pg. 3", "fls. 12", "- 3 -" always; a bare "3" when it is the page's own number (otherwise only
+   if it recurs, by rule 3).
+5. Removing lines moves the edge inwards, so rules 3-4 repeat until nothing more goes: a footer
+   that text extraction placed a few lines above the bottom, under another footer, is found on
+   the next round.
+6. OCR garbles running lines differently on each page ("SUPERIOR TRIBUNAL DE JUST IÇA",
+   "E) SUPERIOR TRIBUNAL DE JUSTIÇA"), so on OCR pages keys are grouped by similarity
+   (FUZZY_RATIO) before counting, and scraps of a logo or stamp (at most 3 characters, at most one
+   letter, such as "E)" or "|") go from the edge zone.
+
+Everything works on lists of already stripped lines and returns, per page, the indexes to drop.
+"""
+
+import math
+import re
+import unicodedata
+from collections.abc import Sequence
+from difflib import SequenceMatcher
+
+EDGE_LINES = 4
+PAGE_NUMBER_LINES = 2
+RUNNING_SHARE = 0.5
+RUNNING_MIN_PAGES = 3
+FUZZY_RATIO = 0.8
+_MAX_ROUNDS = 8
+_FUZZY_MIN_CHARS = 8
+
+_DIGITS = re.compile(r"\d+")
+_SPACES = re.compile(r"\s+")
+_DASH = "-\u2010\u2011\u2012\u2013\u2014"
+_BARE_NUMBER = re.compile(rf"^[{_DASH}]?\s*(\d{{1,4}})\s*[{_DASH}]?$")
+_EXPLICIT_PAGE_NUMBER = re.compile(
+    r"""^(?:
+        (?:p[áa]g(?:ina)?s?\.?|pg\.|p\.)\s*:?\s*\d{1,5}(?:\s*(?:de|/)\s*\d{1,5})?   # Página 3 de 20, pág. 3, pg. 3
+      | \d{1,5}\s*(?:de|/)\s*\d{1,5}                                                # 3 de 20, 3/20
+      | fls?\.?\s*\d{1,6}(?:\s*[-/]\s*\d{1,6})?(?:\s*v(?:erso)?\.?)?                # fls. 12 (e-SAJ), fl. 12v
+      | folhas?\s+\d{1,6}
+      | num\.\s*\d+\s*-\s*p[áa]g\.\s*\d+                                            # PJe: Num. 1234 - Pág. 3
+    )$""",
+    re.IGNORECASE | re.VERBOSE,
+)
+_DASHED_NUMBER = re.compile(rf"^[{_DASH}]\s*\d{{1,4}}\s*[{_DASH}]$")
+_SECTION_WORDS = (
+    "ementa acordao acordaos relatorio voto votos decisao sentenca despacho dispositivo fundamentacao "
+    "conclusao parecer certidao fatos direito pedido pedidos preliminar merito do da dos das de e o a"
+)
+_SECTION_NAMES = frozenset(_SECTION_WORDS.split())
+
+
+def line_key(line: str) -> str:
+    """The comparison key of rule 2."""
+    return _DIGITS.sub("#", _SPACES.sub(" ", line.strip().casefold()))
+
+
+def is_page_number(line: str, page_number: int) -> bool:
+    """Rule 4: whether a line is a page number (or an e-SAJ sheet number) of this page."""
+    if _EXPLICIT_PAGE_NUMBER.match(line) or _DASHED_NUMBER.match(line):
+        return True
+    bare = _BARE_NUMBER.match(line)
+    return bare is not None and int(bare.group(1)) == page_number
+
+
+def _is_section_name(key: str) -> bool:
+    """Headings such as "EMENTA" or "VOTO" recur in compiled decisions but are never layout."""
+    folded = "".join(ch for ch in unicodedata.normalize("NFD", key) if not unicodedata.combining(ch))
+    words = re.sub(r"[^\w\s]", " ", folded).split()
+    return bool(words) and all(w in _SECTION_NAMES for w in words)
+
+
+def _is_scrap(line: str) -> bool:
+    """Rule 6: what OCR makes of a logo or a stamp's edge ("E)", "o)", "|")."""
+    chars = line.replace(" ", "")
+    return len(chars) <= 3 and sum(ch.isalpha() for ch in chars) <= 1 and not chars.isdigit()
+
+
+def _edge_zone(lines: Sequence[str], dropped: set[int]) -> list[int]:
+    """Indexes of the first and last EDGE_LINES non-blank, not yet dropped lines, outermost first
+    at each end (top lines in order, then bottom lines from the last one up)."""
+    live = [i for i, line in enumerate(lines) if line and i not in dropped]
+    if len(live) <= 2 * EDGE_LINES:
+        top = live[: (len(live) + 1) // 2]
+        bottom = live[len(top) :]
+    else:
+        top, bottom = live[:EDGE_LINES], live[-EDGE_LINES:]
+    return top + bottom[::-1]
+
+
+def _outermost(lines: Sequence[str], dropped: set[int]) -> set[int]:
+    """The PAGE_NUMBER_LINES outermost live lines at each end of the page."""
+    live = [i for i, line in enumerate(lines) if line and i not in dropped]
+    return set(live[:PAGE_NUMBER_LINES] + live[-PAGE_NUMBER_LINES:])
+
+
+class _Clusters:
+    """Keys grouped by similarity (rule 6): each key maps to the first similar key seen."""
+
+    def __init__(self) -> None:
+        self._representatives: list[str] = []
+        self._of: dict[str, str] = {}
+
+    def of(self, key: str) -> str:
+        found = self._of.get(key)
+        if found is not None:
+            return found
+        found = key
+        if len(key) >= _FUZZY_MIN_CHARS:
+            matcher = SequenceMatcher(None, "", key, autojunk=False)  # the key's index is built once
+            for rep in self._representatives:
+                matcher.set_seq1(rep)
+                # cheap upper bounds first: most pairs of lines are far apart
+                if (
+                    matcher.real_quick_ratio() >= FUZZY_RATIO
+                    and matcher.quick_ratio() >= FUZZY_RATIO
+                    and matcher.ratio() >= FUZZY_RATIO
+                ):
+                    found = rep
+                    break
+            if found == key:
+                self._representatives.append(key)
+        self._of[key] = found
+        return found
+
+
+def find_layout_lines(pages: Sequence[Sequence[str]], numbers: Sequence[int], ocr: Sequence[bool]) -> list[set[int]]:
+    """Per page, the indexes of its running header/footer, page-number and OCR-scrap lines.
+
+    `pages` holds each page's stripped lines (blank lines as ""), `numbers` the page numbers and
+    `ocr` whether each page's text came from OCR.
+    """
+    dropped: list[set[int]] = [set() for _ in pages]
+    with_text = sum(1 for lines in pages if any(lines))
+    threshold = max(RUNNING_MIN_PAGES, math.ceil(RUNNING_SHARE * with_text))
+    detect_running = with_text >= RUNNING_MIN_PAGES
+    clusters = _Clusters()
+    fuzzy = any(ocr)
+
+    def key_of(line: str, page_is_ocr: bool) -> str:
+        key = line_key(line)
+        return clusters.of(key) if fuzzy and (page_is_ocr or len(key) >= _FUZZY_MIN_CHARS) else key
+
+    for _ in range(_MAX_ROUNDS):
+        zones = [_edge_zone(lines, dropped[p]) for p, lines in enumerate(pages)]
+        keys = [{i: key_of(pages[p][i], ocr[p]) for i in zone} for p, zone in enumerate(zones)]
+        running: set[str] = set()
+        if detect_running:
+            counts: dict[str, int] = {}
+            for page_keys in keys:
+                for key in set(page_keys.values()):
+                    counts[key] = counts.get(key, 0) + 1
+            running = {k for k, n in counts.items() if n >= threshold and not _is_section_name(k)}
+        changed = False
+        for p, lines in enumerate(pages):
+            outer = _outermost(lines, dropped[p])
+            for i, key in keys[p].items():
+                line = lines[i]
+                if key in running or (i in outer and is_page_number(line, numbers[p])) or (ocr[p] and _is_scrap(line)):
+                    dropped[p].add(i)
+                    changed = True
+        if not changed:
+            break
+    return dropped

@@ -1,0 +1,216 @@
+"""What an uploaded file really is, from its bytes: extensions lie, and uploads get renamed.
+
+detect_format returns the reader to use, or raises BadInput with a reason that names what the
+file really is (an executable, a spreadsheet, a password-protected DOCX) and what to do about it.
+Nothing here reads more than a file's first few kilobytes, a ZIP's central directory (and its
+tiny "mimetype" member), or an OLE2 directory.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import zipfile
+from typing import Literal
+
+from services.extractor.errors import BadInput, quoted
+from services.extractor.limits import check_zip_directory
+from services.extractor.ole import OLE2_MAGIC, describe_ole
+from services.extractor.text_reader import bom_encoding
+
+Kind = Literal["pdf", "docx", "doc", "odt", "rtf", "eml", "txt", "html"]
+
+UNSUPPORTED = "unsupported_format"
+PASSWORD = "password_protected"
+SUPPORTED = "only PDF, DOCX, DOC, ODT, RTF, e-mail (.eml), plain text and HTML files can be ingested"
+
+_PDF_HEADER_WINDOW = 1024
+"""Readers accept junk before %PDF- within the first KiB (Acrobat does); so do we."""
+_SAMPLE = 8192
+"""Bytes looked at to tell text, HTML and e-mail apart."""
+
+_MAGIC: list[tuple[bytes, str]] = [
+    (b"\x7fELF", "an ELF executable"),
+    (b"MZ", "a Windows executable (MZ)"),
+    (b"\x89PNG\r\n\x1a\n", "a PNG image; put it in a PDF"),
+    (b"\xff\xd8\xff", "a JPEG image; put it in a PDF"),
+    (b"GIF87a", "a GIF image"),
+    (b"GIF89a", "a GIF image"),
+    (b"II*\x00", "a TIFF image; put it in a PDF"),
+    (b"MM\x00*", "a TIFF image; put it in a PDF"),
+    (b"\x1f\x8b", "a gzip archive"),
+    (b"7z\xbc\xaf\x27\x1c", "a 7-Zip archive"),
+    (b"Rar!\x1a\x07", "a RAR archive"),
+    (b"%!PS", "a PostScript file; convert it to PDF"),
+]
+
+_ODF_TEXT = ("application/vnd.oasis.opendocument.text", "application/vnd.oasis.opendocument.text-template")
+_SMALL_MEMBER = 1024 * 1024
+"""Members read during detection (mimetype, the ODF manifest) are tiny; a big one is not read."""
+
+
+def detect_format(data: bytes, filename: str) -> Kind:
+    """Which reader to use, from the bytes themselves, never from the file's name."""
+    name = quoted(filename)
+    if not data:
+        raise BadInput(f"{name} is empty (0 bytes); upload the file again", "deadletter", code="empty")
+    if b"%PDF-" in data[:_PDF_HEADER_WINDOW]:
+        return "pdf"
+    if data.startswith((b"PK\x03\x04", b"PK\x05\x06", b"PK\x07\x08")):
+        return _zip_kind(data, filename)
+    if data.startswith(OLE2_MAGIC):
+        return _ole_kind(data, filename)
+    if data.startswith(b"{\\rtf"):
+        return "rtf"
+    for magic, what in _MAGIC:
+        if data.startswith(magic):
+            raise BadInput(f"{name} is {what}; {SUPPORTED}", "deadletter", code=UNSUPPORTED)
+    sample = _text_sample(data)
+    if sample is None:
+        raise BadInput(
+            f"{name} is unrecognised binary data, not a document; {SUPPORTED}", "deadletter", code=UNSUPPORTED
+        )
+    if _looks_like_html(sample):
+        return "html"
+    if sample.lstrip().startswith("<?xml"):
+        raise BadInput(f"{name} is an XML file, not a document; {SUPPORTED}", "deadletter", code=UNSUPPORTED)
+    if _looks_like_email(sample):
+        return "eml"
+    return "txt"
+
+
+def _zip_kind(data: bytes, filename: str) -> Kind:
+    """Tell a DOCX and an ODT from other ZIP-based files, so the reason names what the file really is."""
+    name = quoted(filename)
+    check_zip_directory(data, filename, "ZIP-based document")
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            members = {info.filename: info for info in archive.infolist()}
+            mimetype = _read_small(archive, members.get("mimetype")).decode("ascii", "replace").strip()
+            manifest = _read_small(archive, members.get("META-INF/manifest.xml"))
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, ValueError, KeyError) as exc:
+        raise BadInput(
+            f"{name} is a damaged or truncated ZIP archive (perhaps a DOCX: {exc}); {SUPPORTED}",
+            "deadletter",
+            code="damaged",
+        ) from exc
+    if "word/document.xml" in members:
+        return "docx"
+    if mimetype in _ODF_TEXT:
+        if b"encryption-data" in manifest:
+            raise BadInput(
+                f"{name} is a password-protected OpenDocument text; provide an unencrypted copy",
+                "review",
+                code=PASSWORD,
+            )
+        return "odt"
+    if mimetype.startswith("application/vnd.oasis.opendocument"):
+        what = f"an OpenDocument file of another kind ({mimetype}); save it as PDF"
+    elif "xl/workbook.xml" in members:
+        what = "an Excel spreadsheet (XLSX), not a DOCX"
+    elif "ppt/presentation.xml" in members:
+        what = "a PowerPoint presentation (PPTX), not a DOCX"
+    else:
+        what = "a ZIP archive that is not a DOCX (it has no word/document.xml)"
+    raise BadInput(f"{name} is {what}; {SUPPORTED}", "deadletter", code=UNSUPPORTED)
+
+
+def _read_small(archive: zipfile.ZipFile, info: zipfile.ZipInfo | None) -> bytes:
+    if info is None or info.file_size > _SMALL_MEMBER:
+        return b""
+    return archive.read(info)
+
+
+def _ole_kind(data: bytes, filename: str) -> Kind:
+    name = quoted(filename)
+    kind, what = describe_ole(data)
+    if kind == "doc":
+        return "doc"
+    if kind in ("encrypted-ooxml", "encrypted-doc"):
+        raise BadInput(
+            f"{name} is password-protected: it is {what}, which cannot be read without the password; "
+            "open it, remove the password (or save an unprotected copy as DOCX or PDF) and upload that",
+            "review",
+            code=PASSWORD,
+        )
+    code = "damaged" if what.startswith("a damaged") else UNSUPPORTED
+    raise BadInput(f"{name} is {what}; {SUPPORTED}", "deadletter", code=code)
+
+
+def _text_sample(data: bytes) -> str | None:
+    """The first bytes as text, or None when they are not text (NULs, control bytes, bad encoding)."""
+    raw = data[:_SAMPLE]
+    bom = bom_encoding(raw)
+    if bom:
+        text = raw.decode(bom, errors="replace")
+    else:
+        if b"\x00" in raw:
+            return None
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            if exc.start >= len(raw) - 4:  # a sample cut inside a multi-byte character is still text
+                text = raw[: exc.start].decode("utf-8")
+            else:
+                try:
+                    text = raw.decode("cp1252")
+                except UnicodeDecodeError:
+                    return None
+    printable = sum(ch.isprintable() or ch in "\r\n\t\f" for ch in text)
+    return text if printable >= 0.95 * max(len(text), 1) else None
+
+
+_HTML_START = re.compile(r"^(?:<!--.*?-->\s*)*<(?:!doctype\s+html|html|head|body)\b", re.IGNORECASE | re.DOTALL)
+_HTML_TAG = re.compile(r"<(?:html|body|p|div|br|table|span|h[1-6]|meta|title)\b", re.IGNORECASE)
+
+
+def _looks_like_html(sample: str) -> bool:
+    head = sample.lstrip("\ufeff \t\r\n")
+    if _HTML_START.match(head):
+        return True
+    if head.startswith("<?xml"):  # XHTML declares itself as XML first
+        return bool(re.search(r"<html\b", head[:2048], re.IGNORECASE))
+    return head.startswith("<") and not head.startswith("<?") and bool(_HTML_TAG.search(head[:2048]))
+
+
+_HEADER_LINE = re.compile(r"^([!-9;-~]+):")
+_MAIL_HEADERS = {
+    "from",
+    "to",
+    "cc",
+    "subject",
+    "date",
+    "message-id",
+    "received",
+    "return-path",
+    "delivered-to",
+    "reply-to",
+    "in-reply-to",
+    "references",
+    "x-mailer",
+    "user-agent",
+    "sender",
+    "thread-topic",
+}
+
+
+def _looks_like_email(sample: str) -> bool:
+    """An RFC 5322 header block: "Name: value" lines (with folded continuations) up to a blank line.
+
+    Two well-known mail headers make it an e-mail; MIME-Version with Content-Type too (a web
+    archive, .mht, is read the same way: its HTML body becomes the text).
+    """
+    lines = sample.replace("\r\n", "\n").split("\n")
+    if lines and lines[0].startswith("From "):  # mbox envelope line
+        lines = lines[1:]
+    names: set[str] = set()
+    for index, line in enumerate(lines):
+        if not line.strip():
+            break
+        if line[0] in " \t" and index > 0:
+            continue
+        match = _HEADER_LINE.match(line)
+        if not match:
+            return False
+        names.add(match.group(1).lower())
+    return len(names & _MAIL_HEADERS) >= 2 or {"mime-version", "content-type"} <= names
