@@ -46,8 +46,9 @@ def test_a_low_confidence_scan_is_corrected_approved_and_found(stack: RunningSta
     status = stack.wait_final({document_id: None})[document_id]
     assert status["stage"] == "indexed"
 
-    hit = stack.search("vício de quixotesca intimação na arbitragem")[0]
-    assert hit["document_id"] == document_id and "quixotesca" in hit["chunk_text"]
+    hits = stack.search("vício de quixotesca intimação na arbitragem", top_k=5)
+    hit = next(h for h in hits if h["document_id"] == document_id)
+    assert "quixotesca" in hit["chunk_text"] and hit["page_number"] == 1
     actions = stack.sql(
         f"SELECT string_agg(action || ':' || actor, ',' ORDER BY id) FROM review_actions"
         f" WHERE document_id = '{document_id}'"
