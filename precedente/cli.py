@@ -207,13 +207,29 @@ def search(
         return
     for rank, item in enumerate(body["results"], start=1):
         console.rule(
-            f"{rank}. {item['document_title']} — {item['document_type'] or '?'}, {item['court'] or '?'}, "
+            f"{rank}. {item['document_title']} — {item['document_type_label'] or '?'}, {item['court_label'] or '?'}, "
             f"{item['document_date'] or 's/d'}, p. {item['page_number']}"
         )
         console.print(item["chunk_text"][:600], markup=False)
         console.print(f"[dim]{item['relevance_explanation']}[/dim]")
     if not body["results"]:
         console.print("no results")
+
+
+@app.command("inspect")
+def inspect_command(
+    file: Annotated[Path, typer.Argument(exists=True, dir_okay=False, help="The file to read.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object instead of a report.")] = False,
+) -> None:
+    """Extract and clean one file here (no broker, no database): each page's method, confidence and text,
+    and whether the extractor would send it to review, and why."""
+    from precedente.inspect import inspect_file, inspection_json, print_inspection
+
+    inspection = inspect_file(file, Settings())
+    if as_json:
+        sys.stdout.write(json.dumps(inspection_json(inspection), ensure_ascii=False) + "\n")
+    else:
+        print_inspection(inspection, console)
 
 
 def main() -> None:

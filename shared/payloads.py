@@ -13,6 +13,7 @@ class Page(BaseModel):
     confidence: float = Field(
         1.0, ge=0, le=1, description="Mean OCR word confidence; 1.0 for a text layer or a reviewer's correction."
     )
+    error: str | None = Field(None, description="Why the page could not be read (e.g. OCR timed out); text is empty.")
 
 
 class EmailMessage(BaseModel):
@@ -67,7 +68,7 @@ class Party(BaseModel):
 
 class DocumentMetadata(BaseModel):
     """document_type and court hold lower-case codes ("acordao", "stj", "tre_sp"); see
-    services.annotator.codes for their display labels. Every field but title is optional."""
+    shared.legal_codes for their display labels. Every field but title is optional."""
 
     title: str
     document_type: str = "outro"

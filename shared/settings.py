@@ -28,6 +28,9 @@ class Settings(BaseSettings):
     ocr_dpi: int = 300
     ocr_confidence_bar: float = 0.85
     ocr_workers: int = 2
+    ocr_page_timeout_s: float = 120  # one page past this is marked failed (confidence 0), not the whole file
+    ocr_preprocess: bool = True  # native pixels, deskew, stamps, orientation (services/extractor/preprocess.py)
+    ocr_psm: int = 3  # Tesseract page segmentation mode; a reviewer's OCR pass may override it
     max_upload_bytes: int = 200 * 1024 * 1024
     extract_timeout_s: float = 900
     extract_memory_mb: int = 3072

@@ -1,13 +1,16 @@
-"""Document metadata from the cleaned page texts: type, court, date and title, by plain rules.
+"""Document metadata from the cleaned page texts, by plain rules: type, court or origin, case number,
+class, rapporteur, judging body, dates, parties, subject, citations and title.
 
 Brazilian legal documents announce what they are in a few fixed formulas (the "ACÓRDÃO" heading,
-"Vistos, relatados e discutidos", "EXCELENTÍSSIMO SENHOR JUIZ", "Brasília (DF), 15 de setembro
-de 2016"), so ordered regular expressions over the first pages get these right without a model,
-and each guess can be traced to the line that produced it. What the submitter already knows
-(MetadataHints) always wins over a guess.
+"Vistos, relatados e discutidos", "EXCELENTÍSSIMO SENHOR JUIZ", "Brasília (DF), 15 de setembro de
+2016", "RECORRENTE : ..."), so ordered regular expressions over the first pages get these right without
+a model, and each guess can be traced to the line that produced it. What the submitter already knows
+(MetadataHints) always wins over a guess; a second extractor (an LLM) can be merged in with `merge`,
+where the rules keep the fields they verified (a CNJ number whose check digits hold).
 
 Matching is done on an accent-folded copy of the text that keeps every character's position, so
-"ACÓRDÃO", "ACORDAO" and "Acórdão" match one pattern and titles are cut from the original text.
+"ACÓRDÃO", "ACORDAO" and "Acórdão" match one pattern and values are cut from the original text.
+Codes and labels of document types and courts live in shared.legal_codes.
 """
 
 import re
@@ -18,8 +21,27 @@ from email.utils import parsedate_to_datetime
 from functools import lru_cache
 from pathlib import PurePath
 
+from services.annotator import cnj, fields
+from services.annotator.citations import extract_citations
 from shared.contracts import MetadataHints
+from shared.legal_codes import (
+    DECISION_TYPES,
+    DOCUMENT_TYPES,
+    FIRM,
+    UF_BY_STATE,
+    UFS,
+    normalize_court,
+    normalize_document_type,
+)
 from shared.payloads import DocumentMetadata, Page
+
+__all__ = [
+    "DOCUMENT_TYPES",
+    "UF_BY_STATE",
+    "annotate",
+    "guess_document_type",
+    "merge",
+]
 
 
 def _words(text: str) -> list[str]:
@@ -33,38 +55,111 @@ HEADER_CHARS = 2000
 TITLE_MAX = 200
 OPENING_LINES = 8
 """Non-empty lines that count as a document's opening (letterhead, title, case number)."""
-
-DOCUMENT_TYPES = (
-    "acórdão",
-    "sentença",
-    "decisão monocrática",
-    "despacho",
-    "parecer",
-    "petição",
-    "contrato",
-    "súmula",
-    "ato normativo",
-    "ato administrativo",
-    "e-mail",
-    "outro",
-)
-_DECISIONS = frozenset({"acórdão", "sentença", "decisão monocrática", "despacho"})
+VERIFIED = "rules:verified"
+"""Source of a field the rules checked (a CNJ number's check digits): merge never overrides it."""
 
 
-def annotate(pages: list[Page], filename: str, hints: MetadataHints | None = None) -> DocumentMetadata:
-    """Guess the metadata of a document; the non-None fields of `hints` replace the guesses."""
+def annotate(
+    pages: list[Page], filename: str, hints: MetadataHints | None = None, raw_pages: list[Page] | None = None
+) -> DocumentMetadata:
+    """The metadata of a document; the non-None fields of `hints` replace the guesses (codes are
+    normalised: a hint "Acórdão" or "TJ-SP" becomes "acordao" or "tjsp").
+
+    pages: the cleaned pages. raw_pages: the extracted pages before cleaning, when available: the
+    cleaner drops page furniture (letterheads, DJe footers, signature stamps) that holds the court,
+    the judging body and the publication date, so those are read from the raw text when the cleaned
+    one lacks them.
+    """
     doc = _Text(pages)
+    raw = _Text(raw_pages) if raw_pages else doc
     document_type = guess_type(doc)
+    sources: dict[str, str] = {}
+    court = None if document_type == "email" else guess_court(doc) or guess_court(raw)
+    if court is None and document_type == "parecer":
+        court = FIRM  # an opinion with no outside letterhead is the firm's own
+    caption = _caption(doc)
+    process_number, verified = fields.process_number(doc, document_type, caption)
+    if process_number is None and raw is not doc:
+        process_number, verified = fields.process_number(raw, document_type, caption)
+    if process_number:
+        sources["process_number"] = VERIFIED if verified else "rules"
+        if verified and court is None:
+            court = cnj.court_of(process_number)
+    judgment_date = guess_date(doc, document_type) or guess_date(raw, document_type)
+    publication_date = fields.publication_date(doc) or fields.publication_date(raw)
+    title = guess_title(doc, document_type)
+    sources["title"] = "rules" if title else "rules:filename"
+    own = [process_number or "", title or ""]
+    dated = judgment_date or publication_date
     guessed = DocumentMetadata(
-        title=guess_title(doc, document_type) or _filename_title(filename),
+        title=title or _filename_title(filename),
         document_type=document_type,
-        # Correspondence discusses courts but does not come from one.
-        court=None if document_type == "e-mail" else guess_court(doc),
-        document_date=guess_date(doc, document_type),
+        court=court,
+        document_date=dated,
+        process_number=process_number,
+        procedural_class=fields.procedural_class(doc, document_type, caption),
+        relator=fields.relator(doc, document_type),
+        judging_body=fields.judging_body(doc, document_type) or fields.judging_body(raw, document_type),
+        judgment_date=judgment_date,
+        publication_date=publication_date,
+        parties=fields.parties(doc, document_type),
+        subject=fields.subject(doc, pages, document_type),
+        citations=extract_citations(doc.full, own, court, dated.year if dated else None),
     )
+    for name in DocumentMetadata.model_fields:
+        if name not in sources and name != "sources" and getattr(guessed, name) not in (None, [], ""):
+            sources[name] = "rules"
+    guessed.sources = sources
     if hints is None:
         return guessed
-    return guessed.model_copy(update=hints.model_dump(exclude_none=True))
+    return apply_hints(guessed, hints)
+
+
+def apply_hints(metadata: DocumentMetadata, hints: MetadataHints) -> DocumentMetadata:
+    """The submitter's values over the guesses, normalised to codes."""
+    given = hints.model_dump(exclude_none=True)
+    if "document_type" in given:
+        given["document_type"] = normalize_document_type(given["document_type"]) or given["document_type"]
+    if "court" in given:
+        given["court"] = normalize_court(given["court"])
+    sources = dict(metadata.sources) | {name: "hint" for name in given}
+    return metadata.model_copy(update=given | {"sources": sources})
+
+
+def merge(rules: DocumentMetadata, other: DocumentMetadata, source: str = "llm") -> DocumentMetadata:
+    """Combine the rules' metadata with another extractor's (an LLM's), field by field:
+    - fields the rules verified (a CNJ number with valid check digits) or took from hints stay;
+    - otherwise the other extractor's value wins when it has one (it reads context rules cannot),
+      except the title, which it only replaces when the rules fell back to the file name;
+    - citations are the union (rules' first), deduplicated.
+    `sources` records who set each field."""
+    update: dict[str, object] = {}
+    sources = dict(rules.sources)
+    for name in DocumentMetadata.model_fields:
+        if name == "sources":
+            continue
+        mine, theirs = getattr(rules, name), getattr(other, name)
+        if name == "citations":
+            union = list(dict.fromkeys([*mine, *theirs]))
+            if len(union) > len(mine):
+                update[name] = union
+                sources[name] = f"rules+{source}" if mine else source
+            continue
+        if sources.get(name) in (VERIFIED, "hint") or theirs in (None, [], ""):
+            continue
+        if name == "title" and sources.get("title") != "rules:filename":
+            continue  # a title read from the document beats another reading; a file name does not
+        if name == "document_type" and theirs == "outro":
+            continue
+        if theirs != mine:
+            update[name] = theirs
+            sources[name] = source
+    return rules.model_copy(update=update | {"sources": sources})
+
+
+def guess_document_type(pages: list[Page]) -> str:
+    """The document-type code of the pages (what the chunker uses before the annotator runs)."""
+    return guess_type(_Text(pages))
 
 
 # --------------------------------------------------------------------------------------- text
@@ -141,15 +236,15 @@ def guess_type(doc: _Text) -> str:
     headings = set(doc.heading_lines())
     text = doc.fhead
     if any(_EMAIL_FROM.match(line) for line in opening) and any(_EMAIL_OTHER.match(line) for line in opening):
-        return "e-mail"
+        return "email"
     if any(_ADDRESSING.match(line) for line in opening[:12]) and _FILING.search(text):
-        return "petição"
+        return "peticao"
     if "ACORDAO" in headings or _ACORDAO.search(text):
-        return "acórdão"
+        return "acordao"
     if "SENTENCA" in headings or (re.search(r"\bVistos\.", text) and _JULGO.search(text)):
-        return "sentença"
+        return "sentenca"
     if "DECISAOMONOCRATICA" in headings or ("DECISAO" in headings and _DECIDO.search(text)):
-        return "decisão monocrática"
+        return "decisao_monocratica"
     if any(_PARECER.match(line) for line in opening):
         return "parecer"
     if "DESPACHO" in headings:
@@ -158,49 +253,15 @@ def guess_type(doc: _Text) -> str:
         return "contrato"
     first = opening[:5]
     if any(_SUMULA.match(line) for line in first):
-        return "súmula"
+        return "sumula"
     if any(_NORMATIVE.match(line) for line in first):
-        return "ato normativo"
+        return "ato_normativo"
     if any(_ADMINISTRATIVE.match(line) for line in first):
-        return "ato administrativo"
+        return "ato_administrativo"
     return "outro"
 
 
 # -------------------------------------------------------------------------------------- court
-
-UF_BY_STATE = {
-    "ACRE": "AC",
-    "ALAGOAS": "AL",
-    "AMAPA": "AP",
-    "AMAZONAS": "AM",
-    "BAHIA": "BA",
-    "CEARA": "CE",
-    "DISTRITO FEDERAL": "DF",
-    "ESPIRITO SANTO": "ES",
-    "GOIAS": "GO",
-    "MARANHAO": "MA",
-    "MATO GROSSO DO SUL": "MS",
-    "MATO GROSSO": "MT",
-    "MINAS GERAIS": "MG",
-    "PARAIBA": "PB",
-    "PARANA": "PR",
-    "PARA": "PA",
-    "PERNAMBUCO": "PE",
-    "PIAUI": "PI",
-    "RIO DE JANEIRO": "RJ",
-    "RIO GRANDE DO NORTE": "RN",
-    "RIO GRANDE DO SUL": "RS",
-    "RONDONIA": "RO",
-    "RORAIMA": "RR",
-    "SANTA CATARINA": "SC",
-    "SAO PAULO": "SP",
-    "SERGIPE": "SE",
-    "TOCANTINS": "TO",
-}
-UFS = frozenset(UF_BY_STATE.values())
-# CNJ unified numbering NNNNNNN-DD.AAAA.J.TR.OOOO: TR of the state courts (J = 8), alphabetical.
-_TR_ORDER = _words("AC AL AP AM BA CE DF ES GO MA MT MS MG PA PB PR PE PI RJ RN RS RO RR SC SE SP TO")
-_UF_BY_TR = {f"{i:02d}": uf for i, uf in enumerate(_TR_ORDER, start=1)}
 
 _STATES = "|".join(sorted((re.escape(s).replace(r"\ ", r"\s+") for s in UF_BY_STATE), key=len, reverse=True))
 _OF_STATE = rf"(?:do\s+Estado\s+)?d[oea]s?\s+(?P<state>{_STATES})\b"
@@ -240,11 +301,27 @@ _COURT_ACRONYMS = re.compile(
     rf"|TCE-?(?P<tce>{_UF_ALT})|(?:MP|PGJ)-?(?P<mp>{_UF_ALT}))(?![\w])"
 )
 _CONVOCADO = re.compile(r"convocad[oa]\W*$", re.I)
-_CNJ = re.compile(r"\b\d{7}-\d{2}\.\d{4}\.(?P<j>\d)\.(?P<tr>\d{2})\.\d{4}\b")
 _CLASS_COURT = [
     (re.compile(r"^(?:\w+ n[oa]s? )*(?:AGRAVO EM )?RECURSO ESPECIAL\b|^(?:\w+ n[oa]s? )*A?REsp\b"), "STJ"),
     (re.compile(r"^(?:\w+ n[oa]s? )*(?:RECURSO EXTRAORDINARIO|ARE\b|ADI\b|ADPF\b|ADC\b)"), "STF"),
     (re.compile(r"^(?:\w+ n[oa]s? )*(?:RECURSO DE REVISTA|AIRR\b)"), "TST"),
+]
+
+
+# Agencies and councils named in full in a letterhead (codes.AGENCIES).
+_AGENCY_NAMES: list[tuple[re.Pattern[str], str]] = [
+    (_names("Agencia Nacional de Telecomunicacoes"), "anatel"),
+    (_names("Agencia Nacional de Energia Eletrica"), "aneel"),
+    (_names("Agencia Nacional de Vigilancia Sanitaria"), "anvisa"),
+    (_names("Agencia Nacional de Saude Suplementar"), "ans"),
+    (_names("Agencia Nacional de Aviacao Civil"), "anac"),
+    (_names("Agencia Nacional de Transportes Terrestres"), "antt"),
+    (_names("Agencia Nacional do Petroleo"), "anp"),
+    (_names("Conselho Administrativo de Defesa Economica"), "cade"),
+    (_names("Comissao de Valores Mobiliarios"), "cvm"),
+    (_names("Banco Central do Brasil"), "bcb"),
+    (_names("Procuradoria[-\\s]+Geral da Fazenda Nacional"), "pgfn"),
+    (_names("Conselho Nacional de Justica"), "cnj"),
 ]
 
 
@@ -266,6 +343,9 @@ def _court_names(text: str) -> list[str]:
             court = _court_from_name(match, template)
             if court:
                 found.append((match.start(), match.start() - match.end(), court))
+    for pattern, code in _AGENCY_NAMES:
+        for match in pattern.finditer(text):
+            found.append((match.start(), match.start() - match.end(), code))
     return [court for *_, court in sorted(found)]
 
 
@@ -286,34 +366,17 @@ def _court_from_acronym(match: re.Match[str]) -> str:
     return f"MP{g['mp']}"
 
 
-def _court_from_cnj(match: re.Match[str]) -> str | None:
-    j, tr = match.group("j"), match.group("tr")
-    if j == "8":
-        uf = _UF_BY_TR.get(tr)
-        return None if uf is None else ("TJDFT" if uf == "DF" else f"TJ{uf}")
-    if j == "4" and 1 <= int(tr) <= 6:
-        return f"TRF{int(tr)}"
-    if j == "5" and 1 <= int(tr) <= 24:
-        return f"TRT{int(tr)}"
-    if j == "6" and tr in _UF_BY_TR:
-        return f"TRE-{_UF_BY_TR[tr]}"
-    return {"1": "STF", "3": "STJ"}.get(j)
-
-
-_CANONICAL = {"TJDF": "TJDFT", "MPDF": "MPDFT"}
-
-
 def guess_court(doc: _Text) -> str | None:
-    """The court (or prosecution office) the document comes from (see _find_court)."""
+    """The code of the court (or office, or agency) the document comes from (see _find_court)."""
     court = _find_court(doc)
-    return _CANONICAL.get(court, court) if court else None
+    return normalize_court(court) if court else None
 
 
 def _find_court(doc: _Text) -> str | None:
     """The court (or prosecution office) the document comes from, by decreasing evidence:
 
     1. the court named in the judgment formula "acordam os ... do <Tribunal>";
-    2. the first court or office named in full in the letterhead zone of page 1;
+    2. the first court, office or agency named in full in the letterhead zone of page 1;
     3. a case class only one court judges ("RECURSO ESPECIAL" -> STJ) opening the document;
     4. the CNJ case number in the letterhead zone (its J.TR segment names the court);
     5. "e-STJ" page references; an acronym on a short opening line ("STJ", "TJ/SP", "PGJMG"),
@@ -331,8 +394,8 @@ def _find_court(doc: _Text) -> str | None:
         for pattern, court in _CLASS_COURT:
             if pattern.match(line):
                 return court
-    for match in _CNJ.finditer(doc.fheader):
-        court = _court_from_cnj(match)
+    for match in cnj.CNJ.finditer(doc.fheader):
+        court = cnj.court_of(cnj.format_number(match))
         if court:
             return court
     if re.search(r"\be-STJ\b", doc.head):
@@ -388,7 +451,7 @@ _MAIL_DATE = re.compile(r"^(?:Date|Data|Enviad[oa](?: em)?|Sent)\s*:\s*(?P<value
 
 def _to_date(match: re.Match[str]) -> date | None:
     """The date a match spells, or None when it is impossible (31/02, month 13, year 0216)."""
-    g = match.groupdict()
+    g = {k: v for k, v in match.groupdict().items() if not k.startswith("a")}
     try:
         if g.get("y"):
             found = date(int(g["y"]), MONTHS[g["m"].lower()], int(g["d"]))
@@ -415,20 +478,36 @@ def _first_date(patterns: tuple[re.Pattern[str], ...], text: str) -> date | None
     return min(found)[1] if found else None
 
 
-def guess_date(doc: _Text, document_type: str = "outro") -> date | None:
-    """The date the document was judged or signed, by decreasing reliability:
+_FIRST_NUMERIC = _NUMERIC.replace("?P<", "?P<a").replace("(?P=sep)", "(?P=asep)")
+_VIRTUAL_SESSION = re.compile(r"Sess[aã]o\s+Virtual\s+de\s+" + _FIRST_NUMERIC + r"\s+a\s+" + _NUMERIC, re.I)
+_JUDGED_CITY_DATE = re.compile(_CITY_DATE.pattern + r"\s*\(\s*data\s+do\s+julgamento\s*\)", re.M | re.I)
 
+
+def guess_date(doc: _Text, document_type: str = "outro") -> date | None:
+    """The date the document was judged (decisions) or signed (everything else), by decreasing
+    reliability. Acórdãos: the last day of a virtual session ("Sessão Virtual de 18/02/2025 a
+    24/02/2025"), a "JULGADO:"/"Data do julgamento:" label opening a line, the place-and-date line
+    marked "(Data do Julgamento)". Then, for every type:
     1. an e-mail's Date/Data/Enviado em header;
     2. the place-and-date line that closes a decision or petition ("Brasília (DF), 15 de
        setembro de 2016", "Rio de Janeiro, 07 de junho de 2017");
     3. an electronic-signature stamp ("assinado eletronicamente ... em 20/10/2022",
        "Assinado em 07/06/2017", "Dados: 2022.09.13");
-    4. a judgment label opening a line ("Data do Julgamento: 17/05/2016", "JULGADO: 15/09/2016");
+    4. a judgment label opening a line;
     5. the first valid full date anywhere.
     Inline "julgado em" inside the text is not used: it almost always belongs to a citation.
     """
     text = doc.ffull
-    if document_type == "e-mail":
+    if document_type == "acordao":
+        for match in _VIRTUAL_SESSION.finditer(text):
+            found = _to_date(match)
+            if found:
+                return found
+        for patterns in ((_JUDGMENT_LABEL, _JUDGED_CITY_DATE),):
+            found = _first_date(patterns, text)
+            if found:
+                return found
+    if document_type == "email":
         for match in _MAIL_DATE.finditer(doc.fhead[:2000]):
             value = match.group("value")
             found = _first_date((_DATE_ANYWHERE,), value) or _rfc2822_date(value)
@@ -531,6 +610,20 @@ def _class_title(doc: _Text) -> tuple[int, str] | None:
     return None
 
 
+def _caption(doc: _Text) -> fields.Caption | None:
+    """The first line of the opening pages that names a case class and number."""
+    for _, line in doc.head_lines:
+        match = _CLASS_LINE.match(fold(line))
+        if not match:
+            continue
+        cls_folded = re.sub(r"\s+", " ", match.group("cls")).strip()
+        cls_original = line[match.start("cls") : match.start("cls") + len(match.group("cls"))].strip()
+        uf = match.group("uf") if match.group("uf") in UFS else None
+        prefix = re.sub(r"\s+", " ", line[: match.start("cls")])
+        return fields.Caption(prefix, cls_original, CLASS_ABBREVIATIONS.get(cls_folded), match.group("num"), uf)
+    return None
+
+
 def _esaj_title(doc: _Text) -> tuple[int, str] | None:
     """(position, "Cumprimento de sentença 1048106-30.2024.8.26.0100") from "Processo nº" and
     "Classe - Assunto" labels (e-SAJ and PJe headers)."""
@@ -566,26 +659,26 @@ def _heading_title(doc: _Text) -> str | None:
 
 _TYPE_TITLE_LINES = {
     "parecer": _PARECER,
-    "petição": re.compile(r"^ACAO\s+\w", re.I),
+    "peticao": re.compile(r"^ACAO\s+\w", re.I),
     "contrato": _CONTRATO,
-    "súmula": _SUMULA,
-    "ato normativo": _NORMATIVE,
-    "ato administrativo": _ADMINISTRATIVE,
-    "e-mail": re.compile(r"^(?:Assunto|Subject)\s*:", re.I),
+    "sumula": _SUMULA,
+    "ato_normativo": _NORMATIVE,
+    "ato_administrativo": _ADMINISTRATIVE,
+    "email": re.compile(r"^(?:Assunto|Subject)\s*:", re.I),
 }
 
 
 def guess_title(doc: _Text, document_type: str) -> str | None:
     """Decisions: class and number; other types: their own title line (the "Parecer nº" line,
     the action a petition brings, the e-mail subject); else the first heading line."""
-    if document_type in _DECISIONS:
+    if document_type in DECISION_TYPES:
         found = [t for t in (_class_title(doc), _esaj_title(doc)) if t]
         if found:
             return min(found)[1][:TITLE_MAX]
     pattern = _TYPE_TITLE_LINES.get(document_type)
     if pattern is not None:
         line = _line_title(doc, pattern)
-        if line and document_type == "e-mail":
+        if line and document_type == "email":
             line = line.split(":", 1)[1].strip()
         if line:
             return line

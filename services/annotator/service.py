@@ -1,13 +1,13 @@
-"""Annotator stage: chunks + cleaned pages -> document metadata (type, court, date, title)."""
+"""Annotator stage: chunks + cleaned pages -> legal metadata (type, court, dates, parties, citations...)."""
+
+from typing import Any
 
 from services.annotator.logic import annotate
 from shared import ledger
 from shared.contracts import DocumentAnnotated, DocumentChunked, MetadataHints, Stage, Topic
-from shared.payloads import AnnotatedChunks, ChunkedDocument, ExtractedDocument
+from shared.payloads import AnnotatedChunks, ChunkedDocument, DocumentMetadata, ExtractedDocument
 from shared.stage import Outcome, StageContext, StageService
 from shared.storage import get_model, put_model, stage_key
-
-LEDGER_FIELDS = {"title", "document_type", "court", "document_date"}
 
 
 async def handle(event: DocumentChunked, ctx: StageContext) -> Outcome:
@@ -16,7 +16,13 @@ async def handle(event: DocumentChunked, ctx: StageContext) -> Outcome:
     row = await ledger.current(ctx.db, event.document_id)
     if row is None:
         raise LookupError(f"document {event.document_id} vanished from the ledger")
-    metadata = annotate(cleaned.pages, row["filename"], MetadataHints.model_validate(row["hints"]))
+    try:  # the extracted pages keep the letterheads and footers the cleaner drops (court, DJe date)
+        raw = await get_model(ctx.db, stage_key(event.document_id, event.version, Stage.EXTRACTED), ExtractedDocument)
+    except KeyError:
+        raw = None
+    metadata = annotate(
+        cleaned.pages, row["filename"], MetadataHints.model_validate(row["hints"]), raw.pages if raw else None
+    )
     key = await put_model(
         ctx.db,
         stage_key(event.document_id, event.version, Stage.ANNOTATED),
@@ -26,10 +32,16 @@ async def handle(event: DocumentChunked, ctx: StageContext) -> Outcome:
         topic=Topic.ANNOTATED,
         event=event.follow(DocumentAnnotated, chunks_key=key, chunk_count=len(chunked.chunks)),
         stage=Stage.ANNOTATED,
-        # Only the columns the ledger has; the legal fields travel in the stored payload until the
-        # database has columns for them.
-        ledger_fields=metadata.model_dump(include=LEDGER_FIELDS),
+        ledger_fields=ledger_fields(metadata),
     )
+
+
+def ledger_fields(metadata: DocumentMetadata) -> dict[str, Any]:
+    """The ledger's columns for the metadata (parties as JSON, who-set-what as metadata_sources)."""
+    fields = metadata.model_dump(exclude={"sources", "parties"})
+    fields["parties"] = [party.model_dump() for party in metadata.parties]
+    fields["metadata_sources"] = metadata.sources
+    return fields
 
 
 SERVICE = StageService(

@@ -15,6 +15,17 @@ Rules:
 - The next chunk starts at the word boundary whose tail of the previous chunk is as long as
   possible without exceeding overlap_tokens, so context carries over between chunks.
 
+Structure (chunk_document, what the chunker service is meant to call): the text is first cut into the
+document's sections (services.chunker.sections: ementa, relatório, voto, fundamentação, pedidos,
+cláusulas, artigos, sub-headings...). A chunk never crosses a section boundary: each section is packed
+on its own by the rules above, so a short section is one chunk, whole. Consecutive sections under
+MIN_TOKENS each, under the same top-level part, are packed together (a heading of four words makes a
+poor chunk alone) and their chunk carries their common path. Every chunk carries its section_path.
+The ementa of a decision is emitted once more as an extra chunk (is_ementa=True), whole or, when it
+is longer than max_tokens, its opening cut by the rules above (at the last paragraph or sentence end
+that fits), appended after the regular chunks, so a search can match a decision by its summary; an
+ementa printed twice (acórdão and inteiro teor) gives one extra chunk.
+
 Counting is the costly part (a full tokenizer pass per call), so word costs are counted once
 and summed as estimates; the counter is then called once per chunk and once per overlap to
 confirm, and only where it disagrees with the estimate does a binary search over word
@@ -26,9 +37,12 @@ import re
 from collections.abc import Callable
 from itertools import accumulate
 
+from services.chunker.sections import SEPARATOR, Section, detect_sections
 from shared.payloads import PAGE_SEPARATOR, Chunk, Page
 
 TokenCounter = Callable[[str], int]
+MIN_TOKENS = 64
+"""Sections estimated under this many tokens are packed with their small neighbours (same top-level part)."""
 
 _WORD = re.compile(r"\S+")
 _PARAGRAPH_GAP = re.compile(r"\n[^\S\n]*\n")
@@ -71,6 +85,116 @@ def chunk_pages(
     return chunks
 
 
+def chunk_document(
+    pages: list[Page],
+    token_count: TokenCounter,
+    document_type: str | None = None,
+    max_tokens: int = 512,
+    overlap_tokens: int = 64,
+    min_tokens: int = MIN_TOKENS,
+) -> list[Chunk]:
+    """Structure-aware chunks of the cleaned pages (see the module docstring); [] when there is no text.
+
+    document_type: a code or label ("acordao"); guessed from the text (the annotator's rules) when None.
+    """
+    if max_tokens < 1 or not 0 <= overlap_tokens < max_tokens:
+        raise ValueError("need max_tokens >= 1 and 0 <= overlap_tokens < max_tokens")
+    text = PAGE_SEPARATOR.join(p.text for p in pages)
+    if not text.strip():
+        return []
+    sections = detect_sections(pages, document_type)
+    chunker = _Chunker(text, token_count, max_tokens, overlap_tokens)
+    page_starts = list(accumulate((len(p.text) + len(PAGE_SEPARATOR) for p in pages[:-1]), initial=0))
+    page_numbers = [p.number for p in pages]
+
+    def make(start: int, end: int, tokens: int, path: str, ementa: bool = False, ordinal: int = 0) -> Chunk:
+        return Chunk(
+            ordinal=ordinal,
+            text=text[start:end],
+            page_start=page_numbers[bisect.bisect_right(page_starts, start) - 1],
+            page_end=page_numbers[bisect.bisect_right(page_starts, end - 1) - 1],
+            char_start=start,
+            char_end=end,
+            token_count=tokens,
+            section_path=path,
+            is_ementa=ementa,
+        )
+
+    ranges = _word_ranges(chunker, sections)
+    for _, last, _ in ranges:
+        if last > 0:
+            chunker.breaks[last - 1] = _PARAGRAPH  # a section's end is the best place to end a chunk
+    chunks: list[Chunk] = []
+    for first, last, path in _groups(chunker, ranges, max_tokens, min_tokens):
+        for start, end, tokens in chunker.spans(first, last):
+            chunks.append(make(start, end, tokens, path, ordinal=len(chunks)))
+    for first, last in _ementa_ranges(ranges):
+        chunker.limit = last
+        end, tokens = chunker._fit(first, first + 1)
+        if end > first:
+            start, stop = chunker.starts[first], chunker.ends[end - 1]
+            if any(c.is_ementa and c.text == text[start:stop] for c in chunks):
+                continue  # the same ementa printed twice (acórdão and inteiro teor)
+            chunks.append(make(start, stop, tokens, "ementa", ementa=True, ordinal=len(chunks)))
+    return chunks
+
+
+def _word_ranges(chunker: "_Chunker", sections: list[Section]) -> list[tuple[int, int, str]]:
+    """(first word, end word, path) of every section that holds a word."""
+    out = []
+    for section in sections:
+        first = bisect.bisect_left(chunker.starts, section.char_start)
+        last = bisect.bisect_left(chunker.starts, section.char_end)
+        if last > first:
+            out.append((first, last, section.path))
+    return out
+
+
+def _groups(
+    chunker: "_Chunker", ranges: list[tuple[int, int, str]], max_tokens: int, min_tokens: int
+) -> list[tuple[int, int, str]]:
+    """Sections as packing units: runs of consecutive small sections under one top-level part are
+    joined while they fit one chunk; the group is named by the paths' common prefix."""
+    out: list[tuple[int, int, str]] = []
+    small_run = False
+    for first, last, path in ranges:
+        small = chunker.estimate(first, last) < min_tokens
+        if out and small and small_run:
+            g_first, g_last, g_path = out[-1]
+            same_top = g_path.split(SEPARATOR, 1)[0] == path.split(SEPARATOR, 1)[0]
+            if same_top and g_last == first and chunker.estimate(g_first, last) <= max_tokens:
+                out[-1] = (g_first, last, _common_path(g_path, path))
+                continue
+        out.append((first, last, path))
+        small_run = small
+    return out
+
+
+def _common_path(a: str, b: str) -> str:
+    common = []
+    for x, y in zip(a.split(SEPARATOR), b.split(SEPARATOR), strict=False):
+        if x != y:
+            break
+        common.append(x)
+    return SEPARATOR.join(common)
+
+
+def _ementa_ranges(ranges: list[tuple[int, int, str]]) -> list[tuple[int, int]]:
+    """Word ranges of each ementa (consecutive sections under the top-level part "ementa")."""
+    out: list[tuple[int, int]] = []
+    previous_end = None
+    for first, last, path in ranges:
+        if path.split(SEPARATOR, 1)[0] != "ementa":
+            previous_end = None
+            continue
+        if previous_end == first and out:
+            out[-1] = (out[-1][0], last)
+        else:
+            out.append((first, last))
+        previous_end = last
+    return out
+
+
 class _Chunker:
     """Word spans of one text, their estimated token costs, and the packing loop."""
 
@@ -102,6 +226,7 @@ class _Chunker:
                 costs.append(cost)
         self.prefix = list(accumulate(costs, initial=0))
         self.breaks = [self._break_kind(i) for i in range(len(self.starts))]
+        self.limit = len(self.starts)  # packing never goes past this word (the end of a section)
 
     def _fitting_pieces(self, start: int, end: int) -> list[tuple[int, int, int]]:
         """(start, end, cost) of the longest pieces of a word too long for a chunk on its own."""
@@ -148,8 +273,8 @@ class _Chunker:
         return self.text[self.starts[i] : self.ends[j - 1]]
 
     def longest_fit(self, i: int, budget: int) -> int:
-        """Largest j with estimate(i, j) <= budget; i when not even one word fits."""
-        return max(i, bisect.bisect_right(self.prefix, self.prefix[i] + budget - self.base, lo=i) - 1)
+        """Largest j <= limit with estimate(i, j) <= budget; i when not even one word fits."""
+        return min(self.limit, max(i, bisect.bisect_right(self.prefix, self.prefix[i] + budget - self.base, lo=i) - 1))
 
     def choose_end(self, lo: int, hi: int) -> int:
         """Where to end a chunk, among word ends in [lo, hi] (see the rules)."""
@@ -162,7 +287,7 @@ class _Chunker:
             if kind == _SENTENCE and sentence < 0:
                 sentence = j
         if paragraph >= 0:
-            if hi < len(self.starts) and sentence > paragraph and self._too_long_alone(paragraph):
+            if hi < self.limit and sentence > paragraph and self._too_long_alone(paragraph):
                 return sentence
             return paragraph
         return sentence if sentence >= 0 else hi
@@ -172,11 +297,11 @@ class _Chunker:
         fits_to = self.longest_fit(j, self.max_tokens - self.overlap_tokens)
         return all(self.breaks[t] != _PARAGRAPH for t in range(j, fits_to))
 
-    def spans(self) -> list[tuple[int, int, int]]:
-        """(char_start, char_end, tokens) of every chunk."""
-        n = len(self.starts)
+    def spans(self, first: int = 0, limit: int | None = None) -> list[tuple[int, int, int]]:
+        """(char_start, char_end, tokens) of every chunk of words [first, limit) (all by default)."""
+        n = self.limit = len(self.starts) if limit is None else limit
         out: list[tuple[int, int, int]] = []
-        start, done = 0, 0  # first word of the chunk; words [0, done) are already in a chunk
+        start, done = first, first  # first word of the chunk; words [first, done) are already in a chunk
         while done < n:
             end, tokens = self._fit(start, done + 1)
             if end <= done:  # the overlap leaves no room for the next word: drop it

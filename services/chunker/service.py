@@ -2,7 +2,8 @@
 
 import asyncio
 
-from services.chunker.logic import chunk_pages
+from services.chunker.logic import chunk_document
+from shared import ledger
 from shared.contracts import DocumentChunked, DocumentCleaned, Stage, Topic
 from shared.embeddings import get_model, warm_up
 from shared.payloads import ChunkedDocument, ExtractedDocument
@@ -15,10 +16,13 @@ async def handle(event: DocumentCleaned, ctx: StageContext) -> Outcome:
     settings = ctx.settings
     cleaned = await get_stored(ctx.db, event.pages_key, ExtractedDocument)
     model = get_model(settings.embedding_variant, settings.embedding_threads)
+    row = await ledger.current(ctx.db, event.document_id)
+    hinted_type = (row["hints"] or {}).get("document_type") if row is not None else None
     chunks = await asyncio.to_thread(
-        chunk_pages,
+        chunk_document,
         cleaned.pages,
         model.token_count,
+        document_type=hinted_type,
         max_tokens=settings.chunk_max_tokens,
         overlap_tokens=settings.chunk_overlap_tokens,
     )

@@ -23,9 +23,11 @@ from services.extractor.email_reader import Attachment, email_attachments, extra
 from services.extractor.errors import BadInput, Disposition, damaged_pdf, quoted
 from services.extractor.formats import Kind, detect_format
 from services.extractor.limits import MAX_FILE_BYTES, check_pdf_pages, check_size, check_zip, pdf_javascript_objects
-from services.extractor.ocr import ocr_pdf_pages
+from services.extractor.ocr import OcrConfig, ocr_pdf_pages
 from services.extractor.office import convert_to_docx
 from services.extractor.pdf_layout import page_text
+from services.extractor.preprocess import PreprocessOptions
+from services.extractor.text_layer import garbled_reason
 from services.extractor.text_reader import extract_html, extract_txt
 from shared.payloads import EmailMessage, ExtractedDocument, Page
 
@@ -53,6 +55,9 @@ def extract(
     ocr_workers: int = 2,
     max_bytes: int = MAX_FILE_BYTES,
     soffice: str | None = None,
+    ocr_psm: int = 3,
+    ocr_page_timeout_s: float = 120.0,
+    ocr_preprocess: bool = True,
 ) -> ExtractedDocument:
     """Pages of text from any supported file (formats.detect_format), and the e-mails found in them.
 
@@ -72,6 +77,9 @@ def extract(
             max_pages=max_pages,
             ocr_workers=max(1, ocr_workers),
             warnings=warnings,
+            ocr_psm=ocr_psm,
+            ocr_page_timeout_s=ocr_page_timeout_s,
+            ocr_preprocess=ocr_preprocess,
         )
     elif kind == "docx":
         pages = extract_docx(data, filename, max_pages=max_pages)
@@ -127,6 +135,9 @@ def _extract_pdf(
     max_pages: int,
     ocr_workers: int,
     warnings: list[str],
+    ocr_psm: int = 3,
+    ocr_page_timeout_s: float = 120.0,
+    ocr_preprocess: bool = True,
 ) -> list[Page]:
     """Pages of a PDF; what a reviewer should know (scripts ignored) is appended to warnings."""
     doc = _open_pdf(data, filename)
@@ -162,19 +173,23 @@ def _extract_pdf(
                 "the text was extracted as from any PDF and the scripts were ignored"
             )
         first_pass = [_read_text_layer(doc, index, filename) for index in range(count)]
-        ocr_texts = ocr_pdf_pages(
-            doc,
-            [p.number for p in first_pass if p.needs_ocr],
-            filename,
+        ocr = OcrConfig(
             language=ocr_language,
             dpi=ocr_dpi,
             workers=ocr_workers,
+            page_timeout_s=ocr_page_timeout_s,
+            psm=ocr_psm,
+            preprocess=PreprocessOptions() if ocr_preprocess else PreprocessOptions.off(),
+            drop_noise_lines=ocr_preprocess,
         )
+        ocr_texts = ocr_pdf_pages(doc, [p.number for p in first_pass if p.needs_ocr], filename, ocr)
         pages: list[Page] = []
         for p in first_pass:
             if p.number in ocr_texts:
-                text, confidence = ocr_texts[p.number]
-                pages.append(Page(number=p.number, text=text, method="ocr", confidence=confidence))
+                read = ocr_texts[p.number]
+                pages.append(
+                    Page(number=p.number, text=read.text, method="ocr", confidence=read.confidence, error=read.error)
+                )
             else:
                 pages.append(Page(number=p.number, text=p.text, method="text", confidence=1.0))
         if doc.is_repaired and not any(p.text.strip() for p in pages):
@@ -194,7 +209,8 @@ def _read_text_layer(doc: pymupdf.Document, index: int, filename: str) -> _PdfPa
         raise damaged_pdf(filename, f"page {index + 1} cannot be read ({type(exc).__name__}: {exc})") from exc
     solid = len(re.sub(r"\s+", "", text))
     if solid >= MIN_TEXT_CHARS:
-        return _PdfPage(index + 1, text, needs_ocr=False)
+        # A text layer can be garbage (broken font maps, mojibake, no spaces): OCR reads the page instead.
+        return _PdfPage(index + 1, text, needs_ocr=garbled_reason(text) is not None)
     if solid == 0 and not has_images and _is_blank(page, filename):
         # A separator page: nothing to read, and nothing to be unsure about.
         return _PdfPage(index + 1, "", needs_ocr=False)

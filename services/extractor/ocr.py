@@ -1,51 +1,99 @@
-"""OCR of PDF pages with Tesseract: one thread per page, several pages at once."""
+"""OCR of PDF pages with Tesseract: one thread per page, several pages at once, each page bounded in time.
+
+Per page: get its pixels (preprocess.page_image, in the calling thread: MuPDF is not thread-safe),
+then in a worker thread straighten them (preprocess.prepare), write an uncompressed greyscale file
+and run Tesseract on it. A first pass that reads the page with low confidence asks Tesseract's OSD
+which way up the page is and, if it is turned, reads it again the right way up.
+"""
 
 from __future__ import annotations
 
 import os
 import tempfile
+import time
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import cv2
+import numpy as np
 import pymupdf
 import pytesseract
 
 from services.extractor.errors import damaged_pdf
+from services.extractor.preprocess import (
+    MAX_PAGE_PIXELS,
+    PreprocessOptions,
+    deskew,
+    page_image,
+    prepare,
+    rotate_quarter,
+)
 
 # Tesseract (through OpenMP) would otherwise use every core for one page; we get more from one
 # thread per page and several pages at once. pytesseract's subprocess inherits os.environ.
 os.environ.setdefault("OMP_THREAD_LIMIT", "1")
 
-TESSERACT_TIMEOUT_S = 300
-"""One page that takes Tesseract longer than this is pathological; better to fail the attempt."""
+NOISE_LINE_CONFIDENCE = 30.0
+"""A line whose words average below this confidence is noise read as text: a calligraphic letterhead,
+a logo, a stamp, a faint watermark. Dropping such lines removed 2/3 of the character errors on the
+sample scans without losing one word of the ground truth. The page confidence still counts them."""
+
+ORIENTATION_CHECK_BELOW = 0.7
+"""A first pass below this confidence (upside-down pages read at ~0.4, upright scans at 0.85-0.95)
+is worth an OSD call (0.6-2 s) to see whether the page is turned."""
+
+MIN_WORDS_FOR_ORIENTATION = 5
+"""With fewer words than this, OSD has too few characters to judge and raises; skip it."""
 
 
-def ocr_pdf_pages(
-    doc: pymupdf.Document,
-    numbers: list[int],
-    filename: str,
-    *,
-    language: str,
-    dpi: int,
-    workers: int,
-) -> dict[int, tuple[str, float]]:
-    """OCR the given pages, several at a time.
+@dataclass(frozen=True)
+class OcrConfig:
+    """How pages are read; extract() builds it from the PRECEDENTE_OCR_* settings."""
 
-    MuPDF is not thread-safe, so pages are rendered here, one after another, to uncompressed
-    greyscale files (cheap to write, cheap for Tesseract to read); only Tesseract, a subprocess,
-    runs in the pool. At most 2 * workers rendered pages wait on disk at any time.
+    language: str = "por"
+    dpi: int = 300
+    workers: int = 2
+    page_timeout_s: float = 120.0
+    psm: int = 3
+    max_page_pixels: int = MAX_PAGE_PIXELS
+    preprocess: PreprocessOptions = field(default_factory=PreprocessOptions)
+    drop_noise_lines: bool = True
+
+
+@dataclass(frozen=True)
+class PageOcr:
+    """What OCR made of one page. error says why a page could not be read (its text is then empty)."""
+
+    text: str
+    confidence: float
+    error: str | None = None
+    rotated: int = 0
+
+
+class _PageTimeout(Exception):
+    pass
+
+
+def ocr_pdf_pages(doc: pymupdf.Document, numbers: list[int], filename: str, config: OcrConfig) -> dict[int, PageOcr]:
+    """OCR the given pages (1-based), `config.workers` at a time.
+
+    At most 2 * workers page images exist at any time (rendered ahead of the workers), so memory
+    stays bounded whatever the page count. A page that runs past config.page_timeout_s comes back
+    with an error and confidence 0; the others are unaffected.
     """
-    results: dict[int, tuple[str, float]] = {}
+    results: dict[int, PageOcr] = {}
     if not numbers:
         return results
+    workers = max(1, config.workers)
     with (
         tempfile.TemporaryDirectory(prefix="precedente-ocr-") as tmp,
         ThreadPoolExecutor(max_workers=workers, thread_name_prefix="ocr") as pool,
     ):
-        pending: dict[Future[tuple[str, float]], int] = {}
+        pending: dict[Future[PageOcr], int] = {}
 
-        def collect(done: set[Future[tuple[str, float]]]) -> None:
+        def collect(done: set[Future[PageOcr]]) -> None:
             for future in done:
                 results[pending.pop(future)] = future.result()
 
@@ -53,47 +101,122 @@ def ocr_pdf_pages(
             if len(pending) >= 2 * workers:
                 done, _ = wait(pending, return_when=FIRST_COMPLETED)
                 collect(done)
-            image = Path(tmp) / f"page-{number:05d}.pgm"
-            _render(doc, number, dpi, image, filename)
-            pending[pool.submit(_ocr_image, image, language)] = number
+            image = _page_pixels(doc, number, filename, config)
+            target = Path(tmp) / f"page-{number:05d}.pgm"
+            pending[pool.submit(read_page_image, image, target, config)] = number
         done, _ = wait(pending)
         collect(done)
     return results
 
 
-def _render(doc: pymupdf.Document, number: int, dpi: int, target: Path, filename: str) -> None:
+def _page_pixels(doc: pymupdf.Document, number: int, filename: str, config: OcrConfig) -> np.ndarray:
     try:
-        pix = doc.load_page(number - 1).get_pixmap(dpi=dpi, colorspace=pymupdf.csGRAY, alpha=False)
-        pix.save(str(target))
-    except Exception as exc:  # only MuPDF calls above
+        return page_image(
+            doc.load_page(number - 1),
+            config.dpi,
+            native=config.preprocess.native_pixels,
+            max_pixels=config.max_page_pixels,
+        )
+    except Exception as exc:  # only MuPDF calls in there
         raise damaged_pdf(filename, f"page {number} cannot be rendered for OCR ({exc})") from exc
 
 
-def _ocr_image(image: Path, language: str) -> tuple[str, float]:
-    """Tesseract on one rendered page; the file is deleted as soon as it has been read.
+def read_page_image(image: np.ndarray, target: Path, config: OcrConfig) -> PageOcr:
+    """Preprocess and OCR one page image within config.page_timeout_s (thread-safe).
 
-    Tesseract errors (not installed, language data missing, timeout) are not the file's fault,
-    so they propagate and the stage retries instead of dead-lettering a good document.
+    Tesseract errors other than the time limit (not installed, language data missing) are not the
+    file's fault, so they propagate and the stage retries instead of dead-lettering a good document.
     """
+    deadline = time.monotonic() + config.page_timeout_s
+    try:
+        image = prepare(image, config.preprocess)
+        first = _tesseract(image, target, config, deadline)
+        if (
+            config.preprocess.orientation
+            and first.confidence < ORIENTATION_CHECK_BELOW
+            and first.words >= MIN_WORDS_FOR_ORIENTATION
+        ):
+            rotate = _orientation(image, target, deadline)
+            if rotate:
+                turned = rotate_quarter(image, rotate)
+                if config.preprocess.deskew:
+                    turned = deskew(turned)
+                second = _tesseract(turned, target, config, deadline)
+                if second.confidence > first.confidence:
+                    return PageOcr(second.text, second.confidence, rotated=rotate)
+        return PageOcr(first.text, first.confidence)
+    except _PageTimeout:
+        return PageOcr("", 0.0, error=f"OCR did not finish within {config.page_timeout_s:g} s")
+    finally:
+        target.unlink(missing_ok=True)
+
+
+@dataclass(frozen=True)
+class _Pass:
+    text: str
+    confidence: float
+    words: int
+
+
+def _remaining(deadline: float) -> float:
+    left = deadline - time.monotonic()
+    if left <= 0:
+        raise _PageTimeout
+    return left
+
+
+def _tesseract(image: np.ndarray, target: Path, config: OcrConfig, deadline: float) -> _Pass:
+    cv2.imwrite(str(target), image)  # PGM: no compression to pay for on either side
     try:
         data = pytesseract.image_to_data(
-            str(image),
-            lang=language,
+            str(target),
+            lang=config.language,
+            config=f"--psm {config.psm}",
             output_type=pytesseract.Output.DICT,
-            timeout=TESSERACT_TIMEOUT_S,
+            timeout=_remaining(deadline),
         )
-    finally:
-        image.unlink(missing_ok=True)
-    return text_from_tesseract(data)
+    except RuntimeError as exc:
+        if "timeout" in str(exc).lower():
+            raise _PageTimeout from exc
+        raise
+    min_line = NOISE_LINE_CONFIDENCE if config.drop_noise_lines else 0.0
+    text, confidence = text_from_tesseract(data, min_line_confidence=min_line)
+    return _Pass(text, confidence, _word_count(data))
 
 
-def text_from_tesseract(data: dict[str, list[Any]]) -> tuple[str, float]:
+def _word_count(data: dict[str, list[Any]]) -> int:
+    words = zip(data.get("text", []), data.get("conf", []), strict=False)
+    return sum(1 for word, conf in words if str(word).strip() and _as_float(conf) >= 0)
+
+
+def _orientation(image: np.ndarray, target: Path, deadline: float) -> int:
+    """Degrees to turn the page clockwise per Tesseract's OSD; 0 when OSD cannot tell.
+
+    OSD raises on pages with too few characters, and is sometimes wrong on sparse pages; both
+    only mean the page stays as it is (the caller keeps the better of the two readings anyway).
+    """
+    cv2.imwrite(str(target), image)
+    try:
+        osd = pytesseract.image_to_osd(str(target), output_type=pytesseract.Output.DICT, timeout=_remaining(deadline))
+    except pytesseract.TesseractError:
+        return 0
+    except RuntimeError as exc:
+        if "timeout" in str(exc).lower():
+            raise _PageTimeout from exc
+        raise
+    rotate = int(osd.get("rotate", 0)) % 360
+    return rotate if rotate in (90, 180, 270) else 0
+
+
+def text_from_tesseract(data: dict[str, list[Any]], *, min_line_confidence: float = 0.0) -> tuple[str, float]:
     """Rebuild text from Tesseract's word table, keeping its lines; confidence = mean word conf / 100.
 
-    Lines are joined by a newline and paragraphs by an empty line. A page without any word gives
-    ("", 0.0).
+    Lines are joined by a newline and paragraphs by an empty line. Lines whose mean word confidence
+    is below min_line_confidence are left out of the text (see NOISE_LINE_CONFIDENCE) but their words
+    still count in the confidence, so a page that is mostly noise still reads as unreliable.
+    A page without any word gives ("", 0.0).
     """
-    lines: dict[tuple[int, int, int], list[str]] = {}
+    lines: dict[tuple[int, int, int], list[tuple[str, float]]] = {}
     confidences: list[float] = []
     for i, word in enumerate(data.get("text", [])):
         word = str(word).strip()
@@ -101,16 +224,18 @@ def text_from_tesseract(data: dict[str, list[Any]]) -> tuple[str, float]:
         if not word or conf < 0:
             continue
         key = (int(data["block_num"][i]), int(data["par_num"][i]), int(data["line_num"][i]))
-        lines.setdefault(key, []).append(word)
+        lines.setdefault(key, []).append((word, conf))
         confidences.append(conf)
     if not confidences:
         return "", 0.0
     parts: list[str] = []
     previous: tuple[int, int] | None = None
-    for block, par, line in lines:  # dicts keep Tesseract's reading order
+    for (block, par, _line), words in lines.items():  # dicts keep Tesseract's reading order
+        if sum(conf for _, conf in words) / len(words) < min_line_confidence:
+            continue
         if previous is not None:
             parts.append("\n\n" if (block, par) != previous else "\n")
-        parts.append(" ".join(lines[(block, par, line)]))
+        parts.append(" ".join(word for word, _ in words))
         previous = (block, par)
     confidence = sum(confidences) / len(confidences) / 100
     return "".join(parts), min(max(confidence, 0.0), 1.0)

@@ -7,16 +7,16 @@ from services.extractor.email_reader import Attachment, email_attachments
 from services.extractor.formats import detect_format
 from services.extractor.isolation import IsolatedRunner
 from services.extractor.logic import BadInput, extract
+from services.extractor.policy import extract_options, review_verdict
 from shared import ledger
 from shared.broker import publish
-from shared.contracts import DocumentExtracted, DocumentSubmitted, MetadataHints, OcrOptions, Stage, Topic
+from shared.contracts import DocumentExtracted, DocumentSubmitted, MetadataHints, Stage, Topic
 from shared.stage import Outcome, StageContext, StageService, ToDeadLetter, ToReview
 from shared.storage import get_blob, original_key, put_blob, put_model, stage_key
 
 
 async def handle(event: DocumentSubmitted, ctx: StageContext) -> Outcome:
     settings = ctx.settings
-    ocr = event.ocr or OcrOptions()
     if event.size_bytes > settings.max_upload_bytes:
         raise ToDeadLetter(
             f'"{event.filename}" has {event.size_bytes} bytes, more than the limit of {settings.max_upload_bytes};'
@@ -32,11 +32,7 @@ async def handle(event: DocumentSubmitted, ctx: StageContext) -> Outcome:
             data,
             event.filename,
             label=f'"{event.filename}"',
-            ocr_language=ocr.language or settings.ocr_language,
-            ocr_dpi=ocr.dpi or settings.ocr_dpi,
-            max_pages=settings.max_pages,
-            ocr_workers=settings.ocr_workers,
-            max_bytes=settings.max_upload_bytes,
+            **extract_options(settings, event.ocr),
         )
         if detect_format(data, event.filename) == "eml":
             attachments = await asyncio.to_thread(
@@ -50,14 +46,13 @@ async def handle(event: DocumentSubmitted, ctx: StageContext) -> Outcome:
     key = await put_model(ctx.db, stage_key(event.document_id, event.version, Stage.EXTRACTED), document)
     ocr_pages = [p.number for p in document.pages if p.method == "ocr"]
     confidence = document.confidence
-    if confidence < settings.ocr_confidence_bar:
-        weak = document.weak_pages(settings.ocr_confidence_bar)
+    verdict = review_verdict(document, settings)  # the same rule `precedente inspect` shows
+    if verdict.needed:
         raise ToReview(
-            f"OCR confidence {confidence:.2f} is below the bar of {settings.ocr_confidence_bar:.2f}"
-            f" (weak pages: {', '.join(map(str, weak)) or 'none individually'}); check the scan or correct the text",
-            code="low_ocr_confidence",
-            weak_pages=weak,
-            confidence=confidence,
+            "; ".join(verdict.reasons),
+            code=verdict.code or "needs_review",
+            weak_pages=verdict.weak_pages,
+            confidence=verdict.confidence,
         )
     return Outcome(
         topic=Topic.EXTRACTED,

@@ -14,7 +14,8 @@ EMBED_BATCH = 16
 
 CHUNK_COLUMNS = [
     "document_id", "version", "ordinal", "text", "page_start", "page_end", "char_start", "char_end",
-    "token_count", "embedding", "document_type", "court", "document_date", "access_groups",
+    "token_count", "embedding", "document_type", "court", "document_date", "access_groups", "section_path",
+    "is_ementa", "relator", "judging_body", "citations",
 ]  # fmt: skip
 
 
@@ -59,6 +60,11 @@ async def handle(event: DocumentAnnotated, ctx: StageContext) -> Outcome:
                     meta.court,
                     meta.document_date,
                     list(access),
+                    c.section_path,
+                    c.is_ementa,
+                    meta.relator,
+                    meta.judging_body,
+                    meta.citations,
                 )  # fmt: skip
                 for c, vector in zip(chunks, vectors, strict=True)
             ],

@@ -10,10 +10,10 @@ from typing import Annotated, Any
 
 from fastapi import FastAPI, File, Form, HTTPException, Request, UploadFile
 from fastapi.responses import JSONResponse, Response
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, Field, ValidationError
 
 from services.search.deps import CallerDep, DbDep, visible_document
-from services.search.query import SearchRequest, SearchResult, hybrid_search
+from services.search.query import SearchRequest, SearchResult, facet_counts, hybrid_search
 from services.search.review import router as review_router
 from services.search.status import router as status_router
 from shared import ledger
@@ -27,6 +27,9 @@ from shared.storage import get_blob, original_key, put_blob
 
 class SearchResponse(BaseModel):
     results: list[SearchResult]
+    facets: dict[str, dict[str, int]] = Field(
+        default_factory=dict, description="Documents per value of document_type, court, relator, judging_body."
+    )
 
 
 class UploadAccepted(BaseModel):
@@ -49,6 +52,16 @@ class DocumentStatus(BaseModel):
     document_type: str | None
     court: str | None
     document_date: date | None
+    process_number: str | None
+    procedural_class: str | None
+    relator: str | None
+    judging_body: str | None
+    judgment_date: date | None
+    publication_date: date | None
+    parties: list[dict[str, str]]
+    subject: str | None
+    citations: list[str]
+    parent_document_id: uuid.UUID | None
     history: list[dict[str, Any]]
 
 
@@ -80,8 +93,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @app.post("/search", response_model=SearchResponse)
     async def search(body: SearchRequest, request: Request, who: CallerDep, pool: DbDep) -> SearchResponse:
         vector = await asyncio.to_thread(request.app.state.model.query, body.query)
-        results = await hybrid_search(pool, body, vector, who.groups, settings.search_candidates)
-        return SearchResponse(results=results)
+        results, facets = await asyncio.gather(
+            hybrid_search(pool, body, vector, who.groups, settings.search_candidates),
+            facet_counts(pool, body, vector, who.groups, settings.search_candidates),
+        )
+        return SearchResponse(results=results, facets=facets)
 
     @app.post("/documents", status_code=202, response_model=UploadAccepted)
     async def upload(
@@ -156,6 +172,16 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             document_type=row["document_type"],
             court=row["court"],
             document_date=row["document_date"],
+            process_number=row["process_number"],
+            procedural_class=row["procedural_class"],
+            relator=row["relator"],
+            judging_body=row["judging_body"],
+            judgment_date=row["judgment_date"],
+            publication_date=row["publication_date"],
+            parties=row["parties"],
+            subject=row["subject"],
+            citations=list(row["citations"]),
+            parent_document_id=row["parent_id"],
             history=[dict(h) for h in history],
         )
 

@@ -88,9 +88,9 @@ def test_scans_are_read_by_ocr_or_sent_to_review_with_their_reason(ingested: dic
 @pytest.mark.parametrize(
     ("filename", "page", "court"),
     [
-        ("stj_resp_1602076_sp_acordao.pdf", 4, "STJ"),
-        ("stj_agint_aresp_2560760_se_acordao.pdf", 4, "STJ"),
-        ("tjrj_agravo_instrumento_0017387-33.2017_acordao.pdf", 4, "TJRJ"),
+        ("stj_resp_1602076_sp_acordao.pdf", 4, "stj"),
+        ("stj_agint_aresp_2560760_se_acordao.pdf", 4, "stj"),
+        ("tjrj_agravo_instrumento_0017387-33.2017_acordao.pdf", 4, "tjrj"),
         ("parecer_pgjmg_procon_16-2022.pdf", 6, None),
     ],
 )
@@ -123,10 +123,20 @@ def test_a_concept_in_other_words_finds_the_passage(stack: RunningStack, ingeste
 
 def test_filters_apply_inside_the_search(stack: RunningStack, ingested: dict[str, dict]) -> None:
     query = "aplicação do Código de Defesa do Consumidor"
-    only_tjrj = stack.search(query, top_k=10, filters={"court": "TJRJ"})
-    assert only_tjrj and {r["court"] for r in only_tjrj} == {"TJRJ"}
-    parecer = stack.search(query, top_k=10, filters={"document_type": "parecer"})
+    # A selective filter (one small document out of eleven) still fills the list: filters are inside the scans.
+    only_tjrj = stack.search(query, top_k=10, filters={"court": "TJ-RJ"})
+    assert len(only_tjrj) == 10 and {r["court"] for r in only_tjrj} == {"tjrj"}
+    assert {r["court_label"] for r in only_tjrj} == {"TJRJ"}
+    parecer = stack.search(query, top_k=10, filters={"document_type": "Parecer"})
     assert parecer and {r["document_type"] for r in parecer} == {"parecer"}
+    relator = ingested["stj_resp_1602076_sp_acordao.pdf"]["relator"]
+    by_relator = stack.search(query, top_k=10, filters={"relator": relator})
+    assert by_relator and {r["document_id"] for r in by_relator} <= {
+        s["document_id"] for s in ingested.values() if s["relator"] == relator
+    }
+    citing = stack.search(query, top_k=20, filters={"cited_law": "Lei 8.078/1990"})
+    citing_ids = {s["document_id"] for s in ingested.values() if any(c.startswith("CDC") for c in s["citations"])}
+    assert citing and {r["document_id"] for r in citing} <= citing_ids
     dated = stack.search(query, top_k=10, filters={"date_from": "2024-01-01"})
     assert all(r["document_date"] >= "2024-01-01" for r in dated)
     assert stack.search(query, filters={"court": "TRF9"}) == []
@@ -222,3 +232,13 @@ def test_bad_files_end_in_review_or_deadletter_and_the_good_one_is_indexed(stack
         event = (dead if stage == "failed" else review)[ids[name]]
         assert words in event["reason"].lower() and event["stage"] == "extracted"
     assert ids["bom.docx"] not in dead and ids["bom.docx"] not in review
+
+
+def test_facets_count_the_documents_this_query_found(stack: RunningStack, ingested: dict[str, dict]) -> None:
+    body = {"query": "responsabilidade civil do fornecedor perante o consumidor", "top_k": 5}
+    facets = stack.client.post("/search", json=body).json()["facets"]
+    visible = [s for s in ingested.values() if s["stage"] == "indexed"]
+    assert 2 <= facets["court"]["stj"] <= sum(s["court"] == "stj" for s in visible)
+    assert sum(facets["document_type"].values()) <= len(visible) + 10  # documents, not chunks
+    filtered = stack.client.post("/search", json={**body, "filters": {"court": "stj"}}).json()["facets"]
+    assert set(filtered["court"]) == {"stj"} and filtered["court"]["stj"] == facets["court"]["stj"]

@@ -1,56 +1,59 @@
 """Annotator rules on the real sample PDFs (what each file really is, read from its text) and on
 small synthetic documents for the types the samples lack."""
 
+import time
 from datetime import date
 from pathlib import Path
 
 import pymupdf
 import pytest
 
-from services.annotator.logic import DOCUMENT_TYPES, UF_BY_STATE, annotate
+from services.annotator.logic import VERIFIED, annotate, merge
 from services.cleaner.logic import clean_pages
 from shared.contracts import MetadataHints
-from shared.payloads import DocumentMetadata, Page
+from shared.legal_codes import DOCUMENT_TYPES, UF_BY_STATE
+from shared.payloads import DocumentMetadata, Page, Party
 
 SHARED = Path(__file__).resolve().parents[3].parent / "shared"
 DOCS = SHARED / "docs"
 
-# (file, type, court, date, title), checked against the texts:
-# - STJ acórdãos: "Brasília (DF), 15 de setembro de 2016(Data do Julgamento)" and the class line.
+# (file, type, court, judgment date, title), checked against the texts:
+# - STJ acórdãos: "Brasília (DF), 15 de setembro de 2016(Data do Julgamento)", "JULGADO: 15/09/2016";
+#   the AgInt was judged in the virtual session "de 18/02/2025 a 24/02/2025" (signed on 26/02).
 # - TJRJ: "Rio de Janeiro, 07 de junho de 2017." closes the vote (signed 07/06/2017 too).
 # - TJSP: "São Paulo, 07 de agosto de 2024." closes the sentence; e-SAJ "Classe - Assunto" header.
 # - Parecer: "Belo Horizonte - MG, 21 de setembro de 2022." closes it (signatures are 20/10/2022).
 # - Petição: "Rio de Janeiro, 13 de setembro de 2022."; author: Ministério Público do Estado do RJ.
 EXPECTED = [
-    ("stj_resp_1602076_sp_acordao.pdf", "acórdão", "STJ", date(2016, 9, 15), "REsp 1.602.076/SP"),
-    ("stj_resp_1543564_sp_acordao.pdf", "acórdão", "STJ", date(2018, 9, 25), "REsp 1.543.564/SP"),
-    ("stj_resp_1433940_mg_acordao.pdf", "acórdão", "STJ", date(2017, 9, 26), "REsp 1.433.940/MG"),
-    ("stj_agint_aresp_2560760_se_acordao.pdf", "acórdão", "STJ", date(2025, 2, 26), "AgInt no AREsp 2.560.760/SE"),
+    ("stj_resp_1602076_sp_acordao.pdf", "acordao", "stj", date(2016, 9, 15), "REsp 1.602.076/SP"),
+    ("stj_resp_1543564_sp_acordao.pdf", "acordao", "stj", date(2018, 9, 25), "REsp 1.543.564/SP"),
+    ("stj_resp_1433940_mg_acordao.pdf", "acordao", "stj", date(2017, 9, 26), "REsp 1.433.940/MG"),
+    ("stj_agint_aresp_2560760_se_acordao.pdf", "acordao", "stj", date(2025, 2, 24), "AgInt no AREsp 2.560.760/SE"),
     (
         "tjrj_agravo_instrumento_0017387-33.2017_acordao.pdf",
-        "acórdão",
-        "TJRJ",
+        "acordao",
+        "tjrj",
         date(2017, 6, 7),
         "Agravo de Instrumento 0017387-33.2017.8.19.0000",
     ),
     (
         "tjsp_sentenca_vara_empresarial_arbitragem.pdf",
-        "sentença",
-        "TJSP",
+        "sentenca",
+        "tjsp",
         date(2024, 8, 7),
         "Cumprimento de sentença 1048106-30.2024.8.26.0100",
     ),
     (
         "parecer_pgjmg_procon_16-2022.pdf",
         "parecer",
-        "MPMG",
+        "mpmg",
         date(2022, 9, 21),
         "Parecer nº 16/2022 - PGJMG/PROCON-MG/SECP/ASJUP",
     ),
     (
         "mp_acao_civil_publica_peticao_inicial.pdf",
-        "petição",
-        "MPRJ",
+        "peticao",
+        "mprj",
         date(2022, 9, 13),
         "AÇÃO CIVIL PÚBLICA CONSUMERISTA com pedido de liminar",
     ),
@@ -69,20 +72,25 @@ def one_page(text: str) -> list[Page]:
     return [Page(number=1, text=text)]
 
 
+def core(m: DocumentMetadata) -> tuple:
+    return m.title, m.document_type, m.court, m.document_date
+
+
 # ----------------------------------------------------------------------------- real files
 
 
-@pytest.mark.parametrize("cleaned", [True, False], ids=["cleaned", "raw"])
-@pytest.mark.parametrize(("name", "document_type", "court", "document_date", "title"), EXPECTED)
-def test_real_documents(
-    name: str, document_type: str, court: str, document_date: date, title: str, cleaned: bool
-) -> None:
-    pages = read_pages(name)
-    if cleaned:  # what the pipeline feeds the annotator
-        pages = clean_pages(pages)
-    assert annotate(pages, name) == DocumentMetadata(
-        title=title, document_type=document_type, court=court, document_date=document_date
-    )
+@pytest.mark.parametrize("mode", ["cleaned+raw", "cleaned", "raw"])
+@pytest.mark.parametrize(("name", "document_type", "court", "judged", "title"), EXPECTED)
+def test_real_documents(name: str, document_type: str, court: str, judged: date, title: str, mode: str) -> None:
+    """What the service feeds (cleaned pages plus the raw ones), and either alone."""
+    raw = read_pages(name)
+    cleaned = clean_pages(raw)
+    if mode == "cleaned+raw":
+        metadata = annotate(cleaned, name, raw_pages=raw)
+    else:
+        metadata = annotate(cleaned if mode == "cleaned" else raw, name)
+    assert core(metadata) == (title, document_type, court, judged)
+    assert metadata.judgment_date == judged
 
 
 def test_hints_win_over_guesses_on_a_real_document() -> None:
@@ -91,7 +99,30 @@ def test_hints_win_over_guesses_on_a_real_document() -> None:
     metadata = annotate(clean_pages(read_pages(name)), name, hints)
     assert metadata.title == "Cláusula compromissória patológica"
     assert metadata.document_date == date(2016, 9, 30)
-    assert (metadata.document_type, metadata.court) == ("acórdão", "STJ")  # not hinted: guessed
+    assert (metadata.document_type, metadata.court) == ("acordao", "stj")  # not hinted: guessed
+    assert metadata.sources["title"] == metadata.sources["document_date"] == "hint"
+    assert metadata.sources["process_number"] == "rules"
+
+
+def test_twenty_five_pages_take_well_under_a_second() -> None:
+    raw = read_pages("mp_acao_civil_publica_peticao_inicial.pdf")
+    assert len(raw) == 25
+    pages = clean_pages(raw)
+    started = time.perf_counter()
+    annotate(pages, "x.pdf", raw_pages=raw)
+    assert time.perf_counter() - started < 0.5
+
+
+def test_verified_cnj_number_and_its_court() -> None:
+    name = "tjrj_agravo_instrumento_0017387-33.2017_acordao.pdf"
+    metadata = annotate(clean_pages(read_pages(name)), name)
+    assert metadata.process_number == "0017387-33.2017.8.19.0000"
+    assert metadata.sources["process_number"] == VERIFIED
+    assert metadata.parties == [
+        Party(name="CONSTRUÇÕES E COMÉRCIO CAMARGO CORRÊA S/A", role="agravante"),
+        Party(name="ENERGIA SUSTENTÁVEL DO BRASIL S/A", role="agravado"),
+    ]
+    assert (metadata.judging_body, metadata.procedural_class) == ("18ª Câmara Cível", "Agravo de Instrumento")
 
 
 # ---------------------------------------------------------------------------- synthetic
@@ -108,9 +139,11 @@ cláusula compromissória em contrato de adesão é nula.
 CONTRACT = """CONTRATO DE PRESTAÇÃO DE SERVIÇOS ADVOCATÍCIOS
 
 Pelo presente instrumento particular, as partes abaixo qualificadas ajustam o seguinte:
+CONTRATANTE: ACME INDÚSTRIA LTDA.
+CONTRATADA: SOUZA E LIMA ADVOGADOS
 
 CLÁUSULA PRIMEIRA – DO OBJETO
-O presente contrato tem por objeto a prestação de serviços jurídicos.
+O presente contrato tem por objeto a prestação de serviços jurídicos, nos termos do art. 22 da Lei 8.906/94.
 
 CLÁUSULA SEGUNDA – DOS HONORÁRIOS
 Os honorários serão de R$ 10.000,00, vencíveis em 10/04/2023.
@@ -121,39 +154,43 @@ São Paulo, 1º de março de 2023.
 
 def test_email() -> None:
     metadata = annotate(one_page(EMAIL), "minuta.eml")
-    assert metadata == DocumentMetadata(
-        title="Minuta do contrato de locação - cliente XPTO",
-        document_type="e-mail",
-        court=None,  # it discusses the STJ; it does not come from it
-        document_date=date(2022, 9, 13),
+    assert core(metadata) == (
+        "Minuta do contrato de locação - cliente XPTO",
+        "email",
+        None,  # it discusses the STJ; it does not come from it
+        date(2022, 9, 13),
     )
+    assert metadata.subject == "Minuta do contrato de locação - cliente XPTO"
+    assert metadata.citations == ["REsp 1.602.076/SP"]
 
 
 def test_email_with_rfc_2822_date() -> None:
     text = "From: a@b.com\nTo: c@d.com\nSubject: Re: prazo\nDate: Tue, 13 Sep 2022 15:40:19 -0300\n\nOk."
     metadata = annotate(one_page(text), "re.eml")
-    assert (metadata.document_type, metadata.title, metadata.document_date) == (
-        "e-mail",
-        "Re: prazo",
-        date(2022, 9, 13),
-    )
+    assert (metadata.document_type, metadata.title, metadata.document_date) == ("email", "Re: prazo", date(2022, 9, 13))
 
 
 def test_contract() -> None:
     metadata = annotate(one_page(CONTRACT), "contrato_honorarios.docx")
-    assert metadata == DocumentMetadata(
-        title="CONTRATO DE PRESTAÇÃO DE SERVIÇOS ADVOCATÍCIOS",
-        document_type="contrato",
-        court=None,
-        document_date=date(2023, 3, 1),  # the place-and-date line, "1º" included
+    assert core(metadata) == (
+        "CONTRATO DE PRESTAÇÃO DE SERVIÇOS ADVOCATÍCIOS",
+        "contrato",
+        None,
+        date(2023, 3, 1),  # the place-and-date line, "1º" included
     )
+    assert metadata.parties == [
+        Party(name="ACME INDÚSTRIA LTDA.", role="contratante"),
+        Party(name="SOUZA E LIMA ADVOGADOS", role="contratado"),
+    ]
+    assert metadata.citations == ["Lei 8.906/1994", "Lei 8.906/1994, art. 22"]
+    assert metadata.procedural_class is None and metadata.relator is None
 
 
-def test_all_hints_replace_all_guesses() -> None:
-    hints = MetadataHints(title="T", document_type="parecer", court="STF", document_date=date(2020, 1, 2))
-    assert annotate(one_page(EMAIL), "x.eml", hints) == DocumentMetadata(
-        title="T", document_type="parecer", court="STF", document_date=date(2020, 1, 2)
-    )
+def test_all_hints_replace_all_guesses_and_are_normalised() -> None:
+    hints = MetadataHints(title="T", document_type="Parecer", court="TJ-SP", document_date=date(2020, 1, 2))
+    assert core(annotate(one_page(EMAIL), "x.eml", hints)) == ("T", "parecer", "tjsp", date(2020, 1, 2))
+    hints = MetadataHints(document_type="Acórdão", court="TRE/SP")
+    assert core(annotate(one_page(EMAIL), "x.eml", hints))[1:3] == ("acordao", "tre_sp")
 
 
 def test_empty_hints_change_nothing() -> None:
@@ -163,14 +200,24 @@ def test_empty_hints_change_nothing() -> None:
 def test_monocratic_decision() -> None:
     text = """AGRAVO EM RECURSO ESPECIAL Nº 2123456 - RJ (2022/0123456-7)
 RELATOR : MINISTRO FULANO DE TAL
+AGRAVANTE : BANCO XYZ S/A
+AGRAVADO : JOÃO DA SILVA
 DECISÃO
 Trata-se de agravo interposto contra decisão que inadmitiu recurso especial.
 É o relatório. Decido.
+Incide a Súmula 7/STJ. Ante o exposto, conheço do agravo para não conhecer do recurso especial.
 Brasília, 03 de fevereiro de 2023.
 """
-    assert annotate(one_page(text), "d.pdf") == DocumentMetadata(
-        title="AREsp 2.123.456/RJ", document_type="decisão monocrática", court="STJ", document_date=date(2023, 2, 3)
-    )
+    metadata = annotate(one_page(text), "d.pdf")
+    assert core(metadata) == ("AREsp 2.123.456/RJ", "decisao_monocratica", "stj", date(2023, 2, 3))
+    assert metadata.process_number == "AREsp 2.123.456/RJ"
+    assert metadata.procedural_class == "Agravo em Recurso Especial"
+    assert metadata.relator == "Fulano de Tal"
+    assert metadata.parties == [
+        Party(name="BANCO XYZ S/A", role="agravante"),
+        Party(name="JOÃO DA SILVA", role="agravado"),
+    ]
+    assert metadata.citations == ["Súmula 7/STJ"]
 
 
 def test_despacho_skips_impossible_dates() -> None:
@@ -182,12 +229,10 @@ Intime-se a parte autora para manifestar-se no prazo de 15 dias.
 Belo Horizonte, 31/02/2021.
 Belo Horizonte, 10/03/2021.
 """
-    assert annotate(one_page(text), "despacho.pdf") == DocumentMetadata(
-        title="Processo 5001234-56.2021.8.13.0024",
-        document_type="despacho",
-        court="TJMG",
-        document_date=date(2021, 3, 10),
-    )
+    metadata = annotate(one_page(text), "despacho.pdf")
+    assert core(metadata) == ("Processo 5001234-56.2021.8.13.0024", "despacho", "tjmg", date(2021, 3, 10))
+    assert metadata.process_number == "5001234-56.2021.8.13.0024"
+    assert metadata.sources["process_number"] == "rules"  # its check digits do not hold
 
 
 def test_sentenca_by_formula_and_cnj_number_court() -> None:
@@ -195,17 +240,19 @@ def test_sentenca_by_formula_and_cnj_number_court() -> None:
 Vistos.
 Trata-se de ação de cobrança. Ante o exposto, JULGO PROCEDENTE o pedido.
 Curitiba, 5 de maio de 2021.
+MARIA DA SILVA
+Juíza Federal Substituta
 """
     metadata = annotate(one_page(text), "s.pdf")
-    assert (metadata.document_type, metadata.court, metadata.document_date) == ("sentença", "TRF4", date(2021, 5, 5))
+    assert (metadata.document_type, metadata.court, metadata.document_date) == ("sentenca", "trf4", date(2021, 5, 5))
+    assert metadata.relator == "Maria da Silva"  # the judge who signed it
 
 
 def test_normative_act() -> None:
     text = "LEI Nº 13.129, DE 26 DE MAIO DE 2015.\nAltera a Lei nº 9.307, de 23 de setembro de 1996."
     metadata = annotate(one_page(text), "lei.pdf")
-    assert metadata == DocumentMetadata(
-        title="LEI Nº 13.129, DE 26 DE MAIO DE 2015.", document_type="ato normativo", document_date=date(2015, 5, 26)
-    )
+    assert core(metadata) == ("LEI Nº 13.129, DE 26 DE MAIO DE 2015.", "ato_normativo", None, date(2015, 5, 26))
+    assert metadata.citations == ["Lei 13.129/2015", "Lei 9.307/1996"]
 
 
 def test_date_falls_back_to_first_full_date() -> None:
@@ -220,44 +267,53 @@ def test_date_falls_back_to_first_full_date() -> None:
 
 def test_title_falls_back_to_the_filename_stem() -> None:
     assert annotate([], "/uploads/minuta final.pdf").title == "minuta final"
-    assert annotate(one_page("1\n2\n"), "arquivo.txt") == DocumentMetadata(title="arquivo")
+    assert core(annotate(one_page("1\n2\n"), "arquivo.txt")) == ("arquivo", "outro", None, None)
+    assert annotate(one_page("1\n2\n"), "arquivo.txt").sources["title"] == "rules:filename"
 
 
 def test_types_are_from_the_fixed_list() -> None:
     texts = [EMAIL, CONTRACT, "SÚMULA 83\nNão se conhece do recurso especial.", "OFÍCIO Nº 12/2023\nSenhor Diretor,"]
     types = [annotate(one_page(t), "x").document_type for t in texts]
-    assert types == ["e-mail", "contrato", "súmula", "ato administrativo"]
+    assert types == ["email", "contrato", "sumula", "ato_administrativo"]
     assert set(types) <= set(DOCUMENT_TYPES)
+
+
+def test_internal_opinion_comes_from_the_firm() -> None:
+    text = "PARECER Nº 12/2023\nEMENTA: RESPONSABILIDADE SOLIDÁRIA. TERCEIRIZAÇÃO.\nConsulta-nos o cliente..."
+    metadata = annotate(one_page(text), "p.docx")
+    assert (metadata.document_type, metadata.court) == ("parecer", "interno")
+    assert metadata.subject == "RESPONSABILIDADE SOLIDÁRIA. TERCEIRIZAÇÃO."
 
 
 @pytest.mark.parametrize(
     ("header", "court"),
     [
-        ("SUPREMO TRIBUNAL FEDERAL", "STF"),
-        ("Superior Tribunal de Justiça", "STJ"),
-        ("TRIBUNAL SUPERIOR DO TRABALHO", "TST"),
-        ("Tribunal Superior Eleitoral", "TSE"),
-        ("SUPERIOR TRIBUNAL MILITAR", "STM"),
-        ("TRIBUNAL REGIONAL FEDERAL DA 3ª REGIÃO", "TRF3"),
-        ("Tribunal Regional Federal da Primeira Região", "TRF1"),
-        ("TRIBUNAL REGIONAL DO TRABALHO DA 15ª REGIÃO", "TRT15"),
-        ("Tribunal Regional Eleitoral de Minas Gerais", "TRE-MG"),
-        ("TRIBUNAL DE CONTAS DA UNIÃO", "TCU"),
-        ("TRIBUNAL DE CONTAS DO ESTADO DE SÃO PAULO", "TCE-SP"),
-        ("CONSELHO ADMINISTRATIVO DE RECURSOS FISCAIS", "CARF"),
-        ("TRIBUNAL DE JUSTIÇA DO ESTADO DO RIO DE JANEIRO", "TJRJ"),
-        ("Tribunal de Justiça do Estado do Pará", "TJPA"),
-        ("TRIBUNAL DE JUSTIÇA DO ESTADO DO MATO GROSSO DO SUL", "TJMS"),
-        ("Tribunal de Justiça de Mato Grosso", "TJMT"),
-        ("TRIBUNAL DE JUSTIÇA DO DISTRITO FEDERAL E DOS TERRITÓRIOS", "TJDFT"),
-        ("Poder Judiciário do Estado do Rio Grande do Sul", "TJRS"),
-        ("MINISTÉRIO PÚBLICO DO ESTADO DE MINAS GERAIS", "MPMG"),
-        ("MINISTÉRIO PÚBLICO FEDERAL", "MPF"),
-        ("PROCURADORIA-GERAL DE JUSTIÇA DO ESTADO DO PARANÁ", "MPPR"),
-        ("PGJMG - Assessoria Jurídica", "MPMG"),
-        ("Poder Judiciário\nTJ/SP - Comarca de Santos", "TJSP"),
-        ("e-STJ Fl. 3", "STJ"),
-        ("TRT-2 - Secretaria", "TRT2"),
+        ("SUPREMO TRIBUNAL FEDERAL", "stf"),
+        ("Superior Tribunal de Justiça", "stj"),
+        ("TRIBUNAL SUPERIOR DO TRABALHO", "tst"),
+        ("Tribunal Superior Eleitoral", "tse"),
+        ("SUPERIOR TRIBUNAL MILITAR", "stm"),
+        ("TRIBUNAL REGIONAL FEDERAL DA 3ª REGIÃO", "trf3"),
+        ("Tribunal Regional Federal da Primeira Região", "trf1"),
+        ("TRIBUNAL REGIONAL DO TRABALHO DA 15ª REGIÃO", "trt15"),
+        ("Tribunal Regional Eleitoral de Minas Gerais", "tre_mg"),
+        ("TRIBUNAL DE CONTAS DA UNIÃO", "tcu"),
+        ("TRIBUNAL DE CONTAS DO ESTADO DE SÃO PAULO", "tce_sp"),
+        ("CONSELHO ADMINISTRATIVO DE RECURSOS FISCAIS", "carf"),
+        ("AGÊNCIA NACIONAL DE TELECOMUNICAÇÕES", "anatel"),
+        ("TRIBUNAL DE JUSTIÇA DO ESTADO DO RIO DE JANEIRO", "tjrj"),
+        ("Tribunal de Justiça do Estado do Pará", "tjpa"),
+        ("TRIBUNAL DE JUSTIÇA DO ESTADO DO MATO GROSSO DO SUL", "tjms"),
+        ("Tribunal de Justiça de Mato Grosso", "tjmt"),
+        ("TRIBUNAL DE JUSTIÇA DO DISTRITO FEDERAL E DOS TERRITÓRIOS", "tjdft"),
+        ("Poder Judiciário do Estado do Rio Grande do Sul", "tjrs"),
+        ("MINISTÉRIO PÚBLICO DO ESTADO DE MINAS GERAIS", "mpmg"),
+        ("MINISTÉRIO PÚBLICO FEDERAL", "mpf"),
+        ("PROCURADORIA-GERAL DE JUSTIÇA DO ESTADO DO PARANÁ", "mppr"),
+        ("PGJMG - Assessoria Jurídica", "mpmg"),
+        ("Poder Judiciário\nTJ/SP - Comarca de Santos", "tjsp"),
+        ("e-STJ Fl. 3", "stj"),
+        ("TRT-2 - Secretaria", "trt2"),
         ("(DESEMBARGADOR CONVOCADO TJRS)", None),  # a judge's home court, not the document's
         ("Documento sem cabeçalho de tribunal", None),
     ],
@@ -269,11 +325,41 @@ def test_court_names_and_acronyms(header: str, court: str | None) -> None:
 @pytest.mark.parametrize("state", sorted(UF_BY_STATE))
 def test_every_state_court(state: str) -> None:
     assert annotate(one_page(f"TRIBUNAL DE JUSTIÇA DO ESTADO DE {state}"), "x").court in (
-        f"TJ{UF_BY_STATE[state]}",
-        "TJDFT",
+        f"tj{UF_BY_STATE[state].lower()}",
+        "tjdft",
     )
 
 
 def test_cited_courts_further_down_are_not_taken() -> None:
     body = "Trata-se de nota interna. " * 100 + "Conforme o Superior Tribunal de Justiça e o TJSP, ..."
     assert annotate(one_page("Nota interna\n" + body), "x").court is None
+
+
+# -------------------------------------------------------------------------------- merge
+
+
+def test_merge_keeps_verified_fields_and_takes_the_rest() -> None:
+    text = """PODER JUDICIÁRIO
+TRIBUNAL DE JUSTIÇA DO ESTADO DO RIO DE JANEIRO
+AGRAVO DE INSTRUMENTO Nº 0017387-33.2017.8.19.0000
+ACÓRDÃO
+Vistos, relatados e discutidos estes autos, acordam os Desembargadores da Décima Oitava Câmara Cível.
+Rio de Janeiro, 07 de junho de 2017.
+"""
+    rules = annotate(one_page(text), "a.pdf")
+    assert rules.sources["process_number"] == VERIFIED
+    other = DocumentMetadata(
+        title="(llm)",
+        process_number="0017387-00.2017.8.19.0000",  # a misread: the checked number stays
+        relator="Cláudio Dell'Orto",
+        subject="Antecipação de tutela em ação anulatória de sentença arbitral",
+        citations=["Lei 9.307/1996, art. 33"],
+    )
+    merged = merge(rules, other)
+    assert merged.process_number == "0017387-33.2017.8.19.0000"
+    assert (merged.relator, merged.sources["relator"]) == ("Cláudio Dell'Orto", "llm")
+    assert merged.subject == other.subject
+    assert merged.judging_body == "18ª Câmara Cível"  # the other extractor had nothing: rules stay
+    assert merged.citations[-1] == "Lei 9.307/1996, art. 33"
+    hinted = annotate(one_page(text), "a.pdf", MetadataHints(title="Meu título"))
+    assert merge(hinted, other).title == "Meu título"  # hints are never overridden

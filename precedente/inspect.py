@@ -1,0 +1,88 @@
+"""`precedente inspect FILE`: what the pipeline makes of one file, in this process.
+
+Runs the extractor's and the cleaner's logic directly (no broker, no database) with the same
+settings and the same review rule as the extractor stage (services/extractor/policy.py), so an
+operator can see why a file went to review, or check a scan before uploading it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+
+from services.cleaner.logic import clean_pages
+from services.extractor.logic import BadInput, extract
+from services.extractor.policy import extract_options, review_verdict
+from shared.payloads import PAGE_SEPARATOR, Page
+from shared.settings import Settings
+
+
+@dataclass(frozen=True)
+class Inspection:
+    """Cleaned pages and the review verdict. disposition: None (goes on), "review" or "deadletter"."""
+
+    pages: list[Page] = field(default_factory=list)
+    reasons: list[str] = field(default_factory=list)
+    disposition: str | None = None
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def review_needed(self) -> bool:
+        return self.disposition is not None
+
+    @property
+    def text(self) -> str:
+        return PAGE_SEPARATOR.join(page.text for page in self.pages)
+
+
+def inspect_file(path: Path, settings: Settings) -> Inspection:
+    """Extract and clean `path` as the stages would, and say whether it would go to review and why."""
+    try:
+        document = extract(path.read_bytes(), path.name, **extract_options(settings))
+    except BadInput as bad:
+        return Inspection(reasons=[bad.reason], disposition=bad.disposition)
+    verdict = review_verdict(document, settings)
+    return Inspection(
+        pages=clean_pages(document.pages),
+        reasons=verdict.reasons,
+        disposition="review" if verdict.needed else None,
+        warnings=list(document.warnings),
+    )
+
+
+def inspection_json(inspection: Inspection) -> dict[str, Any]:
+    """The --json output: pages (number, method, confidence, text), the joined text, the review verdict."""
+    return {
+        "pages": [
+            {"number": p.number, "method": p.method, "confidence": round(p.confidence, 4), "text": p.text}
+            for p in inspection.pages
+        ],
+        "text": inspection.text,
+        "review": {
+            "needed": inspection.review_needed,
+            "reasons": inspection.reasons,
+            "disposition": inspection.disposition,
+        },
+    }
+
+
+def print_inspection(inspection: Inspection, console: Console) -> None:
+    """A readable report: each page's method, confidence and cleaned text, then the verdict."""
+    for page in inspection.pages:
+        confidence = f"confidence {page.confidence:.2f}"
+        error = f" — FAILED: {page.error}" if page.error else ""
+        console.rule(f"page {page.number} · {page.method} · {confidence}{error}", style="dim")
+        console.print(page.text or "[dim](no text)[/dim]", markup=not page.text, highlight=False)
+    for warning in inspection.warnings:
+        console.print(f"[yellow]warning:[/yellow] {warning}", highlight=False)
+    console.rule()
+    if not inspection.review_needed:
+        console.print(f"[green]no review needed[/green]: {len(inspection.pages)} page(s) go on to the cleaner")
+        return
+    where = "dead-letter" if inspection.disposition == "deadletter" else "review"
+    console.print(f"[red]{where}[/red]", highlight=False)
+    for reason in inspection.reasons:
+        console.print(f"  - {reason}", markup=False, highlight=False)

@@ -1,0 +1,86 @@
+"""CNJ unified case numbers (Resolução CNJ 65/2008): NNNNNNN-DD.AAAA.J.TR.OOOO.
+
+DD are check digits under ISO 7064 mod 97-10: the number read as NNNNNNN AAAA J TR OOOO DD is 1
+modulo 97. A number that passes is almost surely a real case number (a typo passes with
+probability 1/97), which is why the annotator trusts a checked number over any guess, and why a
+bare run of 20 digits that passes can be read as a case number.
+"""
+
+import re
+
+from shared.legal_codes import UFS
+
+CNJ_PATTERN = r"(?<![\d.-])(?P<n>\d{7})-\s?(?P<dd>\d{2})\.(?P<a>\d{4})\.(?P<j>\d)\.(?P<tr>\d{2})\.(?P<o>\d{4})(?![\d])"
+CNJ = re.compile(CNJ_PATTERN)
+CNJ_DIGITS = re.compile(r"(?<![\d./-])(?P<n>\d{7})(?P<dd>\d{2})(?P<a>\d{4})(?P<j>\d)(?P<tr>\d{2})(?P<o>\d{4})(?![\d])")
+
+# TR of the state courts (J = 8) and of the regional electoral courts (J = 6): the states in
+# alphabetical order of their names, as Resolução 65/2008 numbers them.
+_TR_ORDER = [
+    "AC",
+    "AL",
+    "AP",
+    "AM",
+    "BA",
+    "CE",
+    "DF",
+    "ES",
+    "GO",
+    "MA",
+    "MT",
+    "MS",
+    "MG",
+    "PA",
+    "PB",
+    "PR",
+    "PE",
+    "PI",
+    "RJ",
+    "RN",
+    "RS",
+    "RO",
+    "RR",
+    "SC",
+    "SE",
+    "SP",
+    "TO",
+]
+UF_BY_TR = {f"{i:02d}": uf for i, uf in enumerate(_TR_ORDER, start=1)}
+assert set(UF_BY_TR.values()) == UFS
+
+
+def check_digits(n: str, a: str, j: str, tr: str, o: str) -> str:
+    """The two check digits of a CNJ number (ISO 7064 mod 97-10)."""
+    return f"{98 - int(n + a + j + tr + o + '00') % 97:02d}"
+
+
+def is_valid(number: str) -> bool:
+    """Whether a CNJ number (formatted or 20 bare digits) has the right check digits."""
+    match = CNJ.fullmatch(number) or CNJ_DIGITS.fullmatch(number)
+    if not match:
+        return False
+    g = match.groupdict()
+    return g["dd"] == check_digits(g["n"], g["a"], g["j"], g["tr"], g["o"])
+
+
+def format_number(match: re.Match[str]) -> str:
+    g = match.groupdict()
+    return f"{g['n']}-{g['dd']}.{g['a']}.{g['j']}.{g['tr']}.{g['o']}"
+
+
+def court_of(number: str) -> str | None:
+    """The court code a CNJ number's J.TR segment names ("8.26" -> "tjsp", "4.03" -> "trf3")."""
+    match = CNJ.fullmatch(number) or CNJ_DIGITS.fullmatch(number)
+    if not match:
+        return None
+    j, tr = match["j"], match["tr"]
+    if j == "8":
+        uf = UF_BY_TR.get(tr)
+        return None if uf is None else ("tjdft" if uf == "DF" else f"tj{uf.lower()}")
+    if j == "4" and 1 <= int(tr) <= 6:
+        return f"trf{int(tr)}"
+    if j == "5" and 1 <= int(tr) <= 24:
+        return f"trt{int(tr)}"
+    if j == "6" and tr in UF_BY_TR:
+        return f"tre_{UF_BY_TR[tr].lower()}"
+    return {"1": "stf", "2": "cnj", "3": "stj", "5": "tst", "6": "tse", "7": "stm"}.get(j) if tr == "00" else None

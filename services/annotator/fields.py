@@ -1,0 +1,535 @@
+"""The legal fields read from a document's caption and formulas: case number, procedural class,
+rapporteur, judging body, parties, subject and publication date.
+
+Each reader looks where the field is printed (the caption labels "RELATOR : ...", "AGRAVANTE: ...",
+the judgment formula "acordam os Ministros da Terceira Turma", the e-SAJ header "Classe - Assunto",
+the DJe footer) and returns None rather than guess from the body, where names, numbers and dates
+mostly belong to the cases a decision cites.
+"""
+
+import re
+from datetime import date
+from typing import TYPE_CHECKING, NamedTuple
+
+from services.annotator import cnj
+from shared.legal_codes import DECISION_TYPES, fold
+from shared.payloads import PAGE_SEPARATOR, Page, Party
+
+if TYPE_CHECKING:  # imported for type checking only (no import cycle at run time)
+    from services.annotator.logic import _Text
+    from services.chunker.sections import Section
+
+SUBJECT_MAX = 600
+"""A subject is the ementa's keyword heading, cut at a sentence end within this many characters."""
+
+
+class Caption(NamedTuple):
+    """The class line of a case ("AgInt no AGRAVO EM RECURSO ESPECIAL Nº 2560760 - SE")."""
+
+    prefix: str  # "AgInt no "
+    cls: str  # the class as printed: "AGRAVO EM RECURSO ESPECIAL"
+    short: str | None  # its abbreviation when a higher court's: "AREsp"
+    number: str  # "2560760" or a CNJ number
+    uf: str | None
+
+
+# ---------------------------------------------------------------------------------- case number
+
+_CLASS_PREFIXES = {
+    "AgInt": "Agravo Interno",
+    "AgRg": "Agravo Regimental",
+    "AgR": "Agravo Regimental",
+    "EDcl": "Embargos de Declaração",
+    "ED": "Embargos de Declaração",
+}
+_PROCESS_LABEL = re.compile(
+    r"(?:\bProcesso(?:\s+(?:SEI|Administrativo|Eletronico))?|\bAutos|\[Identificacao do processo\])\s*"
+    r"(?:n[º°o.]*\s*|N[º°O]\s*)?:?\s*(?P<num>\d[\d.]*\d(?:[/-]\d+)*(?:-\d+)?)",
+    re.I,
+)
+
+
+def process_number(doc: "_Text", document_type: str, caption: Caption | None) -> tuple[str | None, bool]:
+    """(number, verified): the CNJ number of the document's own case when its letterhead or caption
+    prints one (verified by its check digits), else the higher-court form of the caption
+    ("REsp 1.602.076/SP"), else a labelled administrative process number ("Processo SEI: ...")."""
+    for match in cnj.CNJ.finditer(doc.header):
+        number = cnj.format_number(match)
+        return number, cnj.is_valid(number)
+    for match in cnj.CNJ.finditer(doc.head[:4000]):
+        if re.search(r"\b(?:Processo|Autos)\b[^\n]{0,20}$", doc.head[max(0, match.start() - 40) : match.start()], re.I):
+            number = cnj.format_number(match)
+            return number, cnj.is_valid(number)
+    if caption is not None and caption.short and not cnj.CNJ.fullmatch(caption.number):
+        return _higher_court_id(caption), False
+    if document_type in ("peticao",):
+        return None, False
+    match = _PROCESS_LABEL.search(fold(doc.head[:3000]))
+    if match:
+        return match["num"].rstrip("/-"), False
+    return None, False
+
+
+def _higher_court_id(caption: Caption) -> str:
+    number = caption.number
+    if number.isdigit() and len(number) > 3:
+        number = f"{int(number):,}".replace(",", ".")
+    prefix = re.sub(r"\s+", " ", caption.prefix)
+    ident = f"{prefix}{caption.short} {number}"
+    return f"{ident}/{caption.uf}" if caption.uf else ident
+
+
+# ------------------------------------------------------------------------------------ class
+
+# Classes of the CNJ's procedural tables that petitions name ("AÇÃO CIVIL PÚBLICA CONSUMERISTA").
+_ACTION_CLASSES = [
+    "Ação Civil Pública",
+    "Ação Popular",
+    "Ação de Improbidade Administrativa",
+    "Ação Civil Coletiva",
+    "Ação Declaratória de Inconstitucionalidade",
+    "Ação Direta de Inconstitucionalidade",
+    "Ação Declaratória",
+    "Ação Anulatória",
+    "Ação de Cobrança",
+    "Ação de Despejo",
+    "Ação Monitória",
+    "Ação Rescisória",
+    "Ação de Indenização",
+    "Ação Indenizatória",
+    "Ação de Obrigação de Fazer",
+    "Ação Revisional",
+    "Ação de Execução",
+    "Ação Cautelar",
+    "Ação de Consignação em Pagamento",
+    "Ação de Usucapião",
+    "Ação Possessória",
+    "Ação de Reintegração de Posse",
+    "Mandado de Segurança Coletivo",
+    "Mandado de Segurança",
+    "Habeas Corpus",
+    "Habeas Data",
+    "Reclamação Trabalhista",
+    "Execução de Título Extrajudicial",
+    "Embargos à Execução",
+    "Cumprimento de Sentença",
+    "Procedimento Comum",
+]
+_SMALL = frozenset(
+    {"a", "à", "ao", "aos", "as", "às", "com", "da", "das", "de", "do", "dos", "e", "em", "na", "nas", "no", "nos"}
+    | {"o", "os", "ou", "para", "pela", "pelo", "por"}
+)
+
+
+def title_case(text: str) -> str:
+    """ "AGRAVO DE INSTRUMENTO" -> "Agravo de Instrumento"; apostrophes keep the next letter upper
+    ("DELL´ORTO" -> "Dell'Orto")."""
+    text = re.sub(r"[´`’]", "'", text)
+    words = text.lower().split()
+    out = []
+    for i, word in enumerate(words):
+        if i and word in _SMALL:
+            out.append(word)
+            continue
+        out.append("'".join(part[:1].upper() + part[1:] for part in word.split("'")))
+    return " ".join(out)
+
+
+def procedural_class(doc: "_Text", document_type: str, caption: Caption | None) -> str | None:
+    """The class of the document's own case: from its caption, its e-SAJ "Classe" label, or the
+    action a petition brings. None for documents that are not part of a judicial case."""
+    if document_type not in DECISION_TYPES and document_type != "peticao":
+        return None
+    if caption is not None:
+        prefixes = re.findall(r"(AgInt|AgRg|AgR|EDcl|ED)\s+(n[oa]s?)", caption.prefix)
+        text = "".join(f"{_CLASS_PREFIXES[p]} {n.lower()} " for p, n in prefixes)
+        return text + title_case(re.sub(r"\s+", " ", caption.cls))
+    esaj = re.search(r"Classe(?:\s*-\s*Assunto)?\s*:?\s*\n?\s*(?P<cls>[^\n]+?)\s*(?:\s-\s|\n|$)", doc.head, re.I)
+    if esaj:
+        return title_case(esaj["cls"])
+    for _, line in doc.head_lines[:60]:
+        folded = fold(line).upper()
+        if not folded.startswith("ACAO") and not folded.startswith(("MANDADO", "HABEAS", "EXECUCAO", "EMBARGOS")):
+            continue
+        for name in sorted(_ACTION_CLASSES, key=len, reverse=True):
+            if folded.startswith(fold(name).upper()):
+                return name
+        caps = re.match(r"[A-ZÀ-Ý ]{6,}", line)
+        return title_case(caps.group().strip()) if caps else None
+    return None
+
+
+# ---------------------------------------------------------------------------------- relator
+
+_TITLES = re.compile(
+    r"^(?:(?:O|A)\s+)?(?:EXM[OA]\.?\s+SR[A]?\.?\s+|Exm[oa]\.?\s+Sr[a]?\.?\s+)?"
+    r"(?:MINISTR[OA]|Ministr[oa]|DESEMBARGADOR[A]?|Desembargador[a]?|DES(?:A)?\.|Des(?:a)?\.|MIN\.|Min\.|"
+    r"JUIZ[A]?(?:\s+DE\s+DIREITO)?|Juiz[a]?(?:\s+de\s+Direito)?|CONSELHEIR[OA]|Conselheir[oa]|DR[A]?\.|Dr[a]?\.|"
+    r"Dr\(a\)\.)\s+"
+)
+_RELATOR_LABEL = re.compile(r"^RELATOR(?:A|\(A\))?\s*(?:DO\s+\w+\s*)?(?::\s*(?P<inline>.+))?$", re.I)
+_JUDGE_LABEL = re.compile(r"^Ju[ií]z(?:a|\(a\))?(?:\s+de\s+Direito)?(?:\s+Substitut[oa])?\s*:\s*(?P<name>.+)$", re.I)
+_SIGNS_AS = re.compile(
+    r"^(?:(?:DESEMBARGADOR|Desembargador|MINISTR[OA]|Ministr[oa]|JUIZ|Juiz)[A-Za-z()]*\s+)?(?:RELATOR|Relator)(?:A|a|\(a\))?$"
+    r"|^(?:JU[IÍ]Z|Ju[ií]z)(?:A|a|\(a\))?\s+(?:DE\s+DIREITO|de\s+Direito|FEDERAL|Federal)(?:\s+SUBSTITUT[OA]|\s+Substitut[oa])?$"
+)
+_ROLE_LABELS = re.compile(
+    r"^(?:RECORRENTE|RECORRID[OA]|AGRAVANTE|AGRAVAD[OA]|APELANTE|APELAD[OA]|EMBARGANTE|EMBARGAD[OA]|IMPETRANTE|"
+    r"IMPETRAD[OA]|AUTORA?|R[EÉ]U|R[EÉ]|REQUERENTE|REQUERID[OA]|INTERES\w*|ADVOGAD[OA]S?|PROCURADOR\w*|PACIENTE|"
+    r"EXEQUENTE|EXECUTAD[OA])\.?\s*(?::|$)"
+)
+
+
+def _clean_name(value: str) -> str | None:
+    value = re.sub(r"\(.*?\)|\(.*$", "", value)  # "(DESEMBARGADOR CONVOCADO TJRS)"
+    value = re.sub(r":\d+.*$", "", value)  # "CLAUDIO ... ORTO:14566 Assinado em ..."
+    value = value.strip(" :,-")
+    while True:
+        stripped = _TITLES.sub("", value)
+        if stripped == value:
+            break
+        value = stripped
+    value = re.sub(r",?\s*Relator(?:a)?\b.*$", "", value, flags=re.I).strip(" :,-")
+    if not re.search(r"[A-Za-zÀ-ÿ]{2}", value) or len(value) > 80:
+        return None
+    return title_case(value)
+
+
+def relator(doc: "_Text", document_type: str) -> str | None:
+    """The rapporteur of a collegiate decision, or the judge of a single-judge one: the caption's
+    "RELATOR(A) :" label, a "Juiz(a) de Direito:" label, or the name signed above "Relator"."""
+    if document_type not in DECISION_TYPES:
+        return None
+    lines = [line for _, line in doc.head_lines]
+    for i, line in enumerate(lines[:80]):
+        label = _RELATOR_LABEL.match(line)
+        if not label:
+            continue
+        parts = [label["inline"]] if label["inline"] else []
+        for following in lines[i + 1 : i + 8]:
+            if parts and (_ROLE_LABELS.match(following) or following.startswith("(")):
+                break
+            if not parts and not following.startswith(":"):
+                break
+            parts.append(following.lstrip(": "))
+        name = _clean_name(" ".join(parts)) if parts else None
+        if name:
+            return name
+    for _, line in doc.head_lines[:60]:
+        judge = _JUDGE_LABEL.match(line)
+        if judge:
+            return _clean_name(judge["name"])
+    all_lines = [line.strip() for line in doc.full.splitlines() if line.strip()]
+    for i, line in enumerate(all_lines[1:], start=1):
+        if _SIGNS_AS.match(line):
+            name = _clean_name(all_lines[i - 1])
+            if name and not re.search(r"\d", name):
+                return name
+    return None
+
+
+# ------------------------------------------------------------------------------ judging body
+
+_UNITS = {"primeir": 1, "segund": 2, "terceir": 3, "quart": 4, "quint": 5, "sext": 6, "setim": 7, "oitav": 8, "non": 9}
+_TENS = {"decim": 10, "vigesim": 20, "trigesim": 30, "quadragesim": 40, "quinquagesim": 50}
+_UNIT_WORD = r"(?:primeir|segund|terceir|quart|quint|sext|setim|oitav|non)[ao]"
+_ORDINAL_WORD = rf"(?:(?:decim|vigesim|trigesim|quadragesim|quinquagesim)[ao](?:\s+{_UNIT_WORD})?|{_UNIT_WORD})"
+_BODY = (
+    r"(?P<ord>\d{1,2}\s*[ªºa°o]|"
+    + _ORDINAL_WORD
+    + r")\s+(?P<kind>Turma(?:\s+(?:Recursal|Civel|Criminal|Especializada))?|"
+    r"C[aâ]mara(?:\s+(?:Civel|Criminal|de\s+Direito\s+(?:Privado|Publico|Empresarial)|Especial|Reservada[\w\s]{0,40}?))?|"
+    r"Se[cç][aã]o(?:\s+(?:Civel|Criminal))?|Grupo\s+de\s+C[aâ]maras(?:\s+Civeis)?)"
+    r"|(?P<named>Corte\s+Especial|[OÓ]rg[aã]o\s+Especial|Tribunal\s+Pleno|Plen[aá]rio)"
+)
+_FORMULA = re.compile(
+    r"\b(?:acordam|decide|decidiu|certifico\s+que\s+a\s+egregia)\b[^.]{0,160}?\b(?:" + _BODY + r")", re.I
+)
+_BODY_LINE = re.compile(r"^\s*(?:" + _BODY + r")\b", re.I)
+_VARA = re.compile(r"^\s*(?P<n>\d{1,3})\s*[ªºa]?\s+(?P<rest>(?:VARA|JUIZADO)\b[^\n]{0,80})$", re.I | re.M)
+
+
+def _ordinal(text: str) -> int | None:
+    text = fold(text).lower().strip()
+    digits = re.match(r"\d+", text)
+    if digits:
+        return int(digits.group())
+    total = 0
+    for word in text.split():
+        stem = word[:-1]
+        total += _TENS.get(stem, 0) + _UNITS.get(stem, 0)
+    return total or None
+
+
+def _body_name(match: re.Match[str]) -> str:
+    if match["named"]:
+        return title_case(fold(match["named"]).replace("Orgao", "Órgão").replace("Plenario", "Plenário"))
+    kind = title_case(re.sub(r"\s+", " ", match["kind"]))
+    kind = (
+        kind.replace("Camara", "Câmara")
+        .replace("Civel", "Cível")
+        .replace("Secao", "Seção")
+        .replace("Publico", "Público")
+    )
+    return f"{_ordinal(match['ord'])}ª {kind}"
+
+
+def judging_body(doc: "_Text", document_type: str) -> str | None:
+    """The Turma, Câmara or Seção that judged (from the judgment formula or the judgment certificate,
+    ordinals as numbers: "3ª Turma", "18ª Câmara Cível"), or the Vara of a first-instance decision."""
+    if document_type not in DECISION_TYPES:
+        return None
+    text = fold(doc.full)
+    match = _FORMULA.search(text)
+    if match:
+        return _body_name(match)
+    certificate = re.search(r"(?:CERTIDAO|TERMO)\s+DE\s+JULGAMENTO\s*\n\s*(?P<line>[^\n]+)", text)
+    if certificate:
+        line = _BODY_LINE.match(certificate["line"])
+        if line:
+            return _body_name(line)
+    vara = _VARA.search(fold(doc.header))
+    if vara:
+        rest = title_case(re.sub(r"\s+", " ", vara["rest"]).strip())
+        return f"{int(vara['n'])}ª {rest}"
+    for _, line in doc.head_lines[:10]:
+        match = _BODY_LINE.match(fold(line))
+        if match:
+            return _body_name(match)
+    return None
+
+
+# ---------------------------------------------------------------------------------- parties
+
+_ROLES = {
+    "RECORRENTE": "recorrente",
+    "RECORRIDO": "recorrido",
+    "RECORRIDA": "recorrido",
+    "AGRAVANTE": "agravante",
+    "AGRAVADO": "agravado",
+    "AGRAVADA": "agravado",
+    "APELANTE": "apelante",
+    "APELADO": "apelado",
+    "APELADA": "apelado",
+    "EMBARGANTE": "embargante",
+    "EMBARGADO": "embargado",
+    "EMBARGADA": "embargado",
+    "IMPETRANTE": "impetrante",
+    "IMPETRADO": "impetrado",
+    "IMPETRADA": "impetrado",
+    "AUTOR": "autor",
+    "AUTORA": "autor",
+    "REU": "reu",
+    "RE": "reu",
+    "REQUERENTE": "requerente",
+    "REQUERIDO": "requerido",
+    "REQUERIDA": "requerido",
+    "EXEQUENTE": "exequente",
+    "EXECUTADO": "executado",
+    "EXECUTADA": "executado",
+    "IMPUGNANTE": "impugnante",
+    "IMPUGNADO": "impugnado",
+    "INTERESSADO": "interessado",
+    "INTERESSADA": "interessado",
+    "INTERES": "interessado",
+    "PACIENTE": "paciente",
+    "RECLAMANTE": "reclamante",
+    "RECLAMADO": "reclamado",
+    "RECLAMADA": "reclamado",
+    "SUSCITANTE": "suscitante",
+    "SUSCITADO": "suscitado",
+    "CONTRATANTE": "contratante",
+    "CONTRATADO": "contratado",
+    "CONTRATADA": "contratado",
+}
+_ROLE_LINE = re.compile(r"^(?P<role>[A-Z]{2,12})\.?(?:\(A\)|\(S\))?\s*(?::\s*(?P<value>.*))?$")
+_STOP = re.compile(r"^(?:EMENTA|ACORDAO|RELATORIO|VOTO|DECISAO|Vistos|CERTIDAO|E\s?M\s?E\s?N\s?T\s?A)\b")
+_OTHER_LABEL = re.compile(
+    r"^(?:ADVOGAD[OA]S?|PROCURADOR(?:ES|A)?|RELATOR[A]?|ORIGEM|JUIZ[A]?|PRESIDENTE)\b|^[A-Z][A-Za-z()]+\s*:", re.I
+)
+
+
+def _role(line: str) -> str | None:
+    match = _ROLE_LINE.match(line)
+    return _ROLES.get(match["role"].upper()) if match else None
+
+
+def _clean_party(value: str) -> str | None:
+    value = re.sub(r"\s+", " ", value).strip(" ;,")
+    value = re.sub(r"\s+(?:E|e)\s+OUTR[OA]S?(?:\(S\))?$|\s+e\s+outr[oa]s?$", "", value).strip(" -")
+    if len(re.findall(r"[A-Za-zÀ-ÿ]", value)) < 2 or len(value) > 150:
+        return None
+    return value
+
+
+def parties(doc: "_Text", document_type: str) -> list[Party]:
+    """The parties of the document's own case and their roles: the caption labels of a decision
+    ("RECORRENTE : NAME", "AGRAVADA: NAME"), or who files against whom in a petition."""
+    found: list[Party] = []
+    if document_type == "peticao":
+        return _petition_parties(doc)
+    lines = [fold(line) for _, line in doc.head_lines]
+    originals = [line for _, line in doc.head_lines]
+    positions = [pos for pos, _ in doc.head_lines]
+
+    def blank_between(a: int, b: int) -> bool:
+        return bool(re.search(r"\n[ \t]*\n", doc.head[positions[a] : positions[b]]))
+
+    i = 0
+    while i < min(len(lines), 120):
+        if _STOP.match(lines[i]) and found:
+            break
+        role = _role(lines[i])
+        match = _ROLE_LINE.match(lines[i])
+        if role is None:
+            i += 1
+            continue
+        parts = [originals[i].split(":", 1)[1]] if match["value"] is not None and match["value"].strip() else []
+        j = i + 1
+        while j < len(lines) and j < i + 6:
+            line = lines[j]
+            if not parts and line.startswith(":"):
+                parts.append(originals[j].lstrip(": "))
+            elif (
+                parts
+                and not blank_between(j - 1, j)
+                and not line.startswith(":")
+                and _role(line) is None
+                and not _OTHER_LABEL.match(line)
+                and not _STOP.match(line)
+                and not re.search(r"[a-z]{3}", line)
+            ):
+                parts.append(originals[j])
+            else:
+                break
+            j += 1
+        name = _clean_party(" ".join(parts)) if parts else None
+        if name and all((p.name, p.role) != (name, role) for p in found):
+            found.append(Party(name=name, role=role))
+        i = j
+    return found
+
+
+_FILING = re.compile(
+    r"^(?:O|A|OS|AS)?\s*(?P<autor>[A-ZÀ-Ý][^,\n]{3,150}?)\s*,(?P<body>[\s\S]{0,900}?)\b(?:em\s+face\s+d[eoa]s?|contra)\s+"
+    r"(?P<reu>[A-ZÀ-Ý][^,;\n]{2,150}?)\s*[,;]",
+    re.M,
+)
+
+
+def _petition_parties(doc: "_Text") -> list[Party]:
+    text = "\n".join(" ".join(p.split()) for p in re.split(r"\n\s*\n", doc.head))
+    for match in _FILING.finditer(text):
+        if not re.search(r"\b(?:vem|vêm|propor|ajuizar|promover|impetrar)\b", match["body"]):
+            continue
+        autor, reu = _clean_party(match["autor"]), _clean_party(match["reu"])
+        out = [Party(name=autor, role="autor")] if autor else []
+        return out + ([Party(name=reu, role="reu")] if reu else [])
+    return []
+
+
+# ---------------------------------------------------------------------------------- subject
+
+_NUMBERED_ITEM = re.compile(r"^\s*(?:\d{1,2}[.)]\s|[IVX]{1,4}[.)–-]\s)", re.M)
+
+
+def _cut(text: str) -> str | None:
+    text = re.sub(r"\s+", " ", text).strip(" -–:")
+    if not text:
+        return None
+    if len(text) <= SUBJECT_MAX:
+        return text
+    head = text[:SUBJECT_MAX]
+    ends = [
+        m.end()
+        for m in re.finditer(r"[.;](?=\s)", head)
+        if not re.search(r"\b(?:art|n|arts|ART|N|Lei|LEI)\.$", head[: m.end()])
+    ]
+    return head[: ends[-1]].strip() if ends else head.rsplit(" ", 1)[0] + "…"
+
+
+def subject(doc: "_Text", pages: list[Page], document_type: str) -> str | None:
+    """What the document is about: the keyword heading of its ementa (up to its first numbered
+    paragraph), else the "Assunto" of an e-SAJ header or an e-mail, else a petition's summary
+    paragraph, else the subject line of a judgment certificate."""
+    from services.chunker.sections import detect_sections  # structure rules live with the chunker
+
+    text = "\f".join(p.text for p in pages)
+    for section in detect_sections(pages, document_type):
+        if section.top != "ementa":
+            continue
+        body = _section_text(pages, section)
+        body = re.sub(r"^\s*E\s?M\s?E\s?N\s?T\s?A\s*[:.–-]?\s*", "", body, flags=re.I)
+        numbered = _NUMBERED_ITEM.search(body)
+        label = re.search(r"^\s*(?:ASSUNTO|INDEXACAO|REFERENCIAS?|INTERESSAD[OA]S?)\s*:", fold(body), re.M)
+        # An upper-case keyword heading ends where a sentence of prose begins ("Consulta-nos ...").
+        prose = (
+            re.search(r"^\s*[A-ZÀ-Ý][a-zà-ÿ]", body, re.M)
+            if not re.search(r"[a-zà-ÿ]", body.split("\n", 1)[0])
+            else None
+        )
+        ends = [m.start() for m in (numbered, label, prose) if m and m.start() > 20]
+        head = body[: min(ends)] if ends else body
+        return _cut(head)
+    esaj = re.search(r"Classe\s*-\s*Assunto\s*:?\s*\n?\s*[^\n]+?\s+-\s+(?P<subject>[^\n]+)", doc.head, re.I)
+    if esaj:
+        return _cut(esaj["subject"])
+    mail = re.search(r"^(?:Assunto|Subject)\s*:\s*(?P<subject>.+)$", doc.head[:3000], re.M | re.I)
+    if mail and document_type == "email":
+        return _cut(mail["subject"])
+    if document_type == "peticao":
+        summary = _petition_summary(doc)
+        if summary:
+            return summary
+    label = re.search(r"^ASSUNTO\s*:\s*(?P<subject>[^\n]+(?:\n[^\n:]{3,80}$)?)", text, re.M)
+    if label:
+        return _cut(label["subject"])
+    return None
+
+
+def _section_text(pages: list[Page], section: "Section") -> str:
+    return PAGE_SEPARATOR.join(p.text for p in pages)[section.char_start : section.char_end]
+
+
+def _petition_summary(doc: "_Text") -> str | None:
+    """The paragraph a petition opens with between the addressing and the qualification of the
+    parties, when it has one: lawyers put the case in a line there."""
+    paragraphs = [p.strip() for p in re.split(r"\n\s*\n", doc.head) if p.strip()]
+    addressed = False
+    for paragraph in paragraphs[:12]:
+        folded = fold(paragraph)
+        if re.match(r"(?:EXCELENTISSIM|EXM[OA]|EGREGI|ILUSTRISSIM|ILM[OA])", folded, re.I):
+            addressed = True
+            continue
+        if not addressed:
+            continue
+        if re.search(r"\b(?:vem|vêm)\b", paragraph) or len(paragraph.split()) < 12:
+            if re.search(r"\b(?:vem|vêm)\b", paragraph):
+                return None
+            continue
+        return _cut(paragraph)
+    return None
+
+
+# ---------------------------------------------------------------------------------- dates
+
+_PUBLICATION = [
+    re.compile(r"Site\s+certificado\s*-\s*DJe\s*:\s*(?P<d>\d{1,2})/(?P<m>\d{1,2})/(?P<y>\d{4})"),
+    re.compile(r"Publica[cç][aã]o\s+no\s+DJE?N?(?:/CNJ)?\s+de\s+(?P<d>\d{1,2})/(?P<m>\d{1,2})/(?P<y>\d{4})", re.I),
+    re.compile(
+        r"^\s*(?:Data\s+d[ae]\s+)?Publica[cç][aã]o\s*:\s*(?P<d>\d{1,2})/(?P<m>\d{1,2})/(?P<y>\d{4})", re.I | re.M
+    ),
+    re.compile(r"^\s*DJe\s*:\s*(?P<d>\d{1,2})/(?P<m>\d{1,2})/(?P<y>\d{4})", re.M),
+]
+
+
+def publication_date(doc: "_Text") -> date | None:
+    """When the document itself was published (the DJe footer of an STJ inteiro teor, the DJEN line
+    of a signed acórdão, a "Publicação:" label); never a date inside a citation."""
+    for pattern in _PUBLICATION:
+        for match in pattern.finditer(doc.full):
+            try:
+                return date(int(match["y"]), int(match["m"]), int(match["d"]))
+            except ValueError:
+                continue
+    return None

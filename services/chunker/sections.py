@@ -1,0 +1,592 @@
+"""The structure of a cleaned legal document: which part of it each character belongs to.
+
+Brazilian legal documents are built from fixed parts, and a lawyer's question is usually about one
+of them: the ementa of an acórdão, the reasoning of a vote, the requests of a petition, one clause of
+a contract. Chunks that never cross a part boundary carry one part's meaning each, and their path
+("voto > II – Da não incidência do CDC") lets search show and filter where a passage sits.
+
+What is recognised, by line-level rules on the accent-folded text:
+- top-level parts by their heading (a whole line, letter-spaced or numbered as "I –", "2."): EMENTA,
+  ACÓRDÃO, RELATÓRIO, VOTO (vencido, vista, vogal), CERTIDÃO/TERMO DE JULGAMENTO, DISPOSITIVO, DECISÃO,
+  FATOS, DIREITO, FUNDAMENTAÇÃO/ANÁLISE/MÉRITO, PRELIMINAR, PEDIDOS, CONCLUSÃO, notes after a rule
+  ("____" then "[1]");
+- acórdãos: the caption repeated before each part ("RECURSO ESPECIAL Nº ...") is a "cabecalho" of its
+  own; an ementa without its heading (the block between the caption and "ACÓRDÃO"); the dispositivo of
+  each vote (its last paragraph opening with "Ante o exposto", "Forte nessas razões", ...);
+- sentenças and decisões: relatório from "Vistos" to "É o relatório", fundamentação, dispositivo;
+- statutes, regulations and administrative acts: LIVRO/TÍTULO/CAPÍTULO/SEÇÃO, articles and their
+  paragraphs, CONSIDERANDO..., RESOLVE/DECIDE; contracts: CLÁUSULAS and their paragraphs. Incisos and
+  alíneas stay with their article or paragraph: a list item means nothing without its caput;
+- e-mails: one part per message header block;
+- anything else, and inside every part: numbered, lettered or all-caps sub-headings ("2.1.",
+  "c.1)", "(iv) Do dispositivo", "II – Da responsabilidade solidária"), nested by numbering style.
+
+Sections cover the whole text (pages joined by PAGE_SEPARATOR) without gaps; each starts at the
+start of a line. A heading alone with nothing under it before a deeper heading is merged into the
+section that follows it (a chunk of just "2. FUNDAMENTAÇÃO" would be noise).
+"""
+
+import bisect
+import re
+from dataclasses import dataclass
+from itertools import accumulate
+
+from shared.legal_codes import fold, normalize_document_type
+from shared.payloads import PAGE_SEPARATOR, Page
+
+SEPARATOR = " > "
+LIST_WINDOW = 5
+"""Lines looked at around a numbered line to tell a list item from a heading."""
+LABEL_MAX = 80
+"""Sub-heading labels are cut to this many characters: a path names a place, it does not quote it."""
+
+
+@dataclass(frozen=True)
+class Section:
+    path: str
+    char_start: int
+    char_end: int
+    page_start: int
+    page_end: int
+
+    @property
+    def top(self) -> str:
+        return self.path.split(SEPARATOR, 1)[0]
+
+
+# ----------------------------------------------------------------------------------- catalogue
+
+_CATALOGUE: list[tuple[str, str]] = [
+    (r"EMENTA", "ementa"),
+    (r"ACORDAO", "acordao"),
+    (r"RELATORIO(?:EVOTO)?", "relatorio"),
+    (r"VOTO(?:DO(?:A)?RELATORA?|CONDUTOR|VENCEDOR)?", "voto"),
+    (r"VOTO(?:VENCIDO|DIVERGENTE)", "voto_vencido"),
+    (r"VOTOVISTA", "voto_vista"),
+    (r"VOTOVOGAL|DECLARACAODEVOTO", "voto_vogal"),
+    (r"CERTIDAODEJULGAMENTO|TERMODEJULGAMENTO|EXTRATODEATA|CERTIDAO", "certidao"),
+    (r"(?:DO)?DISPOSITIVO", "dispositivo"),
+    (r"DECISAO(?:MONOCRATICA)?", "decisao"),
+    (r"(?:DOS|DO|SINTESEDOS|RELATODOS|BREVERELATODOS)?FATOS?|HISTORICO", "fatos"),
+    (r"(?:DO)?DIREITO|(?:DOS)?FUNDAMENTOSJURIDICOS", "direito"),
+    (
+        r"(?:DA)?FUNDAMENTACAO(?:JURIDICA)?|(?:DOS)?FUNDAMENTOS|(?:DA)?ANALISE(?:JURIDICA)?|(?:DO)?MERITO",
+        "fundamentacao",
+    ),
+    (r"(?:DAS?)?PRELIMINAR(?:ES|MENTE)?", "preliminar"),
+    (r"(?:DOS?)?(?:PEDIDOS?|REQUERIMENTOS?)(?:LIMINAR(?:ES)?|PRINCIPA(?:L|IS)|FINA(?:L|IS))?", "pedidos"),
+    (r"(?:DA)?CONCLUS(?:AO|OES)|CONSIDERACOESFINAIS", "conclusao"),
+    (r"RESOLVE[MU]?|DECIDE|DETERMINA", "decide"),
+    (r"NOTAS|REFERENCIAS(?:BIBLIOGRAFICAS)?|BIBLIOGRAFIA", "notas"),
+]
+_CATALOGUE_RE = [(re.compile(p), code) for p, code in _CATALOGUE]
+_ACORDAO_ONLY = frozenset({"acordao", "voto_vencido", "voto_vista", "voto_vogal"})
+_ACT_ONLY = frozenset({"decide"})
+_VOTES = frozenset({"voto", "voto_vencido", "voto_vista", "voto_vogal"})
+_BODIES = _VOTES | {"fundamentacao", "decisao", "direito"}
+
+_ROMAN = r"(?=[IVXLC])C{0,3}(?:XC|XL|L?X{0,3})(?:IX|IV|V?I{0,3})(?![A-Za-z])"
+_NUMBERING = re.compile(r"^(?:" + _ROMAN + r"|\d{1,2}(?:\.\d{1,2})*|[a-z](?:\.\d{1,2})?)\s*[-–—.)]?\s+(?=\S)")
+_ROMAN_HEAD = re.compile(r"^(?P<num>" + _ROMAN + r")(?:\s*[-–—.)]\s*|\s+)(?P<title>\S.*)$")
+_ROMAN_ALONE = re.compile(r"^" + _ROMAN + r"\s*[-–—.)]?$")
+_DECIMAL_HEAD = re.compile(
+    r"^(?P<num>\d{1,2}(?:\.\d{1,2}){1,3}\.?|\d{1,2}(?:\.|\)|\s*[-–—]))\s*(?:[-–—)]\s*)?(?P<title>[A-Z\"“'(].*)$"
+)
+_LETTER_HEAD = re.compile(r"^(?P<num>[a-z](?:\.\d{1,2})?)\)\s+(?P<title>\S.*)$")
+_PAREN_HEAD = re.compile(r"^\((?P<num>[ivxlc]{1,6}|[a-z])\)\s+(?P<title>D[oa]s?\s.*)$")
+_CAPS_HEAD = re.compile(r"^(?:DOS?|DAS?)\s+[A-Z].*$")
+_CAPTION = re.compile(
+    r"^(?:(?:AgInt|AgRg|EDcl|AgR|ED)\s+n[oa]s?\s+)*(?:RECURSO|AGRAVO|APELACAO|EMBARGOS|HABEAS|MANDADO|ACAO|RECLAMACAO|"
+    r"CONFLITO|REVISAO|PETICAO|MEDIDA|SUSPENSAO|TUTELA|ARGUICAO|EXECUCAO|REMESSA|INCIDENTE|PEDIDO|HOMOLOGACAO|"
+    r"SENTENCA ESTRANGEIRA)\b[A-Z ]{0,80}?\s+N[º°o.]{0,2}\s*:?\s*\d"
+)
+_ROLE_LINE = re.compile(
+    r"^(?:RECORRENTE|RECORRID[OA]|AGRAVANTE|AGRAVAD[OA]|APELANTE|APELAD[OA]|EMBARGANTE|EMBARGAD[OA]|IMPETRANTE|"
+    r"IMPETRAD[OA]|AUTORA?|REU|RE|REQUERENTE|REQUERID[OA]|INTERESSAD[OA]|INTERES\.|ORIGEM|RELATORA?|ADVOGAD[OA]S?|"
+    r"PROCURADOR(?:ES|A)?|PACIENTE|EXEQUENTE|EXECUTAD[OA]|JUIZO|LITISCONSORTE)\b[^\n]*",
+    re.I,
+)
+_DISPOSITIVO = re.compile(
+    r"^(?:Ante\s+o\s+exposto|Diante\s+do\s+exposto|Pelo\s+exposto|Por\s+todo\s+o\s+exposto|Em\s+face\s+do\s+exposto|"
+    r"Isto\s+posto|Isso\s+posto|Posto\s+isso|Ex\s+positis|Forte\s+(?:nessas|em\s+tais)\s+razoes|"
+    r"Por\s+(?:tais|essas|estas)\s+(?:razoes|motivos|fundamentos)|Com\s+essas\s+consideracoes|Em\s+arremate|"
+    r"(?:Assim|Dessa\s+forma|Portanto)\s*,\s*(?-i:JULGO|DECLARO|CONDENO|HOMOLOGO|EXTINGO|DEFIRO|INDEFIRO|CONCEDO|"
+    r"DENEGO|REJEITO|ACOLHO|NEGO|DOU|CONHECO))\b|^(?-i:JULGO|DECLARO|CONDENO|HOMOLOGO|EXTINGO)\s",
+    re.I,
+)
+_VISTOS = re.compile(r"^Vistos\b", re.I)
+_END_OF_REPORT = re.compile(
+    r"\bE\s+o\s+(?:breve\s+)?relatorio\b|\bBrevemente\s+relatado\b|\bRelatados?,?\s+decido\b", re.I
+)
+_FOOTNOTE_RULE = re.compile(r"^_{5,}\s*$")
+_FOOTNOTE = re.compile(r"^\[?\d{1,3}\]?\s+\S")
+_MAIL_FROM = re.compile(r"^(?:De|From|Remetente)\s*:", re.I)
+_MAIL_OTHER = re.compile(r"^(?:Para|To|Assunto|Subject|Cc|Enviad[oa](?:\s+em)?|Sent|Data|Date)\s*:", re.I)
+_STRUCTURE = re.compile(
+    r"^(?P<kind>LIVRO|PARTE|TITULO|CAPITULO|SECAO|SUBSECAO)\s+(?P<num>[IVXLC]+|UNIC[OA]|\d+|GERAL|ESPECIAL)\b\s*[-–—.]?\s*(?P<rest>.*)$",
+    re.I,
+)
+_STRUCTURE_LEVEL = {"LIVRO": 0, "PARTE": 0, "TITULO": 1, "CAPITULO": 2, "SECAO": 3, "SUBSECAO": 4}
+_ARTICLE = re.compile(r"^Art\.?\s*(?P<n>\d{1,4}(?:\.\d{3})?)\s*(?P<ord>[º°o])?(?P<suffix>-[A-Z])?\s*[.\-–]?\s")
+_PARAGRAPH = re.compile(
+    r"^(?:§\s*(?P<n>\d{1,3})\s*[º°o]?(?:-[A-Z])?|(?P<unico>Paragrafo\s+unico)|Paragrafo\s+(?P<word>\w+))\b", re.I
+)
+_CLAUSE = re.compile(
+    r"^CLAUSULA\s+(?P<num>[A-Z0-9ºª]+(?:\s+(?:PRIMEIRA|SEGUNDA|TERCEIRA|QUARTA|QUINTA|SEXTA|SETIMA|OITAVA|NONA))?)\b(?P<rest>.*)$",
+    re.I,
+)
+_CONSIDERANDO = re.compile(r"^CONSIDERANDO\b", re.I)
+_LEVEL_ARTICLE, _LEVEL_PARAGRAPH = 6, 7
+
+
+def _compact(text: str) -> str:
+    return re.sub(r"[^A-Z]", "", fold(text).upper())
+
+
+@dataclass
+class _Line:
+    start: int
+    end: int
+    text: str  # stripped, without a leading page number, accent-folded
+    raw: str  # stripped original
+    page: int
+
+
+def _lines(text: str, pages: list[Page], page_starts: list[int]) -> list[_Line]:
+    out = []
+    for match in re.finditer(r"[^\n]+", text):
+        raw = match.group().strip()
+        if not raw or raw == "\f":
+            continue
+        page = pages[bisect.bisect_right(page_starts, match.start()) - 1].number
+        body = raw
+        lead = re.match(r"(\d{1,4})\s+(?=\S)", body)
+        if lead and int(lead.group(1)) == page:
+            body = body[lead.end() :]  # "14 c.2) Tratamento ..." on page 14: a page number run into the line
+        out.append(_Line(match.start(), match.end(), fold(body), body, page))
+    return out
+
+
+def _fragment(line: _Line | None) -> bool:
+    """One upper-case word on a line of its own: a piece of an ementa broken word by word (a justified
+    ementa set in a narrow column)."""
+    return (
+        line is not None
+        and len(line.text.split()) == 1
+        and bool(re.search(r"[A-Z]{2}", line.text))
+        and not re.search(r"[a-z]", line.text)
+    )
+
+
+def _sentence_like(title: str) -> bool:
+    """A numbered line that reads as a sentence of a list rather than a title."""
+    return title.rstrip().endswith(".") and len(title.split()) > 3 or len(title.split()) > 8
+
+
+def _label(text: str) -> str:
+    text = re.sub(r"\s+", " ", text).strip(" :")
+    if len(text) <= LABEL_MAX:
+        return text
+    return text[: LABEL_MAX - 1].rsplit(" ", 1)[0] + "…"
+
+
+class _Detector:
+    def __init__(self, lines: list[_Line], document_type: str) -> None:
+        self.lines = lines
+        self.type = document_type
+        self.events: dict[int, tuple[str, ...]] = {}  # line index -> ("top", code) | ("sub", style, label) ...
+        self.implicit: set[int] = set()  # parts that start without a heading line (prose)
+
+    # ---- helpers
+
+    def prev(self, i: int) -> _Line | None:
+        return self.lines[i - 1] if i > 0 else None
+
+    def next(self, i: int) -> _Line | None:
+        return self.lines[i + 1] if i + 1 < len(self.lines) else None
+
+    def catalogue(self, i: int) -> str | None:
+        """The top-level code a heading line names, or None."""
+        line = self.lines[i]
+        text = line.text
+        if len(text) > 100:
+            return None
+        body = _NUMBERING.sub("", text, count=1) if _NUMBERING.match(text) else text
+        inline = None
+        if re.match(r"^E\s?M\s?E\s?N\s?T\s?A\s*[:–-]", body, re.I):
+            inline = "ementa"
+        key = _compact(body)
+        code = inline or next((c for p, c in _CATALOGUE_RE if p.fullmatch(key)), None)
+        if code is None or (
+            not inline and re.search(r"[a-z]{3}", body) and not re.fullmatch(r"[A-Z][a-z]+", body.strip(" :."))
+        ):
+            return None
+        if code in _ACORDAO_ONLY and self.type != "acordao":
+            return None
+        if code in _ACT_ONLY and self.type not in ("ato_administrativo", "ato_normativo"):
+            return None
+        if code == "decisao" and self.type in ("acordao", "peticao", "parecer"):
+            return None
+        if _fragment(self.prev(i)) or _fragment(self.next(i)):
+            return None  # a word of an ementa broken word by word, not a heading
+        return code
+
+    def subheading(self, i: int, in_ementa: bool) -> tuple[str, str, int] | None:
+        """(style, label, lines used) of a numbered, lettered or upper-case sub-heading at line i."""
+        line = self.lines[i]
+        text, raw = line.text, line.raw
+        nxt = self.next(i)
+        if _fragment(self.prev(i)) and _fragment(nxt):
+            return None
+        if _ROMAN_ALONE.match(text) and nxt is not None and self._caps_title(nxt.text):
+            label, used = self._join_caps(i + 1)
+            return "roman", f"{raw.rstrip(' -–—.)')} – {label}", used + 1
+        match = _ROMAN_HEAD.match(text)
+        if match:
+            title = match["title"]
+            if self._caps_title(title) or (re.match(r"D[oa]s?\s", title) and self._short_title(title, 22)):
+                label, used = self._join_caps(i) if self._caps_title(title) else (raw, 1)
+                return "roman", label, used
+            return None
+        if in_ementa:
+            return None
+        match = _PAREN_HEAD.match(text)
+        if match and self._short_title(match["title"], 20):
+            return "paren", raw, 1
+        match = _DECIMAL_HEAD.match(text)
+        if match and int(re.match(r"\d+", match["num"]).group()) <= 20:
+            title = match["title"]
+            caps = self._caps_title(title)
+            deep = "." in match["num"].rstrip(".")
+            plain = self._short_title(title, 15) and ("," not in title or deep)
+            heading = (caps or plain) and not self._in_list(i, match["num"], _sentence_like(title))
+            if heading and (caps or self._prose_follows(i)):
+                label, used = self._join_caps(i) if caps else (raw, 1)
+                return f"dec{match['num'].rstrip('.)-–— ').count('.') + 1}", label, used
+            return None
+        match = _LETTER_HEAD.match(text)
+        if match:
+            title = match["title"]
+            if self._short_title(title, 16) and not title.rstrip().endswith(".") and self._prose_follows(i):
+                return ("letterdec" if "." in match["num"] else "letter"), raw, 1
+            return None
+        caps_heading = _CAPS_HEAD.match(text) and self._caps_title(text) and 3 <= len(text.split()) <= 15
+        if caps_heading and not text.endswith(".") and self._prose_follows(i):
+            label, used = self._join_caps(i)
+            return "caps", label, used
+        return None
+
+    @staticmethod
+    def _caps_title(text: str) -> bool:
+        letters = [c for c in text if c.isalpha()]
+        return len(letters) >= 4 and not any(c.islower() for c in letters) and len(text) <= 150
+
+    @staticmethod
+    def _short_title(text: str, words: int) -> bool:
+        return len(text) <= 150 and len(text.split()) <= words and not re.search(r"[;,:]$", text.strip())
+
+    def _in_list(self, i: int, num: str, sentence: bool) -> bool:
+        """Whether a numbered line is an item of a numbered list (a quoted ementa's "1. ... 2. Recurso
+        especial provido."): a line numbered n ± 1 within a few lines, one of the two reading as a
+        sentence rather than a title."""
+        if "." in num.rstrip(".)-–— "):
+            return False
+        n = int(re.match(r"\d+", num).group())
+        for j in range(max(0, i - LIST_WINDOW), min(len(self.lines), i + LIST_WINDOW + 1)):
+            other = re.match(r"^(\d{1,2})\s*[.)]-?\s+(.*)$", self.lines[j].text)
+            if j != i and other and abs(int(other.group(1)) - n) == 1 and (sentence or _sentence_like(other.group(2))):
+                return True
+        return False
+
+    def _prose_follows(self, i: int) -> bool:
+        """Whether the next line can follow a heading: prose opening a paragraph, or a deeper heading."""
+        nxt = self.next(i)
+        return nxt is None or bool(re.match(r"[\"“'A-Z0-9]|[a-z](?:\.\d{1,2})?\)\s", nxt.text))
+
+    def _join_caps(self, i: int) -> tuple[str, int]:
+        """An upper-case heading wrapped over up to three lines, joined."""
+        parts, used = [self.lines[i].raw], 1
+        while used < 3 and i + used < len(self.lines):
+            line = self.lines[i + used]
+            if not self._caps_title(line.text) or _NUMBERING.match(line.text) or self.catalogue(i + used):
+                break
+            parts.append(line.raw)
+            used += 1
+        return _label(" ".join(parts)), used
+
+    # ---- passes
+
+    def run(self) -> list[tuple[int, tuple[str, ...]]]:
+        if self.type == "email":
+            self._email()
+        elif self.type in ("ato_normativo", "ato_administrativo", "contrato"):
+            self._units()
+        self._tops()
+        if self.type == "acordao":
+            self._captions()
+            self._implicit_ementa()
+        if self.type in ("sentenca", "decisao_monocratica", "despacho"):
+            self._report_split()
+        self._footnotes()
+        self._plausible()
+        self._subs_and_dispositivo()
+        return sorted(self.events.items())
+
+    def _plausible(self) -> None:
+        """Drop top-level headings that cannot be where they are: an ementa after the body has begun
+        (an ementa quoted in a vote), a second certificate heading inside the certificate."""
+        current = None
+        body_started = False
+        for i in sorted(self.events):
+            event = self.events[i]
+            if event[0] != "top":
+                continue
+            code = event[1]
+            if code == "ementa" and body_started:
+                del self.events[i]
+                continue
+            if code == "certidao" and current == "certidao":
+                del self.events[i]
+                continue
+            if code == "cabecalho":
+                body_started = False
+            elif code != "ementa":
+                body_started = True
+            current = code
+
+    def _tops(self) -> None:
+        for i in range(len(self.lines)):
+            if i in self.events:
+                continue
+            code = self.catalogue(i)
+            if code:
+                self.events[i] = ("top", code)
+
+    def _captions(self) -> None:
+        """The case caption repeated at the head of each part of an acórdão."""
+        heads = sorted(i for i, e in self.events.items() if e[0] == "top")
+        for i, line in enumerate(self.lines):
+            if i == 0 or i in self.events or not _CAPTION.match(line.text):
+                continue
+            k = bisect.bisect_right(heads, i)
+            if k < len(heads) and heads[k] - i <= 30 and all(j not in self.events for j in range(i, heads[k])):
+                self.events[i] = ("top", "cabecalho")
+
+    def _implicit_ementa(self) -> None:
+        """An ementa printed without its heading: the block between the caption and "ACÓRDÃO"."""
+        tops = sorted((i, e[1]) for i, e in self.events.items() if e[0] == "top")
+        first_acordao = next((i for i, code in tops if code == "acordao"), None)
+        if first_acordao is None or any(code == "ementa" for i, code in tops if i < first_acordao):
+            return
+        start = max((i for i, code in tops if i < first_acordao), default=-1) + 1
+        roles = [i for i in range(start, first_acordao) if _ROLE_LINE.match(self.lines[i].text)]
+        if not roles:
+            return
+        begin = roles[-1] + 1
+        words = sum(len(self.lines[j].text.split()) for j in range(begin, first_acordao))
+        if begin < first_acordao and words >= 15:
+            self.events[begin] = ("top", "ementa")
+            self.implicit.add(begin)
+
+    def _report_split(self) -> None:
+        """Sentenças and decisões: relatório from "Vistos" (or the first part) to "É o relatório"."""
+        if any(e[:2] == ("top", "relatorio") for e in self.events.values()):
+            return
+        end = next((i for i, line in enumerate(self.lines) if _END_OF_REPORT.search(line.text)), None)
+        if end is None:
+            return
+        vistos = next((i for i in range(end + 1) if _VISTOS.match(self.lines[i].text)), None)
+        if vistos is None:
+            firsts = [i for i, e in self.events.items() if e[0] == "top" and i <= end]
+            vistos = max(firsts) if firsts else None
+        if vistos is None:
+            return
+        self.events[vistos] = ("top", "relatorio")
+        self.implicit.add(vistos)
+        if end + 1 < len(self.lines) and end + 1 not in self.events:
+            self.events[end + 1] = ("top", "fundamentacao")
+            self.implicit.add(end + 1)
+
+    def _footnotes(self) -> None:
+        for i, line in enumerate(self.lines[:-1]):
+            if _FOOTNOTE_RULE.match(line.text) and _FOOTNOTE.match(self.lines[i + 1].text):
+                self.events[i] = ("top", "notas")
+
+    def _email(self) -> None:
+        count = 0
+        for i, line in enumerate(self.lines):
+            if _MAIL_FROM.match(line.text) and any(_MAIL_OTHER.match(o.text) for o in self.lines[i + 1 : i + 7]):
+                count += 1
+                self.events[i] = ("top", f"mensagem {count}")
+
+    def _units(self) -> None:
+        """Statute and contract units: structural headings, articles, clauses and their paragraphs."""
+        in_decide = False
+        for i, line in enumerate(self.lines):
+            text = line.text
+            if self.type == "ato_administrativo":
+                if _CONSIDERANDO.match(text):
+                    if not (i > 0 and self.events.get(i - 1, ("",))[:2] == ("top", "considerandos")):
+                        prev_top = self._last_top(i)
+                        if prev_top != "considerandos":
+                            self.events[i] = ("top", "considerandos")
+                    continue
+                if self.catalogue(i) == "decide":
+                    self.events[i] = ("top", "decide")
+                    in_decide = True
+                    continue
+            structure = _STRUCTURE.match(text)
+            if structure and self.type != "contrato":
+                kind = _compact(structure["kind"])
+                label = f"{line.raw.split()[0].capitalize()} {structure['num']}"
+                rest = structure["rest"].strip()
+                nxt = self.next(i)
+                if not rest and nxt is not None and self._caps_title(nxt.text) and not _ARTICLE.match(nxt.text):
+                    rest = nxt.raw
+                label = _label(f"{label} – {rest}" if rest else label)
+                self.events[i] = ("unit", str(_STRUCTURE_LEVEL[kind]), label)
+                continue
+            article = _ARTICLE.match(text)
+            if article and self.type != "contrato":
+                n = int(article["n"].replace(".", ""))
+                label = f"Art. {article['n']}{'º' if n < 10 else ''}{article['suffix'] or ''}"
+                self.events[i] = ("unit", str(_LEVEL_ARTICLE), label, "decide" if in_decide else "")
+                continue
+            clause = _CLAUSE.match(text)
+            if clause and self.type == "contrato":
+                self.events[i] = ("unit", str(_LEVEL_ARTICLE), _label(line.raw))
+                continue
+            paragraph = _PARAGRAPH.match(text)
+            if paragraph and self._last_unit_level(i) is not None:
+                if paragraph["n"]:
+                    n = int(paragraph["n"])
+                    label = f"§ {n}{'º' if n < 10 else ''}"
+                else:
+                    label = "Parágrafo único" if paragraph["unico"] else f"Parágrafo {paragraph['word'].lower()}"
+                self.events[i] = ("unit", str(_LEVEL_PARAGRAPH), label, "decide" if in_decide else "")
+
+    def _last_top(self, i: int) -> str | None:
+        for j in range(i - 1, -1, -1):
+            event = self.events.get(j)
+            if event and event[0] == "top":
+                return event[1]
+        return None
+
+    def _last_unit_level(self, i: int) -> int | None:
+        for j in range(i - 1, -1, -1):
+            event = self.events.get(j)
+            if event and event[0] == "unit":
+                return int(event[1])
+        return None
+
+    def _subs_and_dispositivo(self) -> None:
+        """Sub-headings inside each top-level part, and the dispositivo of decisions."""
+        tops = sorted(i for i, e in self.events.items() if e[0] in ("top", "unit"))
+        bounds = [*tops, len(self.lines)]
+        regions = [(0, bounds[0], "cabecalho")] if bounds[0] > 0 else []
+        regions += [(bounds[k], bounds[k + 1], self.events[bounds[k]][1]) for k in range(len(tops))]
+        for start, end, code in regions:
+            if self.events.get(start, ("",))[0] == "unit":
+                continue
+            i = start + 1 if start in self.events else start
+            typed_preamble = code == "cabecalho" and self.type not in ("outro", "email")
+            while i < end and not typed_preamble:
+                sub = self.subheading(i, code == "ementa")
+                if sub:
+                    style, label, used = sub
+                    named = _compact(re.sub(r"^\W*[\w.]{1,6}\W+", "", self.lines[i].text, count=1))
+                    if re.fullmatch(r"(?:DO)?DISPOSITIVO", named):
+                        self.events[i] = ("sub", "dispositivo", "dispositivo")
+                    else:
+                        self.events[i] = ("sub", style, label)
+                    i += used
+                else:
+                    i += 1
+            if self.type in ("acordao", "sentenca", "decisao_monocratica") and code in _BODIES:
+                has = any(self.events.get(j, ("",))[-1:] == ("dispositivo",) for j in range(start, end))
+                formula = [j for j in range(start, end) if _DISPOSITIVO.match(self.lines[j].text)]
+                if formula and not has and formula[-1] != start:
+                    nested = code in _VOTES
+                    self.events[formula[-1]] = (
+                        ("sub", "dispositivo", "dispositivo") if nested else ("top", "dispositivo")
+                    )
+                    self.implicit.add(formula[-1])
+
+
+def detect_sections(pages: list[Page], document_type: str | None = None) -> list[Section]:
+    """The sections of the cleaned pages (see the module docstring); [] when there is no text.
+
+    document_type: a code or label ("acordao", "Acórdão"); guessed from the text when None.
+    """
+    text = PAGE_SEPARATOR.join(p.text for p in pages)
+    if not text.strip():
+        return []
+    code = normalize_document_type(document_type) if document_type else None
+    if code is None:
+        from services.annotator.logic import guess_document_type  # the annotator's rules; imported late
+
+        code = guess_document_type(pages)
+    page_starts = list(accumulate((len(p.text) + len(PAGE_SEPARATOR) for p in pages[:-1]), initial=0))
+    lines = _lines(text, pages, page_starts)
+    detector = _Detector(lines, code)
+    events = detector.run()
+
+    starts: list[tuple[int, str, bool]] = []  # (offset, path, starts with a heading line)
+    top, stack, units = "cabecalho" if events and events[0][0] > 0 else "corpo", [], []
+    top_style = None  # numbering style of a top level that is itself a sub-heading (documents without parts)
+    for index, event in events:
+        kind = event[0]
+        if kind == "top":
+            top, stack, units, top_style = event[1], [], [], None
+        elif kind == "unit":
+            level, label = int(event[1]), event[2]
+            if len(event) > 3 and event[3] and top != event[3]:
+                top, stack = event[3], []
+            units = [(lv, lb) for lv, lb in units if lv < level] + [(level, label)]
+        elif kind == "sub":
+            style, label = event[1], event[2]
+            if style == "dispositivo":
+                stack = [("dispositivo", "dispositivo")]
+            elif (top in ("cabecalho", "corpo") and not stack) or style == top_style:
+                top, stack, top_style = label, [], style
+                starts.append((lines[index].start, top, True))
+                continue
+            else:
+                styles = [s for s, _ in stack]
+                if style in styles:
+                    stack = stack[: styles.index(style)]
+                stack = [*stack, (style, label)]
+        parts = [top] if not units or top not in ("cabecalho", "corpo") else []
+        parts += [lb for _, lb in units] + [lb for _, lb in stack]
+        heading = index not in detector.implicit and not (kind == "unit" and int(event[1]) >= _LEVEL_ARTICLE)
+        starts.append((lines[index].start, SEPARATOR.join(parts) or top, heading))
+    if not starts or starts[0][0] > 0:
+        starts.insert(0, (0, "cabecalho" if starts else "corpo", False))
+    return _finish(text, pages, page_starts, starts)
+
+
+def _finish(text: str, pages: list[Page], page_starts: list[int], starts: list[tuple[int, str, bool]]) -> list[Section]:
+    """Sections from their start offsets: heading-only sections merged into a deeper one that follows."""
+    merged: list[tuple[int, str, bool]] = []  # (start, path, heading only)
+    for k, (start, path, heading) in enumerate(starts):
+        end = starts[k + 1][0] if k + 1 < len(starts) else len(text)
+        body = text[start:end].strip()
+        only_heading = heading and ("\n" not in body or (body.count("\n") <= 2 and not re.search(r"[a-z]", fold(body))))
+        if merged and merged[-1][2] and path.startswith(merged[-1][1] + SEPARATOR):
+            merged[-1] = (merged[-1][0], path, only_heading)
+        else:
+            merged.append((start, path, only_heading))
+
+    def page_of(offset: int) -> int:
+        return pages[bisect.bisect_right(page_starts, offset) - 1].number
+
+    sections = []
+    for k, (start, path, _) in enumerate(merged):
+        end = merged[k + 1][0] if k + 1 < len(merged) else len(text)
+        chunk = text[start:end]
+        first = start + (len(chunk) - len(chunk.lstrip()))
+        last = start + len(chunk.rstrip()) - 1
+        if last < first:
+            first = last = start
+        sections.append(Section(path, start, end, page_of(first), page_of(max(first, last))))
+    return sections

@@ -1,0 +1,194 @@
+"""Canonical codes for document types and courts, their display labels, and the normalisation
+that turns whatever a submitter or an older payload wrote ("Acórdão", "TJ-SP", "TRE/SP") into a code.
+
+Codes are what the pipeline stores and filters on: lower-case ASCII, stable, one per thing
+("acordao", "stj", "tjsp", "trf3", "trt2", "tre_sp", "tce_mg", "mpmg", "carf"). Labels are for people
+("Acórdão", "STJ", "TRE-SP"); the API and UI turn a code into its label with `label()`.
+"""
+
+import re
+import unicodedata
+
+DOCUMENT_TYPE_LABELS: dict[str, str] = {
+    "acordao": "Acórdão",
+    "sentenca": "Sentença",
+    "decisao_monocratica": "Decisão monocrática",
+    "despacho": "Despacho",
+    "parecer": "Parecer",
+    "peticao": "Petição",
+    "contrato": "Contrato",
+    "sumula": "Súmula / enunciado",
+    "ato_normativo": "Ato normativo",
+    "ato_administrativo": "Ato administrativo",
+    "email": "E-mail",
+    "outro": "Outro",
+}
+DOCUMENT_TYPES = tuple(DOCUMENT_TYPE_LABELS)
+DECISION_TYPES = frozenset({"acordao", "sentenca", "decisao_monocratica", "despacho"})
+
+UF_BY_STATE = {
+    "ACRE": "AC",
+    "ALAGOAS": "AL",
+    "AMAPA": "AP",
+    "AMAZONAS": "AM",
+    "BAHIA": "BA",
+    "CEARA": "CE",
+    "DISTRITO FEDERAL": "DF",
+    "ESPIRITO SANTO": "ES",
+    "GOIAS": "GO",
+    "MARANHAO": "MA",
+    "MATO GROSSO DO SUL": "MS",
+    "MATO GROSSO": "MT",
+    "MINAS GERAIS": "MG",
+    "PARAIBA": "PB",
+    "PARANA": "PR",
+    "PARA": "PA",
+    "PERNAMBUCO": "PE",
+    "PIAUI": "PI",
+    "RIO DE JANEIRO": "RJ",
+    "RIO GRANDE DO NORTE": "RN",
+    "RIO GRANDE DO SUL": "RS",
+    "RONDONIA": "RO",
+    "RORAIMA": "RR",
+    "SANTA CATARINA": "SC",
+    "SAO PAULO": "SP",
+    "SERGIPE": "SE",
+    "TOCANTINS": "TO",
+}
+UFS = frozenset(UF_BY_STATE.values())
+
+# Federal agencies and councils whose decisions the firm keeps: code -> label.
+AGENCIES: dict[str, str] = {
+    "carf": "CARF",
+    "cade": "CADE",
+    "cvm": "CVM",
+    "bcb": "Banco Central",
+    "anatel": "ANATEL",
+    "aneel": "ANEEL",
+    "anvisa": "ANVISA",
+    "ans": "ANS",
+    "anac": "ANAC",
+    "antt": "ANTT",
+    "antaq": "ANTAQ",
+    "anp": "ANP",
+    "ancine": "ANCINE",
+    "ana": "ANA",
+    "anm": "ANM",
+    "senacon": "SENACON",
+    "procon": "PROCON",
+    "cnj": "CNJ",
+    "cnmp": "CNMP",
+    "pgfn": "PGFN",
+    "rfb": "Receita Federal",
+}
+FIRM = "interno"
+"""The firm itself: the origin of internal pareceres and notes."""
+
+_FIXED_COURT_LABELS = {
+    "stf": "STF",
+    "stj": "STJ",
+    "tst": "TST",
+    "tse": "TSE",
+    "stm": "STM",
+    "tcu": "TCU",
+    "tjdft": "TJDFT",
+    "mpf": "MPF",
+    "mpt": "MPT",
+    "mpm": "MPM",
+    "mpdft": "MPDFT",
+    FIRM: "Escritório (interno)",
+} | AGENCIES
+
+_COURT_CODE = re.compile(
+    r"^(?:(?P<fixed>[a-z]+)|trf(?P<trf>[1-6])|trt(?P<trt>\d{1,2})|tj(?P<tj>[a-z]{2})|tre_(?P<tre>[a-z]{2})|"
+    r"tce_(?P<tce>[a-z]{2})|mp(?P<mp>[a-z]{2}))$"
+)
+
+
+def fold(text: str) -> str:
+    """Strip accents, keeping case and length for the characters that have a one-letter base."""
+    out = []
+    for ch in text:
+        base = "".join(c for c in unicodedata.normalize("NFD", ch) if not unicodedata.combining(c))
+        out.append(base if len(base) == 1 else ch)
+    return "".join(out)
+
+
+def court_label(code: str) -> str:
+    """ "tre_sp" -> "TRE-SP", "trf3" -> "TRF3", "stj" -> "STJ"; unknown codes upper-cased."""
+    if code in _FIXED_COURT_LABELS:
+        return _FIXED_COURT_LABELS[code]
+    match = _COURT_CODE.match(code)
+    if match and (match["tre"] or match["tce"]):
+        prefix = "TRE" if match["tre"] else "TCE"
+        return f"{prefix}-{(match['tre'] or match['tce']).upper()}"
+    return code.upper().replace("_", "-")
+
+
+def document_type_label(code: str) -> str:
+    return DOCUMENT_TYPE_LABELS.get(code, code)
+
+
+def label(field: str, code: str | None) -> str | None:
+    """Display label of a code for the API and the UI: label("document_type", "acordao") == "Acórdão"."""
+    if code is None:
+        return None
+    if field == "document_type":
+        return document_type_label(code)
+    if field == "court":
+        return court_label(code)
+    return code
+
+
+def _key(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", " ", fold(text).lower()).strip()
+
+
+_TYPE_ALIASES = (
+    {_key(v): k for k, v in DOCUMENT_TYPE_LABELS.items()}
+    | {_key(k): k for k in DOCUMENT_TYPE_LABELS}
+    | {
+        "decisao monocratica": "decisao_monocratica",
+        "decisao": "decisao_monocratica",
+        "sumula": "sumula",
+        "enunciado": "sumula",
+        "e mail": "email",
+        "mensagem": "email",
+        "peticao inicial": "peticao",
+        "acordao": "acordao",
+        "lei": "ato_normativo",
+    }
+)
+
+
+def normalize_document_type(value: str | None) -> str | None:
+    """A document-type code from a code or a label in any case or accentuation; None when unknown."""
+    if not value:
+        return None
+    return _TYPE_ALIASES.get(_key(value))
+
+
+def normalize_court(value: str | None) -> str | None:
+    """A court code from a code or an acronym as people write it ("TJ-SP", "TJ/SP", "TRE-SP", "TRT 2ª",
+    "STJ"); the folded, lower-cased value itself when it is not recognised (never silently dropped)."""
+    if not value:
+        return None
+    key = re.sub(r"[^a-z0-9]", "", fold(value).lower())
+    if key in _FIXED_COURT_LABELS:
+        return key
+    if key in ("tjdf", "tjdft"):
+        return "tjdft"
+    if key in ("mpdf", "mpdft"):
+        return "mpdft"
+    match = re.fullmatch(r"(trf|trt|tj|tre|tce|mp|pgj)(\d{1,2}|[a-z]{2})", key)
+    if match:
+        kind, rest = match.groups()
+        if kind in ("trf", "trt") and rest.isdigit():
+            return f"{kind}{int(rest)}"
+        if not rest.isdigit() and rest.upper() in UFS:
+            if kind in ("tre", "tce"):
+                return f"{kind}_{rest}"
+            if kind == "pgj":
+                return f"mp{rest}"
+            return f"{kind}{rest}"
+    return re.sub(r"[^a-z0-9_]+", "_", fold(value).lower()).strip("_") or None

@@ -1,0 +1,190 @@
+"""Canonical ids of citations, CNJ check digits and the code/label tables, on small texts."""
+
+import pytest
+
+from services.annotator import cnj
+from services.annotator.citations import extract_citations
+from shared.legal_codes import (
+    DOCUMENT_TYPES,
+    court_label,
+    document_type_label,
+    label,
+    normalize_court,
+    normalize_document_type,
+)
+
+
+def cites(text: str, **kwargs) -> list[str]:
+    return extract_citations(text, **kwargs)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("violação do art. 5º, XXXV, da CF/88", ["CF/1988", "CF/1988, art. 5º", "CF/1988, art. 5º, XXXV"]),
+        ("nos termos do art. 14 da Lei 8.078/90", ["CDC", "CDC, art. 14"]),
+        ("conforme o Código de Defesa do Consumidor, art. 14", ["CDC", "CDC, art. 14"]),
+        (
+            "o art. 4º, § 2º, da Lei n. 9.307/96",
+            ["Lei 9.307/1996", "Lei 9.307/1996, art. 4º", "Lei 9.307/1996, art. 4º, § 2º"],
+        ),
+        ("art. 37 da Lei nº 8.666, de 21 de junho de 1993", ["Lei 8.666/1993", "Lei 8.666/1993, art. 37"]),
+        (
+            "arts. 2º, 51, VII e 54 do CDC",
+            ["CDC", "CDC, art. 2º", "CDC, art. 51", "CDC, art. 51, VII", "CDC, art. 54"],
+        ),
+        (
+            "art. 81, parágrafo único, I e II, do CDC",
+            [
+                "CDC",
+                "CDC, art. 81",
+                "CDC, art. 81, parágrafo único",
+                "CDC, art. 81, parágrafo único, I",
+                "CDC, art. 81, parágrafo único, II",
+            ],
+        ),
+        (
+            "o § 1º do art. 33 da Lei de Arbitragem",
+            ["Lei 9.307/1996", "Lei 9.307/1996, art. 33", "Lei 9.307/1996, art. 33, § 1º"],
+        ),
+        ("multa do art. 1.026, § 2º, do CPC/2015", ["CPC/2015", "CPC/2015, art. 1.026", "CPC/2015, art. 1.026, § 2º"]),
+        ("(CC, art. 722)", ["CC/2002", "CC/2002, art. 722"]),
+        ("Súmulas 5 e 7/STJ", ["Súmula 5/STJ", "Súmula 7/STJ"]),
+        ("SÚMULAS N. 5 E 7-STJ. SÚMULA N. 283-STF", ["Súmula 5/STJ", "Súmula 7/STJ", "Súmula 283/STF"]),
+        ("Súmula 331 do TST", ["Súmula 331/TST"]),
+        ("Súmula Vinculante 10", ["Súmula Vinculante 10"]),
+        ("(REsp 1602076/SP, Rel. Min. Nancy Andrighi)", ["REsp 1.602.076/SP"]),
+        ("AgInt no AREsp n. 2.024.123/MG", ["AgInt no AREsp 2.024.123/MG"]),
+        ("AgRg nos EDcl no Ag 1.132.332/SP", ["AgRg nos EDcl no Ag 1.132.332/SP"]),
+        ("(STJ-3ªT, MC 19.226-AgRg, Min. Nancy Andrighi)", ["AgRg na MC 19.226"]),
+        ("RECURSO ESPECIAL Nº 1.580.432 - SP e depois Recurso Especial no 1580432", ["REsp 1.580.432/SP"]),
+        ("os REsps 1.283.388/MG e 1.327.085/MG", ["REsp 1.283.388/MG", "REsp 1.327.085/MG"]),
+        ("Lei 7.347/85 e 8.078/90", ["Lei 7.347/1985", "CDC"]),
+    ],
+)
+def test_canonical_ids(text: str, expected: list[str]) -> None:
+    assert cites(text) == expected
+
+
+def test_bare_cpc_takes_the_edition_the_text_named() -> None:
+    text = "ofensa ao art. 535 do CPC/73. (...) Afasta-se a violação do art. 535 do CPC."
+    assert cites(text, year=2017) == ["CPC/1973", "CPC/1973, art. 535"]
+    assert cites("nos termos do art. 485, VI, do CPC", year=2024)[:2] == ["CPC/2015", "CPC/2015, art. 485"]
+    assert cites("nos termos do art. 267, VI, do CPC", year=2010)[:2] == ["CPC/1973", "CPC/1973, art. 267"]
+
+
+def test_anaphora_and_transcribed_articles() -> None:
+    text = (
+        "Os custos são do locador, conforme o art. 22 da Lei nº 8245/91:\n"
+        "Art. 22. O locador é obrigado a:\n"
+        "Art. 45. São nulas as cláusulas que proíbam a prorrogação prevista no art. 47.\n"
+        "E o art. 51 do mesmo diploma legal."
+    )
+    assert cites(text) == [
+        "Lei 8.245/1991",
+        "Lei 8.245/1991, art. 22",
+        "Lei 8.245/1991, art. 45",  # a transcribed article: cited; its own cross-reference to art. 47 is not
+        "Lei 8.245/1991, art. 51",
+    ]
+
+
+def test_amending_laws_do_not_take_the_articles_around_them() -> None:
+    text = (
+        "a reforma do Código de Processo Civil, veiculada pela Lei n. 11.232/2005, deu nova redação ao § 1º do art. 162"
+    )
+    assert "CPC/1973, art. 162, § 1º" in cites(text, year=2018) or "CPC/2015, art. 162, § 1º" in cites(text)
+    assert not any(c.startswith("Lei 11.232/2005, art.") for c in cites(text, year=2018))
+
+
+def test_what_is_not_a_citation() -> None:
+    stamp = "Documento eletrônico assinado eletronicamente nos termos do Art.1º §2º inciso III da Lei 11.419/2006\n"
+    assert cites(stamp) == []
+    own = "RECURSO ESPECIAL Nº 1.602.076 - SP (2016/0134010-1) ... PROCESSO ELETRÔNICO REsp 1.602.076 / SP"
+    assert cites(own, own_ids=["REsp 1.602.076/SP"]) == []
+    assert cites("advogado GILBERTO VIEIRA LEITE NETO - SE002454") == []
+    assert cites("regulamento da UNCITRAL - United Nations Commission on International Trade Law, art. 32.1") == []
+
+
+def test_cnj_numbers_of_judgments_cited() -> None:
+    text = (
+        "(TJSP; Apelação Cível 1015773-69.2022.8.26.0011; Relator (a): Marcos Gozzo; Data do Julgamento: 28/06/2024)\n"
+        + "Texto que nada cita. " * 8
+        + "\nA autora ajuizou medida cautelar (Processo n. 1039442-59.2014.8.26.0100), preparatória de outra ação.\n"
+        + "Texto que nada cita. " * 8
+        + "\n"
+        "TJDF Acórdão 1176873, 07196396120188070001, Relator: CARLOS RODRIGUES\n"
+        "Números Origem: 10394425920148260100"
+    )
+    assert cites(text) == ["1015773-69.2022.8.26.0011", "0719639-61.2018.8.07.0001"]
+    assert cites("Apelação Cível 1015773-70.2022.8.26.0011, Rel. Fulano") == []  # check digits do not hold
+
+
+def test_cnj_check_digits() -> None:
+    assert cnj.is_valid("0017387-33.2017.8.19.0000")
+    assert not cnj.is_valid("0017387-34.2017.8.19.0000")
+    assert cnj.is_valid("00173873320178190000")
+    assert cnj.check_digits("0017387", "2017", "8", "19", "0000") == "33"
+    assert cnj.court_of("0017387-33.2017.8.19.0000") == "tjrj"
+    assert cnj.court_of("5004321-11.2020.4.04.7000") == "trf4"
+    assert cnj.court_of("0000001-00.2020.5.02.0001") == "trt2"
+    assert cnj.court_of("0000001-00.2020.6.26.0001") == "tre_sp"
+    assert cnj.court_of("0000001-00.2020.8.07.0001") == "tjdft"
+
+
+def test_codes_and_labels() -> None:
+    assert [label("document_type", c) for c in ("acordao", "decisao_monocratica", "email")] == [
+        "Acórdão",
+        "Decisão monocrática",
+        "E-mail",
+    ]
+    assert set(DOCUMENT_TYPES) == {normalize_document_type(document_type_label(c)) for c in DOCUMENT_TYPES}
+    assert [court_label(c) for c in ("stj", "tjsp", "trf3", "trt2", "tre_sp", "tce_mg", "mpmg", "carf", "interno")] == [
+        "STJ",
+        "TJSP",
+        "TRF3",
+        "TRT2",
+        "TRE-SP",
+        "TCE-MG",
+        "MPMG",
+        "CARF",
+        "Escritório (interno)",
+    ]
+    assert label("court", None) is None
+
+
+@pytest.mark.parametrize(
+    ("written", "code"),
+    [
+        ("STJ", "stj"),
+        ("tj-sp", "tjsp"),
+        ("TJ/SP", "tjsp"),
+        ("TJSP", "tjsp"),
+        ("TRF-3", "trf3"),
+        ("TRT 2ª", "trt2"),
+        ("TRE-SP", "tre_sp"),
+        ("tre_sp", "tre_sp"),
+        ("TCE/MG", "tce_mg"),
+        ("PGJMG", "mpmg"),
+        ("TJDF", "tjdft"),
+        ("CARF", "carf"),
+    ],
+)
+def test_court_hints_normalise(written: str, code: str) -> None:
+    assert normalize_court(written) == code
+
+
+@pytest.mark.parametrize(
+    ("written", "code"),
+    [
+        ("acórdão", "acordao"),
+        ("Acórdão", "acordao"),
+        ("ACORDAO", "acordao"),
+        ("decisão monocrática", "decisao_monocratica"),
+        ("Súmula", "sumula"),
+        ("e-mail", "email"),
+        ("ato normativo", "ato_normativo"),
+        ("nada", None),
+    ],
+)
+def test_document_type_hints_normalise(written: str, code: str | None) -> None:
+    assert normalize_document_type(written) == code
