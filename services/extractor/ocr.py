@@ -37,8 +37,8 @@ os.environ.setdefault("OMP_THREAD_LIMIT", "1")
 
 NOISE_LINE_CONFIDENCE = 30.0
 """A line whose words average below this confidence is noise read as text: a calligraphic letterhead,
-a logo, a stamp, a faint watermark. Dropping such lines removed 2/3 of the character errors on the
-sample scans without losing one word of the ground truth. The page confidence still counts them."""
+a logo, a stamp, a faint watermark. Dropping such lines cut the easy sample scan's CER from 1.9% to
+0.7% without losing a word of the ground truth. The page confidence still counts them."""
 
 ORIENTATION_CHECK_BELOW = 0.7
 """A first pass below this confidence (upside-down pages read at ~0.4, upright scans at 0.85-0.95)
@@ -79,8 +79,8 @@ class _PageTimeout(Exception):
 def ocr_pdf_pages(doc: pymupdf.Document, numbers: list[int], filename: str, config: OcrConfig) -> dict[int, PageOcr]:
     """OCR the given pages (1-based), `config.workers` at a time.
 
-    At most 2 * workers page images exist at any time (rendered ahead of the workers), so memory
-    stays bounded whatever the page count. A page that runs past config.page_timeout_s comes back
+    Pages are rendered one at a time, at most 2 * workers ahead of the workers, so memory stays
+    bounded whatever the page count. A page that runs past config.page_timeout_s comes back
     with an error and confidence 0; the others are unaffected.
     """
     results: dict[int, PageOcr] = {}
@@ -117,7 +117,9 @@ def _page_pixels(doc: pymupdf.Document, number: int, filename: str, config: OcrC
             native=config.preprocess.native_pixels,
             max_pixels=config.max_page_pixels,
         )
-    except Exception as exc:  # only MuPDF calls in there
+    except MemoryError:
+        raise
+    except Exception as exc:  # MuPDF's errors: the file's fault
         raise damaged_pdf(filename, f"page {number} cannot be rendered for OCR ({exc})") from exc
 
 

@@ -1,21 +1,21 @@
 """Page images for Tesseract: the best pixels a page has, then the fixes that measurably help.
 
-What each step does to OCR of ../shared/docs/scanned (bench/ocr_cer.py, CER without running headers):
+What each step does (bench/ocr_cer.py --ablation; CER without running headers and footers, easy /
+hard scan of ../shared/docs/scanned; all steps on: 0.69% / 0.83%):
 
-- Native pixels: a scan is one embedded image, usually at 130-200 dpi. MuPDF's render at 300 dpi
-  resamples it into the page; taking the image itself and upscaling it with bicubic interpolation
-  gives Tesseract sharper strokes (hard scan: CER 1.6% -> 1.1% with the other steps on).
-- Deskew (projection profiles, +-5 degrees): the largest gain. Tesseract drops whole paragraphs of a
-  page tilted by 2-3 degrees as "non-text" (hard scan: CER 11% -> 2.4%).
-- Round stamps (Hough circles, ring erased): a stamp over a paragraph makes Tesseract's layout
-  analysis skip the paragraph (hard scan: 2.4% -> 1.1%).
-- Orientation (Tesseract OSD) costs 0.6-2 s a page, more than OCR itself, so it is not run on every
-  page: ocr.py asks for it only when a first pass reads the page with low confidence, which is what
-  an upside-down or sideways page gives.
-- Not used, because they did not help: adaptive binarisation (Tesseract 5's LSTM reads grey better:
-  CER 0.6% -> 10% on the easy scan), Otsu binarisation (faster but loses words on faint pages),
-  median denoising (helps speckle on the hard scan a little, hurts the watermarked easy scan more).
-  binarise() stays available for the bench's ablation.
+- Native pixels: a scan is one embedded image, often at 130-200 dpi. MuPDF's render at 300 dpi
+  resamples it into the page; the image itself, upscaled with bicubic interpolation, gives
+  Tesseract sharper strokes (without: 0.82% / 1.15%).
+- Deskew (projection profiles, +-5 degrees): the largest gain. Tesseract drops whole paragraphs of
+  a page tilted by 2-3 degrees as non-text (without: 0.79% / 9.6%).
+- Round stamps (Hough circles, the ring painted over): a stamp across a paragraph makes Tesseract's
+  layout analysis skip the paragraph (without: 0.69% / 2.1%).
+- Orientation: Tesseract's OSD costs 0.6-2 s a page, more than reading it, so ocr.py calls it only
+  when a first pass reads a page with low confidence, as an upside-down or sideways page does
+  (without: the hard scan's upside-down page 2 is lost, 2.8%).
+- Off, because they did not help: adaptive binarisation (Tesseract 5's LSTM reads grey better:
+  6.8% / 30%), median denoising (0.70% / 0.67%, and one word of the easy scan lost); Otsu
+  binarisation lost words on the hard scan in earlier trials. Both stay here for the ablation.
 
 Everything here works on 8-bit greyscale numpy arrays (OpenCV releases the GIL, so pages prepared
 in worker threads run in parallel); only page_image() touches MuPDF, which is not thread-safe.
@@ -33,8 +33,9 @@ import pymupdf
 # One OpenCV thread per call: the extractor already runs one page per core.
 cv2.setNumThreads(1)
 
-MAX_PAGE_PIXELS = 40_000_000
-"""A page image larger than this (an A2 sheet at 300 dpi is 35 Mpx) is made at a lower resolution."""
+MAX_PAGE_PIXELS = 25_000_000
+"""A page image larger than this is made at a lower resolution: A3 at 300 dpi is 17 Mpx, A2 would be
+35. Tesseract needs several bytes per pixel, and an extractor replica has 1.5 GiB for two pages."""
 
 MAX_SKEW_DEGREES = 5.0
 """Scanner skew beyond this is rare; a wider search costs time and finds false angles in tables."""
@@ -235,16 +236,31 @@ _STAMP_PROBE_SCALE = 0.25
 """Circles are looked for at a quarter of the resolution (~75 dpi): stamps are big, text is not."""
 
 
+_STAMP_RADIUS_PX = (90, 300)
+"""Stamp radii at 300 dpi: rings 15-50 mm across (office stamps are 30-45 mm). Larger round shapes
+are letterhead emblems and watermarks (the STJ "SJ" watermark curves measure 270-380 px)."""
+
+
 def find_stamps(image: np.ndarray) -> list[tuple[float, float, float]]:
-    """Round stamps as (x, y, radius) in pixels: rings 7-50 mm across at 300 dpi.
+    """Round stamps as (x, y, radius) in pixels of a ~300 dpi page image.
 
     HOUGH_GRADIENT_ALT with a high "perfectness" threshold finds drawn circles and ignores the
     countless arcs of letters (the plain Hough gradient finds dozens of false circles in text).
     """
     scale = _STAMP_PROBE_SCALE
+    if min(image.shape) < 2 * _STAMP_RADIUS_PX[0]:  # too small a page to hold a stamp
+        return []
     small = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+    smallest, largest = (int(radius * scale) for radius in _STAMP_RADIUS_PX)
     circles = cv2.HoughCircles(
-        small, cv2.HOUGH_GRADIENT_ALT, dp=1.5, minDist=40, param1=300, param2=0.85, minRadius=20, maxRadius=150
+        small,
+        cv2.HOUGH_GRADIENT_ALT,
+        dp=1.5,
+        minDist=2 * smallest,
+        param1=300,
+        param2=0.85,
+        minRadius=smallest,
+        maxRadius=largest,
     )
     if circles is None:
         return []
