@@ -13,21 +13,31 @@ from typing import Any
 
 from rich.console import Console
 
+from services.annotator.logic import annotate
+from services.chunker.logic import chunk_document
+from services.chunker.sections import Section, detect_sections
 from services.cleaner.logic import clean_pages
 from services.extractor.logic import BadInput, extract
 from services.extractor.policy import extract_options, review_verdict
-from shared.payloads import PAGE_SEPARATOR, Page
+from shared.embeddings import get_model
+from shared.payloads import PAGE_SEPARATOR, Chunk, DocumentMetadata, Page
 from shared.settings import Settings
 
 
 @dataclass(frozen=True)
 class Inspection:
-    """Cleaned pages and the review verdict. disposition: None (goes on), "review" or "deadletter"."""
+    """Cleaned pages, the review verdict, and what the chunker and annotator make of the text.
+
+    disposition: None (goes on), "review" or "deadletter".
+    """
 
     pages: list[Page] = field(default_factory=list)
     reasons: list[str] = field(default_factory=list)
     disposition: str | None = None
     warnings: list[str] = field(default_factory=list)
+    metadata: DocumentMetadata | None = None
+    sections: list[Section] = field(default_factory=list)
+    chunks: list[Chunk] = field(default_factory=list)
 
     @property
     def review_needed(self) -> bool:
@@ -45,11 +55,24 @@ def inspect_file(path: Path, settings: Settings) -> Inspection:
     except BadInput as bad:
         return Inspection(reasons=[bad.reason], disposition=bad.disposition)
     verdict = review_verdict(document, settings)
+    cleaned = clean_pages(document.pages)
+    # The same calls the chunker and annotator stages make (no hints: a file inspected here has none).
+    metadata = annotate(cleaned, path.name, None, document.pages)
+    model = get_model(settings.embedding_variant, settings.embedding_threads)
+    chunks = chunk_document(
+        cleaned,
+        model.token_count,
+        max_tokens=settings.chunk_max_tokens,
+        overlap_tokens=settings.chunk_overlap_tokens,
+    )
     return Inspection(
-        pages=clean_pages(document.pages),
+        pages=cleaned,
         reasons=verdict.reasons,
         disposition="review" if verdict.needed else None,
         warnings=list(document.warnings),
+        metadata=metadata,
+        sections=detect_sections(cleaned),
+        chunks=chunks,
     )
 
 
@@ -66,6 +89,20 @@ def inspection_json(inspection: Inspection) -> dict[str, Any]:
             "reasons": inspection.reasons,
             "disposition": inspection.disposition,
         },
+        "metadata": inspection.metadata.model_dump(mode="json", exclude={"sources"}) if inspection.metadata else None,
+        "sections": [
+            {"path": s.path, "first_page": s.page_start, "last_page": s.page_end} for s in inspection.sections
+        ],
+        "chunks": [
+            {
+                "section_path": c.section_path,
+                "pages": [c.page_start, c.page_end],
+                "token_count": c.token_count,
+                "is_ementa": c.is_ementa,
+                "text": c.text,
+            }
+            for c in inspection.chunks
+        ],
     }
 
 
@@ -78,6 +115,14 @@ def print_inspection(inspection: Inspection, console: Console) -> None:
         console.print(page.text or "[dim](no text)[/dim]", markup=not page.text, highlight=False)
     for warning in inspection.warnings:
         console.print(f"[yellow]warning:[/yellow] {warning}", highlight=False)
+    if inspection.metadata is not None:
+        console.rule("metadata", style="dim")
+        for name, value in inspection.metadata.model_dump(mode="json", exclude={"sources"}).items():
+            if value not in (None, [], ""):
+                console.print(f"{name}: {value}", markup=False, highlight=False)
+        console.rule(f"{len(inspection.sections)} sections, {len(inspection.chunks)} chunks", style="dim")
+        for section in inspection.sections:
+            console.print(f"{section.path}  (p. {section.page_start}-{section.page_end})", markup=False)
     console.rule()
     if not inspection.review_needed:
         console.print(f"[green]no review needed[/green]: {len(inspection.pages)} page(s) go on to the cleaner")

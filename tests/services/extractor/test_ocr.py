@@ -312,12 +312,21 @@ def test_inspect_json_of_a_native_pdf():
 
     assert run.returncode == 0, run.stderr
     out = json.loads(run.stdout)
-    assert set(out) == {"pages", "text", "review"}
+    assert set(out) == {"pages", "text", "review", "metadata", "sections", "chunks"}
     pages = [(p["number"], p["method"], p["confidence"]) for p in out["pages"]]
     assert pages == [(n, "text", 1.0) for n in range(1, 10)]
     assert out["text"] == PAGE_SEPARATOR.join(p["text"] for p in out["pages"])
     assert "RECURSO ESPECIAL" in out["pages"][0]["text"]
     assert out["review"] == {"needed": False, "reasons": [], "disposition": None}
+    # The chunker's and annotator's view, from the same code the services run.
+    metadata = out["metadata"]
+    assert (metadata["document_type"], metadata["court"]) == ("acordao", "stj")
+    assert metadata["process_number"] and metadata["relator"] and metadata["judgment_date"]
+    tops = [s["path"].split(" > ")[0] for s in out["sections"]]
+    assert {"ementa", "relatorio", "voto"} <= set(tops)
+    assert all(1 <= s["first_page"] <= s["last_page"] <= 9 for s in out["sections"])
+    assert sum(c["is_ementa"] for c in out["chunks"]) == 1
+    assert all(c["token_count"] <= 512 and c["text"] in out["text"] for c in out["chunks"])
 
 
 def test_inspect_of_a_mixed_pdf_shows_each_page_and_a_bad_file_its_disposition(tmp_path):
