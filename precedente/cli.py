@@ -232,6 +232,24 @@ def inspect_command(
         print_inspection(inspection, console)
 
 
+@app.command("eval")
+def eval_command(
+    corpus: Annotated[Path, typer.Option(exists=True, dir_okay=False, help="JSON lines: {_id, title, text}.")],
+    queries: Annotated[Path, typer.Option(exists=True, dir_okay=False, help="JSON lines: {_id, text, group}.")],
+    qrels: Annotated[Path, typer.Option(exists=True, dir_okay=False, help="TSV: query-id, corpus-id, score.")],
+    run: Annotated[Path | None, typer.Option("--run", help="Write the ranking in TREC run format.")] = None,
+    json_out: Annotated[Path | None, typer.Option("--json", help="Write the metrics as JSON.")] = None,
+    config: Annotated[str, typer.Option(help="A name for this configuration (the run tag).")] = "default",
+    api: Annotated[str | None, typer.Option("--api", help="Use a running instance instead of a fresh one.")] = None,
+) -> None:
+    """Ingest a judged corpus through the pipeline and score every query through POST /search."""
+    from precedente.eval_command import run_eval
+
+    _logging()
+    logging.getLogger("httpx").setLevel(logging.WARNING)
+    run_eval(corpus, queries, qrels, api=api, run_path=run, json_path=json_out, config=config, console=console)
+
+
 def main() -> None:
     app()
 

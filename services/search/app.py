@@ -93,9 +93,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @app.post("/search", response_model=SearchResponse)
     async def search(body: SearchRequest, request: Request, who: CallerDep, pool: DbDep) -> SearchResponse:
         vector = await asyncio.to_thread(request.app.state.model.query, body.query)
+        candidates = max(settings.search_candidates, body.top_k)  # the pool is never smaller than what is asked
         results, facets = await asyncio.gather(
-            hybrid_search(pool, body, vector, who.groups, settings.search_candidates),
-            facet_counts(pool, body, vector, who.groups, settings.search_candidates),
+            hybrid_search(pool, body, vector, who.groups, candidates),
+            facet_counts(pool, body, vector, who.groups, candidates),
         )
         return SearchResponse(results=results, facets=facets)
 

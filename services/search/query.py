@@ -62,7 +62,7 @@ class SearchFilters(BaseModel):
 class SearchRequest(BaseModel):
     query: str = Field(min_length=1, max_length=2000)
     filters: SearchFilters = Field(default_factory=SearchFilters)
-    top_k: int = Field(5, ge=1, le=100)
+    top_k: int = Field(5, ge=1, le=200)
 
 
 class SearchResult(BaseModel):
