@@ -125,6 +125,17 @@ def court_label(code: str) -> str:
     return code.upper().replace("_", "-")
 
 
+_KNOWN_COURT_PATTERN = re.compile(
+    rf"^(?:trf[1-6]|trt(?:[1-9]|1\d|2[0-4])|(?:tj|mp)(?:{'|'.join(uf.lower() for uf in sorted(UFS))})"
+    rf"|(?:tre|tce)_(?:{'|'.join(uf.lower() for uf in sorted(UFS))}))$"
+)
+
+
+def is_known_court(code: str) -> bool:
+    """A code of a court or origin that exists (normalize_court keeps unknown values as they came)."""
+    return code in _FIXED_COURT_LABELS or bool(_KNOWN_COURT_PATTERN.match(code))
+
+
 def document_type_label(code: str) -> str:
     return DOCUMENT_TYPE_LABELS.get(code, code)
 

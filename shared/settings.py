@@ -2,6 +2,7 @@
 
 from functools import lru_cache
 from pathlib import Path
+from typing import Literal
 
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
@@ -39,6 +40,14 @@ class Settings(BaseSettings):
     chunk_overlap_tokens: int = 64
     embedding_variant: str = "enpt"
     embedding_threads: int = 1
+
+    # Optional LLM metadata extractor (services/annotator/llm.py), merged over the rules; "none" turns it off.
+    metadata_llm_provider: Literal["none", "anthropic", "openai"] = "none"
+    metadata_llm_base_url: str = "https://api.anthropic.com"
+    metadata_llm_api_key: str = ""
+    metadata_llm_model: str = "claude-3-5-haiku-latest"
+    metadata_llm_timeout_s: float = 20
+    metadata_llm_max_chars: int = 12000  # text sent: the first pages, up to this many characters
 
     # Search API
     api_host: str = "127.0.0.1"

@@ -2,7 +2,7 @@
 
 from typing import Any
 
-from services.annotator.logic import annotate
+from services.annotator.llm import annotate_with_llm
 from shared import ledger
 from shared.contracts import DocumentAnnotated, DocumentChunked, MetadataHints, Stage, Topic
 from shared.payloads import AnnotatedChunks, ChunkedDocument, DocumentMetadata, ExtractedDocument
@@ -20,8 +20,12 @@ async def handle(event: DocumentChunked, ctx: StageContext) -> Outcome:
         raw = await get_model(ctx.db, stage_key(event.document_id, event.version, Stage.EXTRACTED), ExtractedDocument)
     except KeyError:
         raw = None
-    metadata = annotate(
-        cleaned.pages, row["filename"], MetadataHints.model_validate(row["hints"]), raw.pages if raw else None
+    metadata = await annotate_with_llm(
+        cleaned.pages,
+        row["filename"],
+        MetadataHints.model_validate(row["hints"]),
+        raw.pages if raw else None,
+        ctx.settings,
     )
     key = await put_model(
         ctx.db,

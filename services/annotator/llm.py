@@ -1,0 +1,393 @@
+"""Optional LLM metadata extractor, merged over the rules (services.annotator.logic.merge).
+
+The rules are exact where a document follows its formulas; a model reads what they cannot (a subject
+written as prose, a party named only in the report). It is off unless `metadata_llm_provider` says
+"anthropic" (Messages API, forced tool call) or "openai" (any OpenAI-compatible chat completions
+server, JSON schema output). Its answer is untrusted input: each field is validated on its own and
+dropped when it fails (a bad date, an unknown court, a CNJ number whose check digits fail), so one
+wrong field does not cost the others. Any failure of the call (timeout, connection error, HTTP error,
+malformed answer) leaves the rules' metadata as it is, with a warning that names the reason and never
+the document's text.
+"""
+
+import asyncio
+import json
+import logging
+import re
+import unicodedata
+from collections.abc import Callable
+from datetime import date
+from typing import Any
+
+import httpx
+from pydantic import BaseModel, ValidationError, field_validator
+
+from services.annotator import cnj
+from services.annotator.logic import annotate, merge
+from shared.contracts import MetadataHints
+from shared.legal_codes import is_known_court, normalize_court, normalize_document_type
+from shared.payloads import PAGE_SEPARATOR, DocumentMetadata, Page, Party
+from shared.settings import Settings
+
+__all__ = ["SCHEMA", "TOOL_NAME", "annotate_with_llm", "excerpt", "llm_metadata", "validate"]
+
+log = logging.getLogger(__name__)
+
+TOOL_NAME = "record_metadata"
+ANTHROPIC_VERSION = "2023-06-01"
+MAX_TOKENS = 2048
+RETRY_STATUSES = frozenset({429, 529})
+"""Rate limited / overloaded: worth one more try after a short wait; other errors are not."""
+MAX_RETRY_WAIT_S = 2.0
+MAX_FIELD_CHARS = 2000
+"""Longer than any real subject or name: a longer value is the model pasting text, not extracting it."""
+
+_NULLABLE_STRING = {"type": ["string", "null"]}
+_DATE = {"type": ["string", "null"], "description": "Data no formato YYYY-MM-DD."}
+
+SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "document_type": {
+            "type": ["string", "null"],
+            "description": "acordao, sentenca, decisao_monocratica, despacho, parecer, peticao, contrato, sumula, "
+            "ato_normativo, ato_administrativo, email ou outro.",
+        },
+        "court": {"type": ["string", "null"], "description": 'Sigla do tribunal ou órgão, ex.: "STJ", "TJRJ", "TRF3".'},
+        "process_number": {"type": ["string", "null"], "description": "Número do processo como escrito (CNJ)."},
+        "procedural_class": {**_NULLABLE_STRING, "description": 'Classe processual, ex.: "Agravo de Instrumento".'},
+        "relator": {**_NULLABLE_STRING, "description": "Nome do relator, sem títulos."},
+        "judging_body": {**_NULLABLE_STRING, "description": 'Órgão julgador, ex.: "18ª Câmara Cível".'},
+        "judgment_date": _DATE,
+        "publication_date": _DATE,
+        "parties": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "name": {"type": "string"},
+                    "role": {"type": "string", "description": 'Papel processual, ex.: "agravante", "reu".'},
+                },
+                "required": ["name", "role"],
+            },
+        },
+        "subject": {**_NULLABLE_STRING, "description": "Assunto ou ementa resumida."},
+        "citations": {
+            "type": "array",
+            "items": {"type": "string"},
+            "description": 'Normas e precedentes citados, ex.: "CF/1988, art. 5º, XXXV", "Súmula 7/STJ".',
+        },
+    },
+}
+
+SYSTEM = (
+    "Você extrai metadados de documentos jurídicos brasileiros. Registre somente o que o texto afirma "
+    "expressamente; nunca invente, deduza ou complete valores. Deixe nulo (ou lista vazia) todo campo que o "
+    "texto não traz. Datas no formato YYYY-MM-DD. Responda apenas com os metadados no esquema pedido."
+)
+_JSON_INSTRUCTION = " Responda com um único objeto JSON, sem texto ao redor."
+
+
+class LLMFailure(Exception):
+    """Why the model's answer could not be used; the message goes to the log, so it never holds document text."""
+
+
+# --- request / response per provider -----------------------------------------------------------------------
+
+
+def _user_message(text: str) -> str:
+    return f"Extraia os metadados do documento abaixo.\n\n<documento>\n{text}\n</documento>"
+
+
+def _anthropic_request(text: str, settings: Settings) -> tuple[str, dict[str, str], dict[str, Any]]:
+    headers = {
+        "x-api-key": settings.metadata_llm_api_key,
+        "anthropic-version": ANTHROPIC_VERSION,
+        "content-type": "application/json",
+    }
+    body = {
+        "model": settings.metadata_llm_model,
+        "max_tokens": MAX_TOKENS,
+        "system": SYSTEM,
+        "messages": [{"role": "user", "content": _user_message(text)}],
+        "tools": [
+            {
+                "name": TOOL_NAME,
+                "description": "Registra os metadados jurídicos lidos no documento.",
+                "input_schema": SCHEMA,
+            }
+        ],
+        "tool_choice": {"type": "tool", "name": TOOL_NAME},
+    }
+    return "/v1/messages", headers, body
+
+
+def _anthropic_answer(data: Any) -> Any:
+    """The forced tool call's input: the Messages API puts the JSON there, not in a text block."""
+    blocks = data.get("content") if isinstance(data, dict) else None
+    for block in blocks if isinstance(blocks, list) else []:
+        if isinstance(block, dict) and block.get("type") == "tool_use" and block.get("name") == TOOL_NAME:
+            return block.get("input")
+    raise LLMFailure("no tool_use block in the response")
+
+
+def _openai_request(text: str, settings: Settings) -> tuple[str, dict[str, str], dict[str, Any]]:
+    headers = {"content-type": "application/json"}
+    if settings.metadata_llm_api_key:
+        headers["authorization"] = f"Bearer {settings.metadata_llm_api_key}"
+    body = {
+        "model": settings.metadata_llm_model,
+        "max_tokens": MAX_TOKENS,
+        "temperature": 0,
+        "messages": [
+            {"role": "system", "content": SYSTEM + _JSON_INSTRUCTION},
+            {"role": "user", "content": _user_message(text)},
+        ],
+        "response_format": {"type": "json_schema", "json_schema": {"name": TOOL_NAME, "schema": SCHEMA}},
+    }
+    return "/v1/chat/completions", headers, body
+
+
+_FENCE = re.compile(r"^\s*```(?:json)?\s*(.*?)\s*```\s*$", re.S)
+
+
+def _openai_answer(data: Any) -> Any:
+    """choices[0].message.content parsed as JSON (servers that ignore response_format may fence it)."""
+    try:
+        content = data["choices"][0]["message"]["content"]
+    except (KeyError, IndexError, TypeError) as exc:
+        raise LLMFailure("no choices[0].message.content in the response") from exc
+    if not isinstance(content, str):
+        raise LLMFailure("message content is not a string")
+    fenced = _FENCE.match(content)
+    try:
+        return json.loads(fenced.group(1) if fenced else content)
+    except json.JSONDecodeError as exc:
+        raise LLMFailure("message content is not JSON") from exc
+
+
+_PROVIDERS: dict[str, tuple[Callable[[str, Settings], tuple[str, dict[str, str], dict[str, Any]]], Callable]] = {
+    "anthropic": (_anthropic_request, _anthropic_answer),
+    "openai": (_openai_request, _openai_answer),
+}
+
+
+async def _post(client: httpx.AsyncClient, url: str, headers: dict[str, str], body: dict[str, Any]) -> Any:
+    """POST with one retry on 429/529 (waiting what retry-after asks, up to 2 s); the parsed JSON body."""
+    for attempt in range(2):
+        response = await client.post(url, headers=headers, json=body)
+        if response.status_code in RETRY_STATUSES and attempt == 0:
+            await asyncio.sleep(_retry_wait(response.headers.get("retry-after")))
+            continue
+        if response.status_code != 200:
+            raise LLMFailure(f"HTTP {response.status_code}")
+        try:
+            return response.json()
+        except ValueError as exc:
+            raise LLMFailure("response body is not JSON") from exc
+    raise AssertionError("unreachable")
+
+
+def _retry_wait(value: str | None) -> float:
+    try:
+        wait = float(value) if value else 1.0
+    except ValueError:  # an HTTP date: not worth parsing for a 2 s cap
+        wait = 1.0
+    return min(max(wait, 0.0), MAX_RETRY_WAIT_S)
+
+
+# --- validation --------------------------------------------------------------------------------------------
+
+_CNJ_SHAPED = re.compile(r"\d{7}-?\d{2}\.?\d{4}\.?\d\.?\d{2}\.?\d{4}")
+
+
+def _text(value: Any) -> str | None:
+    if not isinstance(value, str):
+        raise ValueError("not a string")
+    value = " ".join(value.split())
+    if len(value) > MAX_FIELD_CHARS:
+        raise ValueError("too long")
+    return value or None
+
+
+def _iso_date(value: Any) -> date | None:
+    """Only YYYY-MM-DD: pydantic would also take a number as a Unix time, which no document means."""
+    if value is None:
+        return None
+    if not isinstance(value, str) or not re.fullmatch(r"\d{4}-\d{2}-\d{2}", value.strip()):
+        raise ValueError("not YYYY-MM-DD")
+    return date.fromisoformat(value.strip())
+
+
+def _role(value: str) -> str:
+    """A role code like the rules write: "Agravado(a)" -> "agravado", "Réu" -> "reu"."""
+    folded = "".join(c for c in unicodedata.normalize("NFD", value) if not unicodedata.combining(c)).lower()
+    folded = re.sub(r"\(\w{1,2}\)", "", folded)
+    return re.sub(r"[^a-z0-9]+", "_", folded).strip("_")
+
+
+class _Strings(BaseModel):
+    """One free-text field at a time, so a bad one is dropped alone."""
+
+    value: str | None
+
+    @field_validator("value", mode="before")
+    @classmethod
+    def _clean(cls, value: Any) -> str | None:
+        return None if value is None else _text(value)
+
+
+class _Date(BaseModel):
+    value: date | None
+
+    @field_validator("value", mode="before")
+    @classmethod
+    def _iso(cls, value: Any) -> date | None:
+        return _iso_date(value)
+
+
+_TEXT_FIELDS = ("procedural_class", "relator", "judging_body", "subject")
+_DATE_FIELDS = ("judgment_date", "publication_date")
+
+
+def _parties(value: Any) -> list[Party]:
+    parties: list[Party] = []
+    for item in value if isinstance(value, list) else []:
+        try:
+            party = Party.model_validate(item)
+            name, role = _text(party.name), _role(party.role)
+        except (ValidationError, ValueError):
+            continue
+        if name and role and all((p.name, p.role) != (name, role) for p in parties):
+            parties.append(Party(name=name, role=role))
+    return parties
+
+
+def validate(raw: Any) -> tuple[DocumentMetadata, list[str]]:
+    """The model's answer as DocumentMetadata (title empty, which merge ignores) and the fields dropped.
+
+    Codes are normalised with shared.legal_codes; a field that fails is left out on its own."""
+    if not isinstance(raw, dict):
+        raise LLMFailure("answer is not a JSON object")
+    found: dict[str, Any] = {}
+    dropped: list[str] = []
+    for name in _TEXT_FIELDS:
+        if raw.get(name) is None:
+            continue
+        try:
+            found[name] = _Strings(value=raw[name]).value
+        except ValidationError:
+            dropped.append(name)
+    for name in _DATE_FIELDS:
+        if raw.get(name) is None:
+            continue
+        try:
+            found[name] = _Date(value=raw[name]).value
+        except ValidationError:
+            dropped.append(name)
+    if raw.get("document_type") is not None:
+        code = normalize_document_type(raw["document_type"]) if isinstance(raw["document_type"], str) else None
+        if code:
+            found["document_type"] = code
+        else:
+            dropped.append("document_type")
+    if raw.get("court") is not None:
+        code = normalize_court(raw["court"]) if isinstance(raw["court"], str) else None
+        if code and is_known_court(code):
+            found["court"] = code
+        else:
+            dropped.append("court")
+    if raw.get("process_number") is not None:
+        number = raw["process_number"].strip() if isinstance(raw["process_number"], str) else ""
+        # a CNJ-shaped number must pass its check digits: a failing one is a misreading or an invention
+        if number and len(number) <= 60 and (not _CNJ_SHAPED.fullmatch(number) or cnj.is_valid(number)):
+            found["process_number"] = number
+        else:
+            dropped.append("process_number")
+    if raw.get("parties"):
+        given = raw["parties"] if isinstance(raw["parties"], list) else [raw["parties"]]
+        found["parties"] = _parties(given)
+        if len(found["parties"]) < len(given):
+            dropped.append(f"{len(given) - len(found['parties'])} parties")
+    if raw.get("citations"):
+        items = raw["citations"] if isinstance(raw["citations"], list) else []
+        found["citations"] = list(dict.fromkeys(c for c in (_safe_text(i) for i in items) if c))
+    found = {k: v for k, v in found.items() if v not in (None, [], "")}
+    return DocumentMetadata(title="", **found), dropped
+
+
+def _safe_text(value: Any) -> str | None:
+    try:
+        return _text(value)
+    except ValueError:
+        return None
+
+
+# --- public API --------------------------------------------------------------------------------------------
+
+
+def excerpt(pages: list[Page], max_chars: int) -> str:
+    """The first pages' text up to max_chars: type, court, parties and ementa sit at the start, and the
+    cost and latency of a call grow with its length."""
+    return PAGE_SEPARATOR.join(page.text for page in pages if page.text)[:max_chars]
+
+
+async def llm_metadata(
+    text: str, settings: Settings, client: httpx.AsyncClient | None = None
+) -> DocumentMetadata | None:
+    """The model's metadata for `text` (cut to metadata_llm_max_chars), validated; None when the provider
+    is "none" or the call fails in any way (the reason is logged as a warning)."""
+    provider = settings.metadata_llm_provider
+    if provider not in _PROVIDERS:
+        return None
+    build, answer = _PROVIDERS[provider]
+    path, headers, body = build(text[: settings.metadata_llm_max_chars], settings)
+    url = settings.metadata_llm_base_url.rstrip("/") + path
+    timeout = settings.metadata_llm_timeout_s
+    own = client is None
+    http = client if client is not None else httpx.AsyncClient(timeout=timeout)
+    try:
+        async with asyncio.timeout(timeout + MAX_RETRY_WAIT_S):  # the whole exchange, retry included
+            data = await _post(http, url, headers, body)
+        metadata, dropped = validate(answer(data))
+    except (TimeoutError, httpx.TimeoutException):
+        return _failed(provider, settings, "timeout", len(text))
+    except httpx.HTTPError as exc:
+        return _failed(provider, settings, f"{type(exc).__name__}", len(text))
+    except LLMFailure as exc:
+        return _failed(provider, settings, str(exc), len(text))
+    except ValidationError:  # validate() checks each field first; this is a last guard, not a path
+        return _failed(provider, settings, "answer does not fit DocumentMetadata", len(text))
+    finally:
+        if own:
+            await http.aclose()
+    if dropped:
+        log.info("LLM metadata: dropped invalid fields %s", ", ".join(dropped))
+    return metadata
+
+
+def _failed(provider: str, settings: Settings, reason: str, chars: int) -> None:
+    log.warning(
+        "LLM metadata failed (%s, model %s, %d chars): %s; keeping the rules' metadata",
+        provider,
+        settings.metadata_llm_model,
+        chars,
+        reason,
+    )
+    return None
+
+
+async def annotate_with_llm(
+    pages: list[Page],
+    filename: str,
+    hints: MetadataHints | None,
+    raw_pages: list[Page] | None,
+    settings: Settings,
+) -> DocumentMetadata:
+    """The rules' metadata (annotate), with the LLM's merged over it when a provider is configured:
+    fields the rules verified and the submitter's hints stay, and `sources` says who set each field."""
+    rules = annotate(pages, filename, hints, raw_pages)
+    if settings.metadata_llm_provider == "none":
+        return rules
+    other = await llm_metadata(excerpt(pages, settings.metadata_llm_max_chars), settings)
+    return rules if other is None else merge(rules, other, source="llm")
