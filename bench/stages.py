@@ -13,7 +13,7 @@ from pathlib import Path
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
-from services.chunker.logic import chunk_pages  # noqa: E402
+from services.chunker.logic import chunk_document  # noqa: E402
 from services.cleaner.logic import clean_pages  # noqa: E402
 from services.extractor.logic import extract  # noqa: E402
 from services.indexer.service import embed_passages  # noqa: E402
@@ -43,7 +43,7 @@ def main() -> None:
 
     started = time.perf_counter()
     for _ in range(args.rounds):
-        chunks = [c for p in cleaned for c in chunk_pages(p, model.token_count)]
+        chunks = [c for p in cleaned for c in chunk_document(p, model.token_count)]
     chunk_seconds = (time.perf_counter() - started) / args.rounds
 
     sample = [c.text for c in chunks[:48]]
