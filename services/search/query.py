@@ -81,6 +81,9 @@ class SearchResult(BaseModel):
     char_end: int = 0
     document_type_label: str | None = None
     court_label: str | None = None
+    highlights: list[tuple[int, int]] = Field(
+        default_factory=list, description="[start, end) offsets in chunk_text of the words matching the query."
+    )
 
 
 # $2 groups, $3 types, $4 courts, $5 from, $6 to, $9 relators, $10 judging bodies, $11 cited-law prefixes
@@ -155,13 +158,46 @@ def _fold(text: str) -> str:
     return "".join(ch for ch in unicodedata.normalize("NFD", text.lower()) if unicodedata.category(ch) != "Mn")
 
 
-def shared_terms(query: str, passage: str, limit: int = 4) -> list[str]:
-    """Query words (4+ letters) whose stem-like prefix occurs in the passage, accent-insensitive."""
-    folded = _fold(passage)
-    found: list[str] = []
+# Query words that say nothing about the concept; they are neither highlighted nor named.
+_STOPWORDS_TEXT = (
+    "para pela pelo pelas pelos como sobre entre quando mais menos isso esta este essa esse aquele aquela "
+    "qual quais onde seja sido sendo tem temos deve devem pode podem cabe caso casos sera seria ser quem "
+    "porque pois tambem ainda apenas mesmo mesma outro outra outros outras todo toda todos todas numa num "
+    "dos das nos nas com sem"
+)
+STOPWORDS = frozenset(_STOPWORDS_TEXT.split())
+
+
+def _matches(query: str, passage: str) -> list[tuple[int, int, str]]:
+    """Spans of passage words sharing a stem-like prefix (6 letters, accent-insensitive) with a query word.
+
+    Each span comes with the query word it matches, so the explanation names exactly what is highlighted.
+    """
+    stems: dict[str, str] = {}
     for word in re.findall(r"\w{4,}", query):
-        stem = _fold(word)[:6]
-        if re.search(rf"\b{re.escape(stem)}", folded) and word.lower() not in (w.lower() for w in found):
+        folded = _fold(word)
+        if folded not in STOPWORDS:
+            stems.setdefault(folded[:6], word)
+    found = []
+    for match in re.finditer(r"\w{4,}", passage):
+        folded = _fold(match.group())
+        for stem, word in stems.items():
+            if folded.startswith(stem):
+                found.append((match.start(), match.end(), word))
+                break
+    return found
+
+
+def highlight_spans(query: str, passage: str) -> list[tuple[int, int]]:
+    """Character offsets in the passage of the words that match the query, for the UI to highlight."""
+    return [(start, end) for start, end, _ in _matches(query, passage)]
+
+
+def shared_terms(query: str, passage: str, limit: int = 4) -> list[str]:
+    """The query words found in the passage, in the order the passage uses them."""
+    found: list[str] = []
+    for _, _, word in _matches(query, passage):
+        if word not in found:
             found.append(word)
     return found[:limit]
 
@@ -230,6 +266,7 @@ async def hybrid_search(
             char_end=r["char_end"],
             document_type_label=label("document_type", r["document_type"]),
             court_label=label("court", r["court"]),
+            highlights=highlight_spans(request.query, r["text"]),
         )
         for r in kept
     ]

@@ -102,6 +102,7 @@ def test_a_remembered_passage_finds_its_document_and_page(
     assert top["document_id"] == ingested[filename]["document_id"]
     assert top["page_number"] <= page <= top["page_end"]
     assert top["document_title"] and top["relevance_explanation"]
+    assert top["highlights"] and all(0 <= a < b <= len(top["chunk_text"]) for a, b in top["highlights"])
     assert 0 < top["similarity_score"] <= 1
     assert top["document_type"] == ingested[filename]["document_type"]
     if court:

@@ -1,0 +1,43 @@
+"""The search service's pure pieces: filter normalisation, highlights and the one-line explanation."""
+
+from services.search.query import SearchFilters, explain, highlight_spans, shared_terms
+
+QUERY = "responsabilidade solidária do tomador de serviços para verbas trabalhistas"
+PASSAGE = (
+    "Reconhecida a RESPONSABILIDADE SOLIDARIA do tomador dos serviços, cabe-lhe pagar as verbas "
+    "trabalhistas; a responsabilização subsidiária fica afastada."
+)
+
+
+def test_highlights_are_exact_offsets_of_matching_words_whatever_the_case_and_accents() -> None:
+    spans = highlight_spans(QUERY, PASSAGE)
+    words = [PASSAGE[start:end] for start, end in spans]
+    assert words == [
+        "RESPONSABILIDADE",
+        "SOLIDARIA",
+        "tomador",
+        "serviços",
+        "verbas",
+        "trabalhistas",
+        "responsabilização",
+    ]
+    assert all(PASSAGE[start:end].isalpha() for start, end in spans)
+
+
+def test_function_words_of_the_query_are_not_highlighted() -> None:
+    assert highlight_spans("para quando sobre", "para quando sobre o prazo") == []
+
+
+def test_explanation_names_the_matched_terms_the_section_and_the_page() -> None:
+    assert shared_terms(QUERY, PASSAGE) == ["responsabilidade", "solidária", "tomador", "serviços"]
+    line = explain(QUERY, PASSAGE, 0.86, 7, "voto > II – Do mérito")
+    assert line.startswith("Proximidade semântica alta com a consulta (0.86)")
+    assert "termos em comum: responsabilidade, solidária, tomador, serviços" in line
+    assert line.endswith("voto > II – Do mérito, página 7.")
+
+
+def test_filters_take_what_lawyers_type() -> None:
+    filters = SearchFilters(document_type="Acórdão", court=["TJ-SP", "STJ"], cited_law="Lei 8.078/90, art. 14")
+    assert filters.document_type == ["acordao"]
+    assert filters.court == ["tjsp", "stj"]
+    assert filters.cited_law == ["CDC, art. 14"]
