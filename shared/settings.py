@@ -56,6 +56,8 @@ class Settings(BaseSettings):
     identity_user_header: str = "X-Precedente-User"
     identity_groups_header: str = "X-Precedente-Groups"
     search_candidates: int = 50
+    search_fusion: Literal["rrf", "weighted"] = "rrf"
+    search_dense_weight: float = 0.7
 
     # `precedente up`: processes per service (the indexer's embeddings are the slowest step).
     up_replicas: dict[str, int] = {"indexer": 2}

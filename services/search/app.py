@@ -13,7 +13,7 @@ from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, Field, ValidationError
 
 from services.search.deps import CallerDep, DbDep, visible_document
-from services.search.query import SearchRequest, SearchResult, facet_counts, hybrid_search
+from services.search.query import Fusion, SearchRequest, SearchResult, facet_counts, hybrid_search
 from services.search.review import router as review_router
 from services.search.status import router as status_router
 from shared import ledger
@@ -81,6 +81,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             await app.state.db.close()
 
     app = FastAPI(title="Precedente search API", version="0.1.0", lifespan=lifespan)
+    fusion = Fusion(settings.search_fusion, settings.search_dense_weight)
     app.state.settings = settings
     app.include_router(review_router)
     app.include_router(status_router)
@@ -95,8 +96,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         vector = await asyncio.to_thread(request.app.state.model.query, body.query)
         candidates = max(settings.search_candidates, body.top_k)  # the pool is never smaller than what is asked
         results, facets = await asyncio.gather(
-            hybrid_search(pool, body, vector, who.groups, candidates),
-            facet_counts(pool, body, vector, who.groups, candidates),
+            hybrid_search(pool, body, vector, who.groups, candidates, fusion),
+            facet_counts(pool, body, vector, who.groups, candidates, fusion),
         )
         return SearchResponse(results=results, facets=facets)
 

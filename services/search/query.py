@@ -9,7 +9,10 @@ documents the caller may see.
 
 import re
 import unicodedata
+from dataclasses import dataclass
 from datetime import date
+from functools import cached_property
+from typing import Literal
 
 import asyncpg
 import numpy as np
@@ -100,7 +103,7 @@ FILTERS = f"""
             WHERE cited = wanted OR cited LIKE wanted || ',%'))
 """
 
-CANDIDATES = f"""
+_CANDIDATES = f"""
 WITH dense AS MATERIALIZED (
     SELECT c.id, c.embedding <=> $1 AS distance
     FROM chunks c
@@ -108,9 +111,13 @@ WITH dense AS MATERIALIZED (
     ORDER BY c.embedding <=> $1
     LIMIT $7
 ), dense_ranked AS (
-    SELECT id, row_number() OVER (ORDER BY distance) AS rank FROM dense
+    SELECT id, row_number() OVER (ORDER BY distance) AS rank,
+           (avg(distance) OVER () - distance) / nullif(stddev_pop(distance) OVER (), 0) AS z
+    FROM dense
 ), lexical AS (
-    SELECT id, row_number() OVER (ORDER BY rank_value DESC) AS rank FROM (
+    SELECT id, row_number() OVER (ORDER BY rank_value DESC) AS rank,
+           (rank_value - avg(rank_value) OVER ()) / nullif(stddev_pop(rank_value) OVER (), 0) AS z
+    FROM (
         SELECT c.id, ts_rank(c.tsv, q.query) AS rank_value
         FROM chunks c,
              (SELECT replace(plainto_tsquery('public.pt_unaccent', $8)::text, '&', '|')::tsquery AS query) q
@@ -119,15 +126,18 @@ WITH dense AS MATERIALIZED (
         LIMIT $7
     ) ranked
 ), fused AS (
-    SELECT id,
-           coalesce(1.0 / ({RRF_K} + d.rank), 0) + coalesce(1.0 / ({RRF_K} + l.rank), 0) AS score
+    SELECT id, FUSED_SCORE AS score
     FROM dense_ranked d FULL OUTER JOIN lexical l USING (id)
 )
 """
 
-HYBRID_SQL = (
-    CANDIDATES
-    + """
+_RRF_SCORE = f"coalesce(1.0 / ({RRF_K} + d.rank), 0) + coalesce(1.0 / ({RRF_K} + l.rank), 0)"
+# A candidate missing from one list counts as that list's worst; a list with no spread counts as 0.
+_WEIGHTED_SCORE = (
+    "{w} * coalesce(d.z, (SELECT min(z) FROM dense_ranked), 0) + {lw} * coalesce(l.z, (SELECT min(z) FROM lexical), 0)"
+)
+
+_RESULTS = """
 SELECT c.id, c.document_id, c.text, c.page_start, c.page_end, c.char_start, c.char_end, c.section_path,
        c.document_type, c.court, c.document_date,
        coalesce(d.title, d.filename) AS title, 1 - (c.embedding <=> $1) AS similarity, f.score
@@ -137,11 +147,8 @@ JOIN documents d ON d.id = c.document_id
 ORDER BY f.score DESC, similarity DESC
 LIMIT $12
 """
-)
 
-FACETS_SQL = (
-    CANDIDATES
-    + """
+_FACETS = """
 SELECT field, value, count(DISTINCT document_id) AS documents
 FROM fused f
 JOIN chunks c ON c.id = f.id
@@ -151,7 +158,31 @@ WHERE value IS NOT NULL
 GROUP BY field, value
 ORDER BY field, documents DESC, value
 """
-)
+
+
+@dataclass(frozen=True)
+class Fusion:
+    """How dense and lexical candidates are combined: reciprocal ranks, or z-scored scores weighted."""
+
+    method: Literal["rrf", "weighted"] = "rrf"
+    dense_weight: float = 0.7
+
+    @cached_property
+    def candidates_sql(self) -> str:
+        if self.method == "rrf":
+            score = _RRF_SCORE
+        else:
+            weight = min(max(self.dense_weight, 0.0), 1.0)
+            score = _WEIGHTED_SCORE.format(w=f"{weight:.4f}", lw=f"{1 - weight:.4f}")
+        return _CANDIDATES.replace("FUSED_SCORE", score)
+
+    @property
+    def results_sql(self) -> str:
+        return self.candidates_sql + _RESULTS
+
+    @property
+    def facets_sql(self) -> str:
+        return self.candidates_sql + _FACETS
 
 
 def _fold(text: str) -> str:
@@ -236,11 +267,17 @@ def _overlaps(a: asyncpg.Record, b: asyncpg.Record) -> bool:
 
 
 async def hybrid_search(
-    db: asyncpg.Pool, request: SearchRequest, query_vector: np.ndarray, groups: list[str], candidates: int
+    db: asyncpg.Pool,
+    request: SearchRequest,
+    query_vector: np.ndarray,
+    groups: list[str],
+    candidates: int,
+    fusion: Fusion = Fusion(),
 ) -> list[SearchResult]:
+    arguments = _arguments(request, query_vector, groups, candidates)
     async with db.acquire() as conn, conn.transaction():
         await _prepare(conn, candidates)
-        rows = await conn.fetch(HYBRID_SQL, *_arguments(request, query_vector, groups, candidates), request.top_k * 3)
+        rows = await conn.fetch(fusion.results_sql, *arguments, request.top_k * 3)
     kept: list[asyncpg.Record] = []
     for row in rows:
         if len(kept) == request.top_k:
@@ -273,12 +310,17 @@ async def hybrid_search(
 
 
 async def facet_counts(
-    db: asyncpg.Pool, request: SearchRequest, query_vector: np.ndarray, groups: list[str], candidates: int
+    db: asyncpg.Pool,
+    request: SearchRequest,
+    query_vector: np.ndarray,
+    groups: list[str],
+    candidates: int,
+    fusion: Fusion = Fusion(),
 ) -> dict[str, dict[str, int]]:
     """Documents per value of each facet among this query's candidates, under the same filters and access."""
     async with db.acquire() as conn, conn.transaction():
         await _prepare(conn, candidates)
-        rows = await conn.fetch(FACETS_SQL, *_arguments(request, query_vector, groups, candidates))
+        rows = await conn.fetch(fusion.facets_sql, *_arguments(request, query_vector, groups, candidates))
     facets: dict[str, dict[str, int]] = {field: {} for field in FACET_FIELDS}
     for row in rows:
         facets[row["field"]][row["value"]] = row["documents"]
