@@ -11,7 +11,6 @@ errors against their ground truth with and without the OCR corrections.
 
 import argparse
 import os
-import re
 import tempfile
 import time
 from pathlib import Path
@@ -21,6 +20,7 @@ import pymupdf
 from services.cleaner import logic
 from services.cleaner.corrections import correct_ocr, load
 from services.cleaner.logic import CleanedDocument, clean_document
+from services.extractor.ocr_metrics import truth_pages, word_errors
 from shared.payloads import Page
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
@@ -93,20 +93,7 @@ def _ends(lines: list[str], n: int) -> list[str]:
 
 
 def ground_truth(name: str) -> list[str]:
-    text = (SCANS / f"{name}.groundtruth.txt").read_text(encoding="utf-8")
-    if "\f" in text:
-        return text.split("\f")
-    return [p for p in re.split(r"^=== page \d+ ===$", text, flags=re.MULTILINE) if p.strip()]
-
-
-def word_errors(reference: list[str], hypothesis: list[str]) -> int:
-    previous = list(range(len(hypothesis) + 1))
-    for i, ref in enumerate(reference, 1):
-        current = [i] + [0] * len(hypothesis)
-        for j, hyp in enumerate(hypothesis, 1):
-            current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (ref != hyp))
-        previous = current
-    return previous[-1]
+    return truth_pages(SCANS / f"{name}.groundtruth.txt")
 
 
 def report_ocr() -> None:

@@ -6,12 +6,23 @@ from pathlib import Path
 import pytest
 
 from precedente.harness import FINAL, RunningStack
+from shared.payloads import Page
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED_DATA = REPO.parent / "shared"
 DOCS = SHARED_DATA / "docs"
 
-__all__ = ["DOCS", "FINAL", "SHARED_DATA", "RunningStack"]
+__all__ = ["DOCS", "FINAL", "SHARED_DATA", "RunningStack", "read_pages"]
+
+
+def read_pages(name: str) -> list[Page]:
+    """The text-layer pages of a sample document of ../shared/docs, as the extractor's first pass sees them."""
+    import pymupdf
+
+    path = DOCS / name
+    assert path.exists(), f"sample document {path} is missing: ../shared must sit beside the checkout"
+    with pymupdf.open(path) as doc:
+        return [Page(number=i + 1, text=p.get_text()) for i, p in enumerate(doc)]
 
 
 @pytest.fixture(scope="session")

@@ -57,31 +57,43 @@ _SENTENCE_START = re.compile(r"^[\"'“‘«(\[]?[A-ZÀ-ÖØ-Þ0-9§]")
 _PARAGRAPH, _SENTENCE, _WORD_ONLY = 2, 1, 0
 
 
+class _Layout:
+    """The cleaned text as the chunks see it: pages joined by PAGE_SEPARATOR, and where each page starts."""
+
+    def __init__(self, pages: list[Page], max_tokens: int, overlap_tokens: int) -> None:
+        if max_tokens < 1 or not 0 <= overlap_tokens < max_tokens:
+            raise ValueError("need max_tokens >= 1 and 0 <= overlap_tokens < max_tokens")
+        self.text = PAGE_SEPARATOR.join(p.text for p in pages)
+        self.page_starts = list(accumulate((len(p.text) + len(PAGE_SEPARATOR) for p in pages[:-1]), initial=0))
+        self.page_numbers = [p.number for p in pages]
+
+    def chunk(
+        self, start: int, end: int, tokens: int, ordinal: int, section_path: str | None = None, is_ementa: bool = False
+    ) -> Chunk:
+        return Chunk(
+            ordinal=ordinal,
+            text=self.text[start:end],
+            page_start=self.page_numbers[bisect.bisect_right(self.page_starts, start) - 1],
+            page_end=self.page_numbers[bisect.bisect_right(self.page_starts, end - 1) - 1],
+            char_start=start,
+            char_end=end,
+            token_count=tokens,
+            section_path=section_path,
+            is_ementa=is_ementa,
+        )
+
+
 def chunk_pages(
     pages: list[Page], token_count: TokenCounter, max_tokens: int = 512, overlap_tokens: int = 64
 ) -> list[Chunk]:
     """Chunk the cleaned pages (see module docstring); [] when there is no text."""
-    if max_tokens < 1 or not 0 <= overlap_tokens < max_tokens:
-        raise ValueError("need max_tokens >= 1 and 0 <= overlap_tokens < max_tokens")
-    text = PAGE_SEPARATOR.join(p.text for p in pages)
-    if not text.strip():
+    layout = _Layout(pages, max_tokens, overlap_tokens)
+    if not layout.text.strip():
         return []
-    page_starts = list(accumulate((len(p.text) + len(PAGE_SEPARATOR) for p in pages[:-1]), initial=0))
-    page_numbers = [p.number for p in pages]
-    chunker = _Chunker(text, token_count, max_tokens, overlap_tokens)
+    chunker = _Chunker(layout.text, token_count, max_tokens, overlap_tokens)
     chunks: list[Chunk] = []
     for start, end, tokens in chunker.spans():
-        chunks.append(
-            Chunk(
-                ordinal=len(chunks),
-                text=text[start:end],
-                page_start=page_numbers[bisect.bisect_right(page_starts, start) - 1],
-                page_end=page_numbers[bisect.bisect_right(page_starts, end - 1) - 1],
-                char_start=start,
-                char_end=end,
-                token_count=tokens,
-            )
-        )
+        chunks.append(layout.chunk(start, end, tokens, ordinal=len(chunks)))
     return chunks
 
 
@@ -97,29 +109,12 @@ def chunk_document(
 
     document_type: a code or label ("acordao"); guessed from the text (the annotator's rules) when None.
     """
-    if max_tokens < 1 or not 0 <= overlap_tokens < max_tokens:
-        raise ValueError("need max_tokens >= 1 and 0 <= overlap_tokens < max_tokens")
-    text = PAGE_SEPARATOR.join(p.text for p in pages)
+    layout = _Layout(pages, max_tokens, overlap_tokens)
+    text = layout.text
     if not text.strip():
         return []
     sections = detect_sections(pages, document_type)
     chunker = _Chunker(text, token_count, max_tokens, overlap_tokens)
-    page_starts = list(accumulate((len(p.text) + len(PAGE_SEPARATOR) for p in pages[:-1]), initial=0))
-    page_numbers = [p.number for p in pages]
-
-    def make(start: int, end: int, tokens: int, path: str, ementa: bool = False, ordinal: int = 0) -> Chunk:
-        return Chunk(
-            ordinal=ordinal,
-            text=text[start:end],
-            page_start=page_numbers[bisect.bisect_right(page_starts, start) - 1],
-            page_end=page_numbers[bisect.bisect_right(page_starts, end - 1) - 1],
-            char_start=start,
-            char_end=end,
-            token_count=tokens,
-            section_path=path,
-            is_ementa=ementa,
-        )
-
     ranges = _word_ranges(chunker, sections)
     for _, last, _ in ranges:
         if last > 0:
@@ -127,7 +122,7 @@ def chunk_document(
     chunks: list[Chunk] = []
     for first, last, path in _groups(chunker, ranges, max_tokens, min_tokens):
         for start, end, tokens in chunker.spans(first, last):
-            chunks.append(make(start, end, tokens, path, ordinal=len(chunks)))
+            chunks.append(layout.chunk(start, end, tokens, ordinal=len(chunks), section_path=path))
     for first, last in _ementa_ranges(ranges):
         chunker.limit = last
         end, tokens = chunker._fit(first, first + 1)
@@ -135,7 +130,7 @@ def chunk_document(
             start, stop = chunker.starts[first], chunker.ends[end - 1]
             if any(c.is_ementa and c.text == text[start:stop] for c in chunks):
                 continue  # the same ementa printed twice (acórdão and inteiro teor)
-            chunks.append(make(start, stop, tokens, "ementa", ementa=True, ordinal=len(chunks)))
+            chunks.append(layout.chunk(start, stop, tokens, len(chunks), section_path="ementa", is_ementa=True))
     return chunks
 
 

@@ -24,6 +24,7 @@ from lxml import etree
 
 from services.extractor.errors import BadInput, quoted
 from services.extractor.limits import check_zip
+from services.extractor.text_reader import split_pages
 from shared.payloads import Page
 
 _W_P = qn("w:p")
@@ -67,18 +68,7 @@ def extract_docx(data: bytes, filename: str, *, max_pages: int) -> list[Page]:
         ) from exc
     body = document.element.body
     text = "\n".join(_docx_blocks(document, body, _section_breaks_to_new_page(body)))
-    chunks = text.split(_PAGE_BREAK)
-    # A break at the very end of the document does not start a page anyone wrote on.
-    while len(chunks) > 1 and not chunks[-1].strip():
-        chunks.pop()
-    if len(chunks) > max_pages:
-        raise BadInput(
-            f"{quoted(filename)} has {len(chunks)} pages, more than the limit of {max_pages}; "
-            "split it into smaller files",
-            "review",
-            code="too_many_pages",
-        )
-    chunks = [chunk.strip("\n") for chunk in chunks]
+    chunks = split_pages(text, _PAGE_BREAK, filename, max_pages=max_pages)
     chunks = _place_notes(document, chunks)
     header = "\n".join(_header_footer_texts(document, "headerReference"))
     footer = "\n".join(_header_footer_texts(document, "footerReference"))

@@ -44,6 +44,11 @@ def truth_pages(path: Path) -> list[str]:
     return text.split("\f")
 
 
+def word_errors(reference: list[str], hypothesis: list[str]) -> int:
+    """Word-level edit distance (substitutions, insertions, deletions)."""
+    return Levenshtein.distance(reference, hypothesis)
+
+
 def normalise(text: str) -> str:
     return _SPACES.sub(" ", text).strip()
 

@@ -63,7 +63,13 @@ def _normalise_newlines(text: str) -> str:
 
 def pages_from_text(text: str, filename: str, *, max_pages: int) -> list[Page]:
     """One page per form feed (what print-to-text and pdftotext write between pages)."""
-    chunks = _normalise_newlines(text).split("\f")
+    chunks = split_pages(_normalise_newlines(text), "\f", filename, max_pages=max_pages)
+    return [Page(number=i, text=chunk, method="text") for i, chunk in enumerate(chunks, start=1)]
+
+
+def split_pages(text: str, separator: str, filename: str, *, max_pages: int) -> list[str]:
+    """Page texts between explicit breaks; a break at the very end starts no page anyone wrote on."""
+    chunks = text.split(separator)
     while len(chunks) > 1 and not chunks[-1].strip():
         chunks.pop()
     if len(chunks) > max_pages:
@@ -73,7 +79,7 @@ def pages_from_text(text: str, filename: str, *, max_pages: int) -> list[Page]:
             "review",
             code="too_many_pages",
         )
-    return [Page(number=i, text=chunk.strip("\n"), method="text") for i, chunk in enumerate(chunks, start=1)]
+    return [chunk.strip("\n") for chunk in chunks]
 
 
 def extract_txt(data: bytes, filename: str, *, max_pages: int) -> list[Page]:

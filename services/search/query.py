@@ -252,9 +252,12 @@ def _arguments(request: SearchRequest, query_vector: np.ndarray, groups: list[st
     ]  # fmt: skip
 
 
-async def _prepare(conn: asyncpg.Connection, candidates: int) -> None:
-    await conn.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
-    await conn.execute(f"SET LOCAL hnsw.ef_search = {max(candidates * 2, 40)}")
+async def _fetch(db: asyncpg.Pool, sql: str, arguments: list, candidates: int) -> list[asyncpg.Record]:
+    """Run a candidate query with an HNSW search wide enough, and iterative, for filtered scans."""
+    async with db.acquire() as conn, conn.transaction():
+        await conn.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
+        await conn.execute(f"SET LOCAL hnsw.ef_search = {max(candidates * 2, 40)}")
+        return await conn.fetch(sql, *arguments)
 
 
 def _overlaps(a: asyncpg.Record, b: asyncpg.Record) -> bool:
@@ -274,10 +277,8 @@ async def hybrid_search(
     candidates: int,
     fusion: Fusion = Fusion(),
 ) -> list[SearchResult]:
-    arguments = _arguments(request, query_vector, groups, candidates)
-    async with db.acquire() as conn, conn.transaction():
-        await _prepare(conn, candidates)
-        rows = await conn.fetch(fusion.results_sql, *arguments, request.top_k * 3)
+    arguments = [*_arguments(request, query_vector, groups, candidates), request.top_k * 3]
+    rows = await _fetch(db, fusion.results_sql, arguments, candidates)
     kept: list[asyncpg.Record] = []
     for row in rows:
         if len(kept) == request.top_k:
@@ -318,9 +319,7 @@ async def facet_counts(
     fusion: Fusion = Fusion(),
 ) -> dict[str, dict[str, int]]:
     """Documents per value of each facet among this query's candidates, under the same filters and access."""
-    async with db.acquire() as conn, conn.transaction():
-        await _prepare(conn, candidates)
-        rows = await conn.fetch(fusion.facets_sql, *_arguments(request, query_vector, groups, candidates))
+    rows = await _fetch(db, fusion.facets_sql, _arguments(request, query_vector, groups, candidates), candidates)
     facets: dict[str, dict[str, int]] = {field: {} for field in FACET_FIELDS}
     for row in rows:
         facets[row["field"]][row["value"]] = row["documents"]

@@ -13,12 +13,12 @@ import re
 import unicodedata
 from pathlib import Path
 
-import pymupdf
 import pytest
 
 from services.annotator.logic import annotate
 from services.cleaner.logic import clean_pages
-from shared.payloads import DocumentMetadata, Page
+from shared.payloads import DocumentMetadata
+from tests.conftest import read_pages as read
 
 REPO = Path(__file__).resolve().parents[3]
 DOCS = REPO.parent / "shared" / "docs"
@@ -68,14 +68,6 @@ def field_right(name: str, got: DocumentMetadata, want: dict) -> bool:
         common = sum(min(a.count(w), b.count(w)) for w in set(a))
         return common > 0 and 2 * common / (len(a) + len(b)) >= 0.8
     return norm(value) == norm(expected)
-
-
-def read(name: str) -> list[Page]:
-    path = DOCS / name
-    if not path.exists():
-        pytest.skip(f"sample document {path} not available")
-    with pymupdf.open(path) as doc:
-        return [Page(number=i + 1, text=p.get_text()) for i, p in enumerate(doc)]
 
 
 @pytest.fixture(scope="module")

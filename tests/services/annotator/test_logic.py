@@ -5,7 +5,6 @@ import time
 from datetime import date
 from pathlib import Path
 
-import pymupdf
 import pytest
 
 from services.annotator.logic import VERIFIED, annotate, merge
@@ -13,6 +12,7 @@ from services.cleaner.logic import clean_pages
 from shared.contracts import MetadataHints
 from shared.legal_codes import DOCUMENT_TYPES, UF_BY_STATE
 from shared.payloads import DocumentMetadata, Page, Party
+from tests.conftest import read_pages
 
 SHARED = Path(__file__).resolve().parents[3].parent / "shared"
 DOCS = SHARED / "docs"
@@ -58,14 +58,6 @@ EXPECTED = [
         "AÇÃO CIVIL PÚBLICA CONSUMERISTA com pedido de liminar",
     ),
 ]
-
-
-def read_pages(name: str) -> list[Page]:
-    path = DOCS / name
-    if not path.exists():
-        pytest.skip(f"sample document {path} not available")
-    with pymupdf.open(path) as doc:
-        return [Page(number=i + 1, text=p.get_text()) for i, p in enumerate(doc)]
 
 
 def one_page(text: str) -> list[Page]:

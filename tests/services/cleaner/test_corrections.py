@@ -12,6 +12,7 @@ import pytest
 
 from services.cleaner.corrections import CORRECTIONS_FILE, VOCABULARY_FILE, correct_ocr, load
 from services.cleaner.logic import CleanedDocument, clean_document
+from services.extractor.ocr_metrics import truth_pages, word_errors
 from shared.payloads import Page
 
 SHARED = Path(__file__).resolve().parents[3].parent / "shared"
@@ -135,21 +136,16 @@ def test_correct_text_is_left_alone(text: str) -> None:
 
 
 def ground_truth(name: str) -> list[str]:
-    """Page texts of a scan's ground truth (form feeds or "=== page N ===" lines between pages)."""
-    text = (SCANS / f"{name}.groundtruth.txt").read_text(encoding="utf-8")
-    if "\f" in text:
-        return text.split("\f")
-    return [p for p in re.split(r"^=== page \d+ ===$", text, flags=re.MULTILINE) if p.strip()]
+    return truth_pages(SCANS / f"{name}.groundtruth.txt")
 
 
 @pytest.fixture(scope="module")
 def ocr_pages(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[Page]]:
     """OCR of a few scanned pages with Tesseract (por), one thread, as the extractor does it."""
-    pytesseract = pytest.importorskip("pytesseract")
-    if shutil.which("tesseract") is None or "por" not in pytesseract.get_languages():
-        pytest.skip("Tesseract with Portuguese data is not installed")
-    if not all((SCANS / f"{name}.pdf").exists() for name in OCR_PAGES):
-        pytest.skip(f"scanned samples not available in {SCANS}")
+    import pytesseract
+
+    assert shutil.which("tesseract") and "por" in pytesseract.get_languages(), "run `make install` (tesseract-ocr-por)"
+    assert all((SCANS / f"{name}.pdf").exists() for name in OCR_PAGES), f"scanned samples missing in {SCANS}"
     os.environ["OMP_THREAD_LIMIT"] = "1"
     tmp = tmp_path_factory.mktemp("ocr")
     out: dict[str, list[Page]] = {}
@@ -162,17 +158,6 @@ def ocr_pages(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[Page]]
                 text = pytesseract.image_to_string(str(image), lang="por")
                 out[name].append(Page(number=n, text=text, method="ocr", confidence=0.9))
     return out
-
-
-def word_errors(reference: list[str], hypothesis: list[str]) -> int:
-    """Word-level edit distance (substitutions, insertions, deletions)."""
-    previous = list(range(len(hypothesis) + 1))
-    for i, ref in enumerate(reference, 1):
-        current = [i] + [0] * len(hypothesis)
-        for j, hyp in enumerate(hypothesis, 1):
-            current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (ref != hyp))
-        previous = current
-    return previous[-1]
 
 
 def as_native(pages: list[Page]) -> list[Page]:

@@ -6,12 +6,12 @@ import time
 from datetime import date
 from pathlib import Path
 
-import pymupdf
 import pytest
 
 from services.cleaner.layout import is_page_number, line_key
 from services.cleaner.logic import CleanedDocument, clean_document, clean_pages
 from shared.payloads import Page
+from tests.conftest import read_pages
 
 SHARED = Path(__file__).resolve().parents[3].parent / "shared"
 DOCS = SHARED / "docs"
@@ -22,14 +22,6 @@ TJRJ = "tjrj_agravo_instrumento_0017387-33.2017_acordao.pdf"
 TJSP = "tjsp_sentenca_vara_empresarial_arbitragem.pdf"
 PARECER = "parecer_pgjmg_procon_16-2022.pdf"
 PETICAO = "mp_acao_civil_publica_peticao_inicial.pdf"
-
-
-def read_pages(name: str) -> list[Page]:
-    path = DOCS / name
-    if not path.exists():
-        pytest.skip(f"sample document {path} not available")
-    with pymupdf.open(path) as doc:
-        return [Page(number=i + 1, text=p.get_text()) for i, p in enumerate(doc)]
 
 
 @pytest.fixture(scope="module")

@@ -3,23 +3,15 @@
 import re
 from pathlib import Path
 
-import pymupdf
 import pytest
 
 from services.cleaner.logic import CleanedDocument, clean_document, clean_pages, clean_text
 from shared.payloads import Page
+from tests.conftest import read_pages
 
 SHARED = Path(__file__).resolve().parents[3].parent / "shared"
 DOCS = SHARED / "docs"
 PDFS = sorted(DOCS.glob("*.pdf"))
-
-
-def read_pages(name: str) -> list[Page]:
-    path = DOCS / name
-    if not path.exists():
-        pytest.skip(f"sample document {path} not available")
-    with pymupdf.open(path) as doc:
-        return [Page(number=i + 1, text=p.get_text()) for i, p in enumerate(doc)]
 
 
 def test_shared_folder_holds_the_samples() -> None:
@@ -168,8 +160,7 @@ def test_clean_pages_keeps_page_fields() -> None:
 
 @pytest.fixture(scope="module")
 def cleaned_documents() -> dict[str, CleanedDocument]:
-    if not PDFS:
-        pytest.skip(f"no sample documents in {DOCS}")
+    assert PDFS, f"no sample documents in {DOCS}"
     return {path.name: clean_document(read_pages(path.name)) for path in PDFS}
 
 

@@ -31,7 +31,15 @@ from tests.services.extractor.test_hostile import make_ole, small_docx
 
 DOCS = Path(__file__).resolve().parents[3].parent / "shared" / "docs"
 SOFFICE = find_soffice()
-needs_soffice = pytest.mark.skipif(SOFFICE is None, reason="LibreOffice (soffice) is not installed")
+# `make install` puts LibreOffice there (Debian libreoffice-writer-nogui); without it these tests fail.
+needs_soffice = pytest.mark.usefixtures("soffice_installed")
+
+
+@pytest.fixture
+def soffice_installed() -> None:
+    assert SOFFICE is not None, "LibreOffice (soffice) is not installed: run `make install`"
+
+
 W_NS = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
 
 
