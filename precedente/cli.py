@@ -92,6 +92,25 @@ def migrate_command() -> None:
 
 
 @app.command()
+def reembed(
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Only say what would be re-embedded.")] = False,
+    batch_size: Annotated[
+        int | None, typer.Option(help="Chunks per batch (default PRECEDENTE_EMBEDDING_BATCH_SIZE).")
+    ] = None,
+) -> None:
+    """Re-embed the stored chunks with the configured embedding model (PRECEDENTE_EMBEDDING_*), from their
+    stored text; resumable, and search keeps serving the old vectors until the switch."""
+    from precedente.reembed import ReembedError, run
+
+    logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    try:
+        run(Settings(), console, dry_run=dry_run, batch_size=batch_size)
+    except ReembedError as err:
+        console.print(f"[red]reembed:[/red] {err}")
+        raise typer.Exit(1) from err
+
+
+@app.command()
 def topics(resume: Annotated[bool, typer.Option(help="Also re-publish unfinished documents.")] = False) -> None:
     """Create the Kafka topics (PRECEDENTE_KAFKA_BOOTSTRAP), idempotently."""
     from shared.broker import ensure_topics

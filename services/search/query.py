@@ -1,4 +1,4 @@
-"""Hybrid retrieval in one SQL statement: dense (pgvector HNSW) and Portuguese full text, fused by rank.
+"""Hybrid retrieval: dense (pgvector HNSW) and Portuguese full-text candidates, ranked by BM25 and dense fused.
 
 Filters and the caller's access list sit inside both candidate queries, so a document the caller
 may not see is never a candidate, and a selective filter still fills the list (iterative index
@@ -9,20 +9,19 @@ documents the caller may see.
 
 import re
 import unicodedata
-from dataclasses import dataclass
 from datetime import date
-from functools import cached_property
-from typing import Literal
 
 import asyncpg
 import numpy as np
 from pydantic import BaseModel, Field, field_validator
 
 from services.annotator.citations import extract_citations
+from services.search.concepts import concept_index
+from services.search.ranking import CollectionStatistics, PoolEntry, Ranking, rank_pool
 from shared.contracts import EVERYONE
 from shared.legal_codes import label, normalize_court, normalize_document_type
 
-RRF_K = 60
+DEFAULT_RANKING = Ranking()
 FACET_FIELDS = ("document_type", "court", "relator", "judging_body")
 
 
@@ -103,54 +102,43 @@ FILTERS = f"""
             WHERE cited = wanted OR cited LIKE wanted || ',%'))
 """
 
+# Dense and lexical candidates under the same filters; the lexical ones preselected by ts_rank on an
+# OR of the query's lexemes (GIN), then re-ranked with BM25 in services/search/ranking.py.
 _CANDIDATES = f"""
 WITH dense AS MATERIALIZED (
-    SELECT c.id, c.embedding <=> $1 AS distance
-    FROM chunks c
+    SELECT c.id FROM chunks c
     WHERE {FILTERS}
     ORDER BY c.embedding <=> $1
     LIMIT $7
-), dense_ranked AS (
-    SELECT id, row_number() OVER (ORDER BY distance) AS rank,
-           (avg(distance) OVER () - distance) / nullif(stddev_pop(distance) OVER (), 0) AS z
-    FROM dense
-), lexical AS (
-    SELECT id, row_number() OVER (ORDER BY rank_value DESC) AS rank,
-           (rank_value - avg(rank_value) OVER ()) / nullif(stddev_pop(rank_value) OVER (), 0) AS z
-    FROM (
-        SELECT c.id, ts_rank(c.tsv, q.query) AS rank_value
-        FROM chunks c,
-             (SELECT replace(plainto_tsquery('public.pt_unaccent', $8)::text, '&', '|')::tsquery AS query) q
-        WHERE q.query <> ''::tsquery AND c.tsv @@ q.query AND {FILTERS}
-        ORDER BY rank_value DESC
-        LIMIT $7
-    ) ranked
-), fused AS (
-    SELECT id, FUSED_SCORE AS score
-    FROM dense_ranked d FULL OUTER JOIN lexical l USING (id)
+), lexical AS MATERIALIZED (
+    SELECT c.id
+    FROM chunks c,
+         (SELECT replace(plainto_tsquery('public.pt_unaccent', $8)::text, '&', '|')::tsquery AS query) q
+    WHERE q.query <> ''::tsquery AND c.tsv @@ q.query AND {FILTERS}
+    ORDER BY ts_rank(c.tsv, q.query) DESC
+    LIMIT $7
+), candidates AS (
+    SELECT id FROM dense UNION SELECT id FROM lexical
 )
 """
 
-_RRF_SCORE = f"coalesce(1.0 / ({RRF_K} + d.rank), 0) + coalesce(1.0 / ({RRF_K} + l.rank), 0)"
-# A candidate missing from one list counts as that list's worst; a list with no spread counts as 0.
-_WEIGHTED_SCORE = (
-    "{w} * coalesce(d.z, (SELECT min(z) FROM dense_ranked), 0) + {lw} * coalesce(l.z, (SELECT min(z) FROM lexical), 0)"
-)
-
-_RESULTS = """
-SELECT c.id, c.document_id, c.text, c.page_start, c.page_end, c.char_start, c.char_end, c.section_path,
-       c.document_type, c.court, c.document_date,
-       coalesce(d.title, d.filename) AS title, 1 - (c.embedding <=> $1) AS similarity, f.score
-FROM fused f
-JOIN chunks c ON c.id = f.id
-JOIN documents d ON d.id = c.document_id
-ORDER BY f.score DESC, similarity DESC
-LIMIT $12
+# $12: the query's lexemes. Each candidate's count of each of them is what BM25 needs from its text.
+_POOL = """
+SELECT c.id, c.document_id, c.char_start, c.char_end, c.embedding,
+       public.tsvector_token_count(c.tsv) AS lexemes, tf.terms, tf.counts
+FROM candidates
+JOIN chunks c USING (id)
+CROSS JOIN LATERAL (
+    SELECT coalesce(array_agg(u.lexeme), '{}') AS terms,
+           coalesce(array_agg(coalesce(array_length(u.positions, 1), 1)), '{}') AS counts
+    FROM unnest(c.tsv) u
+    WHERE u.lexeme = ANY($12::text[])
+) tf
 """
 
 _FACETS = """
 SELECT field, value, count(DISTINCT document_id) AS documents
-FROM fused f
+FROM candidates f
 JOIN chunks c ON c.id = f.id
 CROSS JOIN LATERAL (VALUES ('document_type', c.document_type), ('court', c.court), ('relator', c.relator),
                            ('judging_body', c.judging_body)) AS facet(field, value)
@@ -159,30 +147,19 @@ GROUP BY field, value
 ORDER BY field, documents DESC, value
 """
 
+_QUERY_LEXEMES = """
+SELECT q.lexeme, coalesce(l.chunks, 0) AS chunks
+FROM unnest(to_tsvector('public.pt_unaccent', $1)) q
+LEFT JOIN lexicon l USING (lexeme)
+"""
 
-@dataclass(frozen=True)
-class Fusion:
-    """How dense and lexical candidates are combined: reciprocal ranks, or z-scored scores weighted."""
-
-    method: Literal["rrf", "weighted"] = "rrf"
-    dense_weight: float = 0.7
-
-    @cached_property
-    def candidates_sql(self) -> str:
-        if self.method == "rrf":
-            score = _RRF_SCORE
-        else:
-            weight = min(max(self.dense_weight, 0.0), 1.0)
-            score = _WEIGHTED_SCORE.format(w=f"{weight:.4f}", lw=f"{1 - weight:.4f}")
-        return _CANDIDATES.replace("FUSED_SCORE", score)
-
-    @property
-    def results_sql(self) -> str:
-        return self.candidates_sql + _RESULTS
-
-    @property
-    def facets_sql(self) -> str:
-        return self.candidates_sql + _FACETS
+_DETAILS = """
+SELECT c.id, c.document_id, c.text, c.page_start, c.page_end, c.char_start, c.char_end, c.section_path,
+       c.document_type, c.court, c.document_date, coalesce(d.title, d.filename) AS title
+FROM chunks c
+JOIN documents d ON d.id = c.document_id
+WHERE c.id = ANY($1::bigint[])
+"""
 
 
 def _fold(text: str) -> str:
@@ -220,8 +197,17 @@ def _matches(query: str, passage: str) -> list[tuple[int, int, str]]:
 
 
 def highlight_spans(query: str, passage: str) -> list[tuple[int, int]]:
-    """Character offsets in the passage of the words that match the query, for the UI to highlight."""
-    return [(start, end) for start, end, _ in _matches(query, passage)]
+    """Character offsets in the passage of the words that match the query and of the concepts it names
+    in other words ("empresa de pequeno porte" for "epp"), for the UI to highlight; sorted, disjoint."""
+    spans = [(start, end) for start, end, _ in _matches(query, passage)]
+    spans += [span for _, found in concept_index().in_passage(query, passage) for span in found]
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted(spans):
+        if merged and start < merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
+        else:
+            merged.append((start, end))
+    return merged
 
 
 def shared_terms(query: str, passage: str, limit: int = 4) -> list[str]:
@@ -233,15 +219,27 @@ def shared_terms(query: str, passage: str, limit: int = 4) -> list[str]:
     return found[:limit]
 
 
-def explain(query: str, passage: str, similarity: float, page: int, section: str | None = None) -> str:
-    """One line, in the lawyer's language, on why this passage came up. Never legal text of our own."""
-    terms = shared_terms(query, passage)
+def explain(
+    query: str,
+    passage: str,
+    similarity: float,
+    page: int,
+    section: str | None = None,
+    court: str | None = None,
+    year: int | None = None,
+) -> str:
+    """One line, in the lawyer's language, on why this passage came up, built only from the passage and
+    its metadata: closeness, the concept it carries under another name, shared words, where, which court."""
     closeness = "alta" if similarity >= 0.85 else "média" if similarity >= 0.78 else "baixa"
     line = f"Proximidade semântica {closeness} com a consulta ({similarity:.2f})"
-    if terms:
+    for match, found in concept_index().in_passage(query, passage)[:2]:
+        start, end = found[0]
+        line += f"; conceito: {passage[start:end]} (= {match.written})"
+    if terms := shared_terms(query, passage):
         line += "; termos em comum: " + ", ".join(terms)
-    where = f"{section}, página {page}" if section else f"página {page}"
-    return line + f"; {where}."
+    line += f"; {section}, página {page}" if section else f"; página {page}"
+    origin = " ".join(part for part in (court, str(year) if year else None) if part)
+    return line + (f"; {origin}." if origin else ".")
 
 
 def _arguments(request: SearchRequest, query_vector: np.ndarray, groups: list[str], candidates: int) -> list:
@@ -252,9 +250,21 @@ def _arguments(request: SearchRequest, query_vector: np.ndarray, groups: list[st
     ]  # fmt: skip
 
 
-async def _fetch(db: asyncpg.Pool, sql: str, arguments: list, candidates: int) -> list[asyncpg.Record]:
+async def _query_terms(conn: asyncpg.Connection, query: str) -> tuple[list[str], CollectionStatistics]:
+    """The query's lexemes as the index stems them, with the collection statistics BM25 needs for them."""
+    rows = await conn.fetch(_QUERY_LEXEMES, query)
+    totals = await conn.fetchrow("SELECT chunks, mean_lexemes FROM lexicon_totals")
+    stats = CollectionStatistics(
+        chunks=totals["chunks"] if totals else 0,
+        mean_lexemes=totals["mean_lexemes"] if totals else 0.0,
+        document_frequency={row["lexeme"]: row["chunks"] for row in rows},
+    )
+    return [row["lexeme"] for row in rows], stats
+
+
+async def _candidates(conn: asyncpg.Connection, sql: str, arguments: list, candidates: int) -> list[asyncpg.Record]:
     """Run a candidate query with an HNSW search wide enough, and iterative, for filtered scans."""
-    async with db.acquire() as conn, conn.transaction():
+    async with conn.transaction():
         await conn.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
         await conn.execute(f"SET LOCAL hnsw.ef_search = {max(candidates * 2, 40)}")
         return await conn.fetch(sql, *arguments)
@@ -275,39 +285,65 @@ async def hybrid_search(
     query_vector: np.ndarray,
     groups: list[str],
     candidates: int,
-    fusion: Fusion = Fusion(),
+    ranking: Ranking = DEFAULT_RANKING,
+    limit: int | None = None,
 ) -> list[SearchResult]:
-    arguments = [*_arguments(request, query_vector, groups, candidates), request.top_k * 3]
-    rows = await _fetch(db, fusion.results_sql, arguments, candidates)
-    kept: list[asyncpg.Record] = []
-    for row in rows:
-        if len(kept) == request.top_k:
-            break
-        if not any(_overlaps(row, other) for other in kept):
-            kept.append(row)
-    return [
-        SearchResult(
-            chunk_text=r["text"],
-            document_title=r["title"],
-            document_date=r["document_date"],
-            document_type=r["document_type"],
-            relevance_explanation=explain(
-                request.query, r["text"], float(r["similarity"]), r["page_start"], r["section_path"]
-            ),
-            similarity_score=round(float(r["similarity"]), 4),
-            page_number=r["page_start"],
-            document_id=str(r["document_id"]),
-            court=r["court"],
-            page_end=r["page_end"],
-            section_path=r["section_path"],
-            char_start=r["char_start"],
-            char_end=r["char_end"],
-            document_type_label=label("document_type", r["document_type"]),
-            court_label=label("court", r["court"]),
-            highlights=highlight_spans(request.query, r["text"]),
+    """The best `limit` (default top_k) passages, one per stretch of a document, best first."""
+    limit = limit or request.top_k
+    async with db.acquire() as conn:
+        lexemes, stats = await _query_terms(conn, request.query)
+        arguments = [*_arguments(request, query_vector, groups, candidates), lexemes]
+        rows = await _candidates(conn, _CANDIDATES + _POOL, arguments, candidates)
+        pool = [
+            PoolEntry(
+                row["id"],
+                row["embedding"].to_numpy(),
+                row["lexemes"],
+                dict(zip(row["terms"], row["counts"], strict=True)),
+            )
+            for row in rows
+        ]
+        scores = rank_pool(pool, query_vector, lexemes, stats, ranking)
+        kept: list[int] = []
+        for i in np.argsort(-scores, kind="stable"):
+            if len(kept) == limit:
+                break
+            if not any(_overlaps(rows[i], rows[other]) for other in kept):
+                kept.append(int(i))
+        details = {row["id"]: row for row in await conn.fetch(_DETAILS, [rows[i]["id"] for i in kept])}
+    results = []
+    for i in kept:
+        r = details[rows[i]["id"]]
+        similarity = float(pool[i].embedding @ query_vector)
+        results.append(
+            SearchResult(
+                chunk_text=r["text"],
+                document_title=r["title"],
+                document_date=r["document_date"],
+                document_type=r["document_type"],
+                relevance_explanation=explain(
+                    request.query,
+                    r["text"],
+                    similarity,
+                    r["page_start"],
+                    r["section_path"],
+                    label("court", r["court"]),
+                    r["document_date"].year if r["document_date"] else None,
+                ),
+                similarity_score=round(similarity, 4),
+                page_number=r["page_start"],
+                document_id=str(r["document_id"]),
+                court=r["court"],
+                page_end=r["page_end"],
+                section_path=r["section_path"],
+                char_start=r["char_start"],
+                char_end=r["char_end"],
+                document_type_label=label("document_type", r["document_type"]),
+                court_label=label("court", r["court"]),
+                highlights=highlight_spans(request.query, r["text"]),
+            )
         )
-        for r in kept
-    ]
+    return results
 
 
 async def facet_counts(
@@ -316,10 +352,11 @@ async def facet_counts(
     query_vector: np.ndarray,
     groups: list[str],
     candidates: int,
-    fusion: Fusion = Fusion(),
 ) -> dict[str, dict[str, int]]:
     """Documents per value of each facet among this query's candidates, under the same filters and access."""
-    rows = await _fetch(db, fusion.facets_sql, _arguments(request, query_vector, groups, candidates), candidates)
+    async with db.acquire() as conn:
+        arguments = _arguments(request, query_vector, groups, candidates)
+        rows = await _candidates(conn, _CANDIDATES + _FACETS, arguments, candidates)
     facets: dict[str, dict[str, int]] = {field: {} for field in FACET_FIELDS}
     for row in rows:
         facets[row["field"]][row["value"]] = row["documents"]

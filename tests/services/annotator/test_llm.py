@@ -4,12 +4,9 @@ validation, and every failure falling back to the rules' metadata."""
 
 import json
 import logging
-import threading
 import time
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Iterator
 from datetime import date
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +18,7 @@ from services.annotator.llm import TOOL_NAME, annotate_with_llm, llm_metadata, v
 from services.annotator.logic import VERIFIED, annotate
 from shared.payloads import Page
 from shared.settings import Settings
+from tests.fake_llm import FakeLLM, Reply, chat_completion, fake_llm_server, messages_response, tool_use_block
 
 DOCS = Path(__file__).resolve().parents[3].parent / "shared" / "docs"
 TJRJ = "tjrj_agravo_instrumento_0017387-33.2017_acordao.pdf"
@@ -30,70 +28,10 @@ API_KEY = "test-key"
 OTHER_NUMBER = f"0001234-{cnj.check_digits('0001234', '2017', '8', '19', '0001')}.2017.8.19.0001"
 
 
-@dataclass
-class Reply:
-    status: int = 200
-    body: Any = None
-    headers: dict[str, str] = field(default_factory=dict)
-    sleep_s: float = 0.0
-
-
-@dataclass
-class FakeLLM:
-    """A local server answering each POST with the next Reply (the last one repeats), recording requests."""
-
-    url: str
-    replies: list[Reply] = field(default_factory=list)
-    requests: list[tuple[str, dict[str, str], Any]] = field(default_factory=list)
-    stop: threading.Event = field(default_factory=threading.Event)
-
-
-def _handler(fake: Callable[[], FakeLLM]) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:
-            server = fake()
-            raw = self.rfile.read(int(self.headers.get("content-length", 0)))
-            try:
-                body = json.loads(raw)
-            except ValueError:
-                body = None
-            server.requests.append((self.path, {k.lower(): v for k, v in self.headers.items()}, body))
-            reply = server.replies[min(len(server.requests), len(server.replies)) - 1]
-            if reply.sleep_s:
-                server.stop.wait(reply.sleep_s)
-            payload = reply.body if isinstance(reply.body, bytes) else json.dumps(reply.body).encode()
-            try:
-                self.send_response(reply.status)
-                self.send_header("content-type", "application/json")
-                self.send_header("content-length", str(len(payload)))
-                for name, value in reply.headers.items():
-                    self.send_header(name, value)
-                self.end_headers()
-                self.wfile.write(payload)
-            except (BrokenPipeError, ConnectionResetError):
-                pass  # the client gave up (the timeout case)
-
-        def log_message(self, format: str, *args: Any) -> None:
-            pass
-
-    return Handler
-
-
 @pytest.fixture
 def llm_server() -> Iterator[FakeLLM]:
-    holder: list[FakeLLM] = []
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(lambda: holder[0]))
-    server.daemon_threads = True
-    holder.append(FakeLLM(url=f"http://127.0.0.1:{server.server_address[1]}"))
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-    thread.start()
-    try:
-        yield holder[0]
-    finally:
-        holder[0].stop.set()
-        server.shutdown()
-        server.server_close()
-        thread.join(5)
+    with fake_llm_server() as server:
+        yield server
 
 
 @pytest.fixture(scope="module")
@@ -112,22 +50,8 @@ def settings(url: str, provider: str = "anthropic", **overrides: Any) -> Setting
     return Settings(**(values | overrides))
 
 
-def messages_response(blocks: list[dict[str, Any]]) -> dict[str, Any]:
-    """A Messages API response body as Anthropic sends it."""
-    return {
-        "id": "msg_01XFDUDYJgAACzvnptvVoYEL",
-        "type": "message",
-        "role": "assistant",
-        "model": "claude-3-5-haiku-20241022",
-        "content": blocks,
-        "stop_reason": "tool_use" if any(b["type"] == "tool_use" for b in blocks) else "end_turn",
-        "stop_sequence": None,
-        "usage": {"input_tokens": 3512, "output_tokens": 187},
-    }
-
-
 def tool_use(answer: dict[str, Any]) -> dict[str, Any]:
-    return {"type": "tool_use", "id": "toolu_01A09q90qw90lq917835lq9", "name": TOOL_NAME, "input": answer}
+    return tool_use_block(TOOL_NAME, answer)
 
 
 ANSWER = {
@@ -243,20 +167,7 @@ async def test_overloaded_is_retried_once_after_retry_after(llm_server: FakeLLM)
 
 async def test_openai_compatible_server(llm_server: FakeLLM, pages: list[Page]) -> None:
     content = "```json\n" + json.dumps({"subject": "Sentença arbitral", "court": "Tribunal Imaginário"}) + "\n```"
-    llm_server.replies = [
-        Reply(
-            body={
-                "id": "chatcmpl-123",
-                "object": "chat.completion",
-                "created": 1700000000,
-                "model": "qwen2.5-7b-instruct",
-                "choices": [
-                    {"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}
-                ],
-                "usage": {"prompt_tokens": 3000, "completion_tokens": 40, "total_tokens": 3040},
-            }
-        )
-    ]
+    llm_server.replies = [Reply(body=chat_completion(content))]
     config = settings(llm_server.url + "/", provider="openai", metadata_llm_model="qwen2.5-7b-instruct")
 
     merged = await annotate_with_llm(pages, TJRJ, None, None, config)

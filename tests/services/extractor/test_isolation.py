@@ -27,14 +27,15 @@ def test_results_and_bad_input_cross_the_process_boundary_whole() -> None:
 
 
 def test_a_slow_file_is_stopped_with_its_ocr_and_the_runner_serves_the_next() -> None:
-    runner = IsolatedRunner(timeout_s=1.5, memory_mb=2048)
+    # The scan's OCR takes far longer than 4 s; the native file's text layer well under it, even on a busy machine.
+    runner = IsolatedRunner(timeout_s=4, memory_mb=2048)
     try:
         started = time.monotonic()
         with pytest.raises(BadInput) as err:
             runner.run(extract, SCAN.read_bytes(), SCAN.name, label=SCAN.name)
-        assert time.monotonic() - started < 5
+        assert time.monotonic() - started < 8
         assert err.value.code == "timeout" and err.value.disposition == "review"
-        assert "longer than 2 s" in err.value.reason or "longer than 1 s" in err.value.reason
+        assert "longer than 4 s" in err.value.reason
         time.sleep(0.5)
         running = [
             p

