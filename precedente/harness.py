@@ -33,7 +33,7 @@ class RunningStack:
         self.data_dir = data_dir
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        self.env = {**os.environ, **TEST_ENV, **(extra_env or {})}
+        self.env = {**os.environ, **TEST_ENV, "PRECEDENTE_GATEWAY_PORT": str(free_port()), **(extra_env or {})}
         for key in ("PRECEDENTE_DATABASE_URL", "PRECEDENTE_KAFKA_BOOTSTRAP"):
             self.env.pop(key, None)
         self.process: subprocess.Popen | None = None

@@ -9,7 +9,10 @@ stops everything in reverse order.
 import asyncio
 import logging
 import os
+import secrets
+import shutil
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -28,6 +31,9 @@ log = logging.getLogger("precedente.up")
 
 PIPELINE_SERVICES = ["extractor", "cleaner", "chunker", "annotator", "indexer"]
 ALL_SERVICES = [*PIPELINE_SERVICES, "search"]
+GATEWAY = "gateway"
+# `npm run build` in services/gateway (make install does it) leaves a self-contained Node server here.
+GATEWAY_SERVER = Path(__file__).resolve().parents[1] / "services" / "gateway" / ".next" / "standalone" / "server.js"
 
 # Tansu lets a consumer join its group after about half the session timeout: keep it short locally.
 EMBEDDED_BROKER_DEFAULTS = {
@@ -54,6 +60,8 @@ class Stack:
     broker: EmbeddedBroker | None = None
     children: dict[str, Child] = field(default_factory=dict)
     env: dict[str, str] = field(default_factory=dict)
+    gateway_env: dict[str, str] = field(default_factory=dict)
+    gateway_url: str | None = None
     stopping: bool = False
 
     @property
@@ -97,6 +105,7 @@ class Stack:
                 self._spawn(name, replica)
         wait_for_port(self.settings.api_host, self.port, 120, self.children["search-0"].process)
         self._wait_healthy()
+        self._start_gateway()
         resumed = asyncio.run(resume_unfinished(effective))
         if resumed:
             log.info("resumed %d unfinished documents", resumed)
@@ -104,15 +113,63 @@ class Stack:
     def _spawn(self, name: str, replica: int, restarts: int = 0) -> None:
         key = f"{name}-{replica}"
         out = open(self.logs / (f"{name}.log" if replica == 0 else f"{key}.log"), "ab")  # noqa: SIM115 - owned by the child for its lifetime
+        if name == GATEWAY:
+            command = [self.gateway_env["PRECEDENTE_GATEWAY_NODE"], self.gateway_env["PRECEDENTE_GATEWAY_SERVER"]]
+        else:
+            command = [sys.executable, "-m", "precedente.cli", "serve", name]
         process = subprocess.Popen(
-            [sys.executable, "-m", "precedente.cli", "serve", name],
-            env={**os.environ, **self.env},
+            command,
+            env={**os.environ, **self.env, **(self.gateway_env if name == GATEWAY else {})},
             stdout=out,
             stderr=subprocess.STDOUT,
             start_new_session=True,
         )
         out.close()
         self.children[key] = Child(name, replica, process, time.monotonic(), restarts)
+
+    def _start_gateway(self) -> None:
+        """The web page (Next.js standalone server) as one more supervised child, when Node and the build exist."""
+        server = Path(self.settings.gateway_server) if self.settings.gateway_server else GATEWAY_SERVER
+        node = shutil.which("node")
+        host, port = self.settings.gateway_host, self.settings.gateway_port
+        if node is None or not server.is_file():
+            missing = "Node.js (node) is not installed" if node is None else f"the gateway is not built ({server})"
+            log.warning("running without the web page: %s; `make install` builds it", missing)
+            return
+        with socket.socket() as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            try:
+                probe.bind((host, port))
+            except OSError:
+                log.warning("running without the web page: %s:%s is in use (PRECEDENTE_GATEWAY_PORT)", host, port)
+                return
+        api_host = "127.0.0.1" if self.settings.api_host in ("0.0.0.0", "") else self.settings.api_host
+        users_file = self.settings.gateway_users_file
+        self.gateway_env = {
+            "PRECEDENTE_GATEWAY_NODE": node,
+            "PRECEDENTE_GATEWAY_SERVER": str(server.resolve()),
+            "PRECEDENTE_API_URL": f"http://{api_host}:{self.port}",
+            # server.js changes to its own directory: a relative users-file path must be made absolute here.
+            "PRECEDENTE_GATEWAY_USERS_FILE": str(Path(users_file).resolve()) if users_file else "",
+            "PRECEDENTE_GATEWAY_SECRET": self.settings.gateway_secret or self._gateway_secret(),
+            "PRECEDENTE_GATEWAY_DEMO_GROUPS": self.settings.gateway_demo_groups,
+            "PORT": str(port),
+            "HOSTNAME": host,
+            "NODE_ENV": "production",
+            "NEXT_TELEMETRY_DISABLED": "1",
+        }
+        self._spawn(GATEWAY, 0)
+        self.gateway_url = f"http://{host}:{port}"
+        mode = "sign-in from " + users_file if users_file else "demo mode, no sign-in"
+        log.info("web page on %s (%s)", self.gateway_url, mode)
+
+    def _gateway_secret(self) -> str:
+        """A session key kept in the data directory, so sessions outlive a restart of `precedente up`."""
+        path = self.data_dir / "gateway-secret"
+        if not path.exists():
+            path.touch(mode=0o600)
+            path.write_text(secrets.token_hex(32))
+        return path.read_text().strip()
 
     def _wait_healthy(self) -> None:
         url = f"http://{self.settings.api_host}:{self.port}/health"
@@ -177,7 +234,8 @@ def run_up(settings: Settings, data_dir: Path, port: int) -> None:
     try:
         stack.start()
         if not stack.stopping:
-            print(f"Precedente is up: http://{settings.api_host}:{port}  (logs in {stack.logs}; Ctrl-C stops)")
+            page = f"; web page: {stack.gateway_url}" if stack.gateway_url else ""
+            print(f"Precedente is up: http://{settings.api_host}:{port}{page}  (logs in {stack.logs}; Ctrl-C stops)")
             sys.stdout.flush()
             stack.supervise()
     finally:

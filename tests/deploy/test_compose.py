@@ -271,15 +271,17 @@ def test_extractor_is_scalable_and_limited():
     assert env_of("extractor").get("OMP_THREAD_LIMIT") == "1"
 
 
-def test_search_publishes_its_port_and_checks_health():
+def test_search_publishes_its_port_on_loopback_only_and_checks_health():
     search = services()["search"]
     api_port = int(env_of("search").get("PRECEDENTE_API_PORT", "8000"))
     targets = []
     for port in search.get("ports", []):
         if isinstance(port, dict):
             targets.append(int(port["target"]))
+            assert port.get("host_ip") == "127.0.0.1", "the API trusts identity headers: never on a public address"
         else:
             targets.append(int(str(port).rsplit(":", 1)[-1].split("/")[0]))
+            assert str(port).startswith("127.0.0.1:"), "the API trusts identity headers: never on a public address"
     assert api_port in targets, f"search must publish container port {api_port}"
     assert api_port == 8000
     test = search["healthcheck"]["test"]
@@ -350,7 +352,7 @@ def test_dockerfile_copies_what_exists_and_is_not_ignored():
         for line in DOCKERIGNORE.read_text().splitlines()
         if line.strip() and not line.startswith("#")
     }
-    for required in (".venv", ".git", ".precedente", "node_modules"):
+    for required in (".venv", ".git", ".precedente", "**/node_modules", "**/.next"):
         assert required in ignored, f".dockerignore must exclude {required}"
     assert any("pytest_cache" in p for p in ignored) and any("__pycache__" in p for p in ignored)
 
@@ -385,3 +387,80 @@ def test_docker_compose_accepts_the_file():
     binary = Path(compose.__file__).parent / "docker-compose"
     result = subprocess.run([str(binary), "-f", str(COMPOSE), "config", "-q"], capture_output=True, text=True, cwd=ROOT)
     assert result.returncode == 0, result.stderr
+
+
+# --- the web gateway -------------------------------------------------------------------------------
+
+GATEWAY_DOCKERFILE = ROOT / "deploy" / "Dockerfile.gateway"
+
+
+def gateway_dockerfile_instructions() -> list[tuple[str, str]]:
+    text = re.sub(
+        r"\\\n",
+        " ",
+        "\n".join(line for line in GATEWAY_DOCKERFILE.read_text().splitlines() if not line.lstrip().startswith("#")),
+    )
+    return [
+        (instr.upper(), args.strip())
+        for instr, _, args in (line.strip().partition(" ") for line in text.splitlines() if line.strip())
+    ]
+
+
+def test_gateway_is_built_from_its_own_dockerfile_and_waits_for_search():
+    gateway = services()["gateway"]
+    assert gateway["build"] == {"context": ".", "dockerfile": "deploy/Dockerfile.gateway"}
+    assert gateway["image"] != IMAGE, "the gateway is a Node image, not the Python one"
+    assert "container_name" not in gateway
+    assert depends_on("gateway") == {"search": HEALTHY}
+    assert gateway.get("restart") == "unless-stopped"
+
+
+def test_gateway_reaches_search_and_publishes_its_own_port():
+    env = env_of("gateway")
+    api = urlsplit(env["PRECEDENTE_API_URL"])
+    assert api.hostname == "search" and api.hostname in services()
+    assert api.port == int(env_of("search")["PRECEDENTE_API_PORT"])
+    port = int(env["PORT"])
+    assert port == 3000 and env["HOSTNAME"] == "0.0.0.0"
+    published = [str(p).rsplit(":", 1)[-1] for p in services()["gateway"]["ports"]]
+    assert published == [str(port)]
+    assert compose_raw()["services"]["gateway"]["ports"] == ["${PRECEDENTE_GATEWAY_PORT:-3000}:3000"]
+    test = " ".join(services()["gateway"]["healthcheck"]["test"])
+    assert f"127.0.0.1:{port}/healthz" in test
+
+
+def test_gateway_settings_are_real_and_secrets_come_from_the_environment():
+    fields = settings_fields()
+    for key in env_of("gateway"):
+        if key.startswith("PRECEDENTE_"):
+            assert key.removeprefix("PRECEDENTE_").lower() in fields, f"gateway: {key} is not a setting"
+    raw = compose_raw()["services"]["gateway"]["environment"]
+    assert raw["PRECEDENTE_GATEWAY_SECRET"] == "${PRECEDENTE_GATEWAY_SECRET:-}"
+    # Sign-in is on unless the operator empties the variable on purpose (no colon: empty is not unset).
+    assert raw["PRECEDENTE_GATEWAY_USERS_FILE"] == "${PRECEDENTE_GATEWAY_USERS_FILE-/config/users.json}"
+    assert interpolate(raw, {"PRECEDENTE_GATEWAY_USERS_FILE": ""})["PRECEDENTE_GATEWAY_USERS_FILE"] == ""
+    assert env_of("gateway")["PRECEDENTE_GATEWAY_USERS_FILE"] == "/config/users.json"
+    assert "gateway-config:/config:ro" in services()["gateway"]["volumes"]
+
+
+def test_gateway_dockerfile_is_multi_stage_locked_unprivileged_and_healthchecked():
+    instructions = gateway_dockerfile_instructions()
+    froms = [args.split()[0] for instr, args in instructions if instr == "FROM"]
+    assert len(froms) >= 2 and all(f == "node:20-slim" for f in froms), froms
+    runs = " ; ".join(args for instr, args in instructions if instr == "RUN")
+    assert "npm ci" in runs and "npm install" not in runs, "dependencies come from package-lock.json"
+    assert "playwright install" not in runs, "no browser download"
+    assert "npm run build" in runs
+    users = [args for instr, args in instructions if instr == "USER"]
+    assert users and users[-1].split(":")[0] not in ("root", "0")
+    last_from = max(i for i, (instr, _) in enumerate(instructions) if instr == "FROM")
+    assert not any(instr == "RUN" for instr, _ in instructions[last_from:]), "the runtime stage runs nothing as root"
+    health = [args for instr, args in instructions if instr == "HEALTHCHECK"]
+    assert health and "/healthz" in health[-1]
+    cmd = [args for instr, args in instructions if instr == "CMD"]
+    assert yaml.safe_load(cmd[-1]) == ["node", "server.js"]
+    for instr, args in instructions:
+        if instr == "COPY" and "--from=" not in args:
+            for source in [a for a in args.split() if not a.startswith("--")][:-1]:
+                assert (ROOT / source).exists(), f"COPY {source}: not in the repository"
+                assert "node_modules" not in source and ".next" not in source

@@ -1,0 +1,72 @@
+// The /api/* proxy's rules, kept pure so they are tested without a server.
+import type { GatewayConfig } from "./config";
+import type { Identity } from "./identity";
+
+/** Request headers the browser may pass on; everything else (cookies, identity headers) stays here. */
+const FORWARDED_REQUEST_HEADERS = ["accept", "accept-language", "content-type", "if-none-match", "if-modified-since", "range"];
+
+/** Response headers passed back to the browser. */
+const FORWARDED_RESPONSE_HEADERS = ["content-type", "content-disposition", "cache-control", "etag", "last-modified"];
+
+const SEGMENT = /^[A-Za-z0-9._~-]+$/;
+
+/** Headers for the search service: an allow-list from the browser, then the identity from the session. */
+export function upstreamHeaders(incoming: Headers, identity: Identity, config: GatewayConfig): Headers {
+  const headers = new Headers();
+  for (const name of FORWARDED_REQUEST_HEADERS) {
+    const value = incoming.get(name);
+    if (value !== null) headers.set(name, value);
+  }
+  // Never from the browser: whatever it sent under these names was not forwarded above.
+  for (const name of [...headers.keys()]) {
+    if (name.startsWith("x-precedente-")) headers.delete(name);
+  }
+  headers.set(config.userHeader, identity.user);
+  headers.set(config.groupsHeader, identity.groups.join(","));
+  return headers;
+}
+
+/** The search service's URL for /api/<segments>?<search>, or null for a path that is not a plain one. */
+export function upstreamUrl(apiUrl: string, segments: readonly string[], search: string): string | null {
+  if (segments.length === 0) return null;
+  for (const segment of segments) {
+    if (!SEGMENT.test(segment) || segment === "." || segment === "..") return null;
+  }
+  const query = search && search !== "?" ? (search.startsWith("?") ? search : `?${search}`) : "";
+  return `${apiUrl}/${segments.join("/")}${query}`;
+}
+
+/** Types the browser may show in place; an original of any other type (HTML, SVG...) is only downloaded. */
+const INLINE_TYPES = new Set(["application/pdf", "application/json", "image/png", "image/jpeg", "text/plain"]);
+
+export function downstreamHeaders(upstream: Headers): Headers {
+  const headers = new Headers();
+  for (const name of FORWARDED_RESPONSE_HEADERS) {
+    const value = upstream.get(name);
+    if (value !== null) headers.set(name, value);
+  }
+  if (!headers.has("cache-control")) headers.set("cache-control", "private, no-store");
+  // An uploaded file's type is whatever the uploader said: rendered here, an HTML file would run its
+  // scripts on this origin, as the user who opened it. Such a file becomes an opaque download.
+  const type = (headers.get("content-type") ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
+  if (headers.has("content-type") && !INLINE_TYPES.has(type)) {
+    headers.set("content-type", "application/octet-stream");
+    const disposition = headers.get("content-disposition");
+    headers.set("content-disposition", disposition ? disposition.replace(/^\s*inline\b/i, "attachment") : "attachment");
+    if (!/^attachment\b/i.test(headers.get("content-disposition") ?? "")) headers.set("content-disposition", "attachment");
+  }
+  return headers;
+}
+
+/** A state-changing request must come from this origin (SameSite=Lax already keeps the cookie off others). */
+export function sameOrigin(method: string, headers: Headers): boolean {
+  if (method === "GET" || method === "HEAD") return true;
+  const origin = headers.get("origin");
+  if (origin === null) return true; // not a browser form or fetch from another site
+  const host = headers.get("x-forwarded-host") ?? headers.get("host");
+  try {
+    return host !== null && new URL(origin).host === host;
+  } catch {
+    return false;
+  }
+}

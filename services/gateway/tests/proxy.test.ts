@@ -1,0 +1,99 @@
+import { describe, expect, it } from "vitest";
+import { readConfig } from "../lib/config";
+import type { Identity } from "../lib/identity";
+import { downstreamHeaders, sameOrigin, upstreamHeaders, upstreamUrl } from "../lib/proxy";
+
+const config = readConfig({ PRECEDENTE_API_URL: "http://127.0.0.1:8000/", PRECEDENTE_GATEWAY_SECRET: "s" });
+const ana: Identity = { user: "ana", groups: ["socios", "contencioso"], demo: false };
+
+describe("upstreamHeaders", () => {
+  it("drops identity headers from the browser and sets the session's", () => {
+    const incoming = new Headers({
+      "X-Precedente-User": "admin",
+      "X-Precedente-Groups": "socios,diretoria",
+      "x-precedente-anything": "1",
+      cookie: "precedente_session=abc",
+      authorization: "Bearer x",
+      "content-type": "application/json",
+      accept: "application/json",
+    });
+    const out = upstreamHeaders(incoming, ana, config);
+    expect(out.get("x-precedente-user")).toBe("ana");
+    expect(out.get("x-precedente-groups")).toBe("socios,contencioso");
+    expect(out.get("x-precedente-anything")).toBeNull();
+    expect(out.get("cookie")).toBeNull();
+    expect(out.get("authorization")).toBeNull();
+    expect(out.get("content-type")).toBe("application/json");
+    expect([...out.keys()].sort()).toEqual(["accept", "content-type", "x-precedente-groups", "x-precedente-user"]);
+  });
+
+  it("sends an empty groups header for an identity without groups (only documents open to everyone)", () => {
+    const out = upstreamHeaders(new Headers({ "X-Precedente-Groups": "socios" }), { user: "demonstracao", groups: [], demo: true }, config);
+    expect(out.get("x-precedente-groups")).toBe("");
+  });
+
+  it("uses the configured header names", () => {
+    const custom = readConfig({ PRECEDENTE_IDENTITY_USER_HEADER: "X-User", PRECEDENTE_IDENTITY_GROUPS_HEADER: "X-Groups" });
+    const out = upstreamHeaders(new Headers({ "x-user": "mallory", "x-groups": "socios" }), ana, custom);
+    expect(out.get("x-user")).toBe("ana");
+    expect(out.get("x-groups")).toBe("socios,contencioso");
+  });
+});
+
+describe("upstreamUrl", () => {
+  it("maps /api/<path> onto the search service, with the query string", () => {
+    expect(upstreamUrl(config.apiUrl, ["search"], "")).toBe("http://127.0.0.1:8000/search");
+    expect(upstreamUrl(config.apiUrl, ["review"], "?reason_code=x")).toBe("http://127.0.0.1:8000/review?reason_code=x");
+    expect(upstreamUrl(config.apiUrl, ["review", "6f1c4f0e-6a9b", "pages", "1", "image"], "")).toBe(
+      "http://127.0.0.1:8000/review/6f1c4f0e-6a9b/pages/1/image",
+    );
+  });
+
+  it("refuses traversal and odd segments", () => {
+    expect(upstreamUrl(config.apiUrl, [], "")).toBeNull();
+    expect(upstreamUrl(config.apiUrl, ["..", "admin"], "")).toBeNull();
+    expect(upstreamUrl(config.apiUrl, ["documents", "a/b"], "")).toBeNull();
+    expect(upstreamUrl(config.apiUrl, ["documents", "%2e%2e"], "")).toBeNull();
+    expect(upstreamUrl(config.apiUrl, ["http:", "", "evil"], "")).toBeNull();
+  });
+});
+
+describe("downstreamHeaders", () => {
+  it("passes the file's type and name, nothing else, and is never cached publicly", () => {
+    const out = downstreamHeaders(
+      new Headers({ "content-type": "application/pdf", "content-disposition": 'inline; filename="a.pdf"', server: "uvicorn", "set-cookie": "x=1" }),
+    );
+    expect(out.get("content-type")).toBe("application/pdf");
+    expect(out.get("content-disposition")).toBe('inline; filename="a.pdf"');
+    expect(out.get("server")).toBeNull();
+    expect(out.get("set-cookie")).toBeNull();
+    expect(out.get("cache-control")).toBe("private, no-store");
+  });
+});
+
+describe("downstreamHeaders for originals of other types", () => {
+  it("turns an uploaded HTML or SVG file into a download, so its scripts never run on this origin", () => {
+    for (const type of ["text/html; charset=utf-8", "image/svg+xml", "application/xhtml+xml", "text/xml"]) {
+      const out = downstreamHeaders(new Headers({ "content-type": type, "content-disposition": 'inline; filename="x.html"' }));
+      expect(out.get("content-type")).toBe("application/octet-stream");
+      expect(out.get("content-disposition")).toBe('attachment; filename="x.html"');
+    }
+    const bare = downstreamHeaders(new Headers({ "content-type": "text/html" }));
+    expect(bare.get("content-disposition")).toBe("attachment");
+  });
+
+  it("leaves PDFs, page images, JSON and plain text as they are", () => {
+    for (const type of ["application/pdf", "image/png", "application/json", "text/plain; charset=utf-8"]) {
+      expect(downstreamHeaders(new Headers({ "content-type": type })).get("content-type")).toBe(type);
+    }
+  });
+});
+
+describe("sameOrigin", () => {
+  it("allows reads and same-site writes, refuses writes from another origin", () => {
+    expect(sameOrigin("GET", new Headers({ origin: "https://evil.example", host: "gw" }))).toBe(true);
+    expect(sameOrigin("POST", new Headers({ origin: "http://gw:3000", host: "gw:3000" }))).toBe(true);
+    expect(sameOrigin("POST", new Headers({ origin: "https://evil.example", host: "gw:3000" }))).toBe(false);
+    expect(sameOrigin("POST", new Headers({ host: "gw:3000" }))).toBe(true);
+  });
+});
