@@ -25,7 +25,7 @@ system-packages:
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e ".[test]"
+	$(BIN)/python -m pip install --quiet -e ".[test,gpu]"
 	touch $(STAMP)
 
 gateway: $(GATEWAY_BUILD)

@@ -74,7 +74,8 @@ class Settings(BaseSettings):
     api_url: str = "http://127.0.0.1:8000"
     identity_user_header: str = "X-Precedente-User"
     identity_groups_header: str = "X-Precedente-Groups"
-    search_candidates: int = 100  # per list (dense, lexical): the pool ranked is their union
+    search_candidates: int = 100  # nearest chunks by embedding; the pool ranked is their union with...
+    search_lexical_candidates: int = 300  # ...full-text matches preselected by ts_rank
     # Ranking of the candidate pool (services/search/ranking.py; each default measured on JurisTCU)
     search_fusion: Literal["weighted", "rrf"] = "weighted"  # z-scores of dense and BM25, or reciprocal ranks
     search_dense_weight: float = 0.7

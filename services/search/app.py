@@ -14,7 +14,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from services.search.deps import CallerDep, DbDep, visible_document
 from services.search.llm_rerank import llm_rerank
-from services.search.query import SearchRequest, SearchResult, facet_counts, hybrid_search
+from services.search.query import Candidates, SearchRequest, SearchResult, facet_counts, hybrid_search
 from services.search.ranking import Ranking
 from services.search.review import router as review_router
 from services.search.status import router as status_router
@@ -108,7 +108,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         if problem := await request.app.state.index_guard.problem(pool):
             raise HTTPException(503, problem)  # a query vector of another model would rank garbage
         vector = await asyncio.to_thread(request.app.state.embedder.query, body.query)
-        candidates = max(settings.search_candidates, body.top_k)  # the pool is never smaller than what is asked
+        candidates = Candidates(settings.search_candidates, settings.search_lexical_candidates).at_least(body.top_k)
         shown = max(body.top_k, settings.rerank_llm_candidates) if use_llm else body.top_k
         results, facets = await asyncio.gather(
             hybrid_search(pool, body, vector, who.groups, candidates, ranking, limit=shown),

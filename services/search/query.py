@@ -9,6 +9,7 @@ documents the caller may see.
 
 import re
 import unicodedata
+from dataclasses import dataclass
 from datetime import date
 
 import asyncpg
@@ -22,6 +23,23 @@ from shared.contracts import EVERYONE
 from shared.legal_codes import label, normalize_court, normalize_document_type
 
 DEFAULT_RANKING = Ranking()
+
+
+@dataclass(frozen=True)
+class Candidates:
+    """How many nearest chunks and how many full-text matches make the pool that ranking sees.
+
+    Lexical matches are preselected by ts_rank, which is not BM25: a deeper list (300) keeps BM25's own
+    best in the pool (JurisTCU ALL nDCG@10 64.5 -> 65.2 against 100).
+    """
+
+    dense: int = 100
+    lexical: int = 300
+
+    def at_least(self, wanted: int) -> "Candidates":
+        return Candidates(max(self.dense, wanted), max(self.lexical, wanted))
+
+
 FACET_FIELDS = ("document_type", "court", "relator", "judging_body")
 
 
@@ -89,6 +107,7 @@ class SearchResult(BaseModel):
 
 
 # $2 groups, $3 types, $4 courts, $5 from, $6 to, $9 relators, $10 judging bodies, $11 cited-law prefixes
+# ($1 query vector, $7 dense candidates, $8 query text, $12 lexical candidates)
 FILTERS = f"""
       (c.access_groups && $2::text[] OR c.access_groups @> ARRAY['{EVERYONE}'])
       AND ($3::text[] IS NULL OR c.document_type = ANY($3))
@@ -116,13 +135,13 @@ WITH dense AS MATERIALIZED (
          (SELECT replace(plainto_tsquery('public.pt_unaccent', $8)::text, '&', '|')::tsquery AS query) q
     WHERE q.query <> ''::tsquery AND c.tsv @@ q.query AND {FILTERS}
     ORDER BY ts_rank(c.tsv, q.query) DESC
-    LIMIT $7
+    LIMIT $12
 ), candidates AS (
     SELECT id FROM dense UNION SELECT id FROM lexical
 )
 """
 
-# $12: the query's lexemes. Each candidate's count of each of them is what BM25 needs from its text.
+# $13: the query's lexemes. Each candidate's count of each of them is what BM25 needs from its text.
 _POOL = """
 SELECT c.id, c.document_id, c.char_start, c.char_end, c.embedding,
        public.tsvector_token_count(c.tsv) AS lexemes, tf.terms, tf.counts
@@ -132,7 +151,7 @@ CROSS JOIN LATERAL (
     SELECT coalesce(array_agg(u.lexeme), '{}') AS terms,
            coalesce(array_agg(coalesce(array_length(u.positions, 1), 1)), '{}') AS counts
     FROM unnest(c.tsv) u
-    WHERE u.lexeme = ANY($12::text[])
+    WHERE u.lexeme = ANY($13::text[])
 ) tf
 """
 
@@ -242,11 +261,11 @@ def explain(
     return line + (f"; {origin}." if origin else ".")
 
 
-def _arguments(request: SearchRequest, query_vector: np.ndarray, groups: list[str], candidates: int) -> list:
+def _arguments(request: SearchRequest, query_vector: np.ndarray, groups: list[str], candidates: Candidates) -> list:
     f = request.filters
     return [
-        query_vector, groups, f.document_type, f.court, f.date_from, f.date_to, candidates, request.query,
-        f.relator, f.judging_body, f.cited_law,
+        query_vector, groups, f.document_type, f.court, f.date_from, f.date_to, candidates.dense, request.query,
+        f.relator, f.judging_body, f.cited_law, candidates.lexical,
     ]  # fmt: skip
 
 
@@ -262,11 +281,13 @@ async def _query_terms(conn: asyncpg.Connection, query: str) -> tuple[list[str],
     return [row["lexeme"] for row in rows], stats
 
 
-async def _candidates(conn: asyncpg.Connection, sql: str, arguments: list, candidates: int) -> list[asyncpg.Record]:
+async def _candidates(
+    conn: asyncpg.Connection, sql: str, arguments: list, candidates: Candidates
+) -> list[asyncpg.Record]:
     """Run a candidate query with an HNSW search wide enough, and iterative, for filtered scans."""
     async with conn.transaction():
         await conn.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
-        await conn.execute(f"SET LOCAL hnsw.ef_search = {max(candidates * 2, 40)}")
+        await conn.execute(f"SET LOCAL hnsw.ef_search = {max(candidates.dense * 2, 40)}")
         return await conn.fetch(sql, *arguments)
 
 
@@ -284,7 +305,7 @@ async def hybrid_search(
     request: SearchRequest,
     query_vector: np.ndarray,
     groups: list[str],
-    candidates: int,
+    candidates: Candidates,
     ranking: Ranking = DEFAULT_RANKING,
     limit: int | None = None,
 ) -> list[SearchResult]:
@@ -351,7 +372,7 @@ async def facet_counts(
     request: SearchRequest,
     query_vector: np.ndarray,
     groups: list[str],
-    candidates: int,
+    candidates: Candidates,
 ) -> dict[str, dict[str, int]]:
     """Documents per value of each facet among this query's candidates, under the same filters and access."""
     async with db.acquire() as conn:
