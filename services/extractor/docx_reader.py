@@ -16,7 +16,9 @@ from collections.abc import Iterator
 
 import docx
 from docx.document import Document as DocxDocument
+from docx.exceptions import InvalidXmlError
 from docx.oxml import parse_xml
+from docx.oxml.exceptions import XmlchemyError
 from docx.oxml.ns import qn
 from docx.table import Table
 from docx.text.paragraph import Paragraph
@@ -27,6 +29,8 @@ from services.extractor.limits import check_zip
 from services.extractor.text_reader import split_pages
 from shared.payloads import Page
 
+_W_DOCUMENT = qn("w:document")
+_W_BODY = qn("w:body")
 _W_P = qn("w:p")
 _W_TBL = qn("w:tbl")
 _W_SDT = qn("w:sdt")
@@ -40,6 +44,13 @@ _W_VAL = qn("w:val")
 _W_PPR = qn("w:pPr")
 _W_SECTPR = qn("w:sectPr")
 _W_NOBREAKHYPHEN = qn("w:noBreakHyphen")
+_W_TRPR = qn("w:trPr")
+_W_TCPR = qn("w:tcPr")
+_W_GRID_BEFORE = qn("w:gridBefore")
+_W_GRID_SPAN = qn("w:gridSpan")
+_W_VMERGE = qn("w:vMerge")
+_MAX_GRID_COLUMNS = 63
+"""Word's limit on a table's columns; a span or offset beyond it is damage, not layout."""
 _MC_FALLBACK = "{http://schemas.openxmlformats.org/markup-compatibility/2006}Fallback"
 _W_FOOTNOTE_REF = qn("w:footnoteReference")
 _W_ENDNOTE_REF = qn("w:endnoteReference")
@@ -66,7 +77,7 @@ def extract_docx(data: bytes, filename: str, *, max_pages: int) -> list[Page]:
             "deadletter",
             code="damaged",
         ) from exc
-    body = document.element.body
+    body = _body(document, filename)
     text = "\n".join(_docx_blocks(document, body, _section_breaks_to_new_page(body)))
     chunks = split_pages(text, _PAGE_BREAK, filename, max_pages=max_pages)
     chunks = _place_notes(document, chunks)
@@ -77,6 +88,27 @@ def extract_docx(data: bytes, filename: str, *, max_pages: int) -> list[Page]:
     if footer:
         chunks[-1] = f"{chunks[-1]}\n{footer}" if chunks[-1] else footer
     return [Page(number=i, text=chunk, method="docx", confidence=1.0) for i, chunk in enumerate(chunks, start=1)]
+
+
+def _body(document: DocxDocument, filename: str) -> etree._Element:
+    """The w:body of word/document.xml; a main part that is some other XML (python-docx opens it
+    all the same, as a plain element) or has no body is a damaged file, not a crash."""
+    root = document.element
+    body = root.find(_W_BODY) if root.tag == _W_DOCUMENT else None
+    if body is None:
+        name = etree.QName(root)
+        found = (
+            "a <document> without a <body>"
+            if root.tag == _W_DOCUMENT
+            else f"<{name.localname}> (XML namespace {name.namespace or 'none'})"
+        )
+        raise BadInput(
+            f"the DOCX {quoted(filename)} is damaged: its main part (word/document.xml) holds {found}, "
+            "not a Word document body; open it in a word processor and save it again as DOCX or PDF",
+            "deadletter",
+            code="damaged",
+        )
+    return body
 
 
 def _part_element(part: object) -> etree._Element | None:
@@ -205,10 +237,26 @@ def _docx_blocks(
 
 
 def _breaks_page_before(paragraph: Paragraph) -> bool:
-    """pageBreakBefore set on the paragraph itself or inherited from its style chain."""
+    """pageBreakBefore set on the paragraph itself or inherited from its style chain.
+
+    A value that is not a boolean (w:val="xyz": python-docx raises InvalidXmlError), a w:pStyle
+    without its w:val (XmlchemyError, python-docx's other InvalidXmlError), or a styles part that
+    cannot be read, is read as no break: the paragraph's text is intact, only where a page starts
+    is lost.
+    """
+    try:
+        return _page_break_before(paragraph)
+    except (InvalidXmlError, XmlchemyError, ValueError):
+        return False
+
+
+def _page_break_before(paragraph: Paragraph) -> bool:
     if paragraph.paragraph_format.page_break_before is not None:
         return bool(paragraph.paragraph_format.page_break_before)
-    style = paragraph.style
+    try:
+        style = paragraph.style
+    except AttributeError:  # [Content_Types].xml gives styles.xml another type: python-docx's Part has no .styles
+        return False
     for _ in range(20):  # style chains are short; the bound guards against loops
         if style is None:
             break
@@ -277,16 +325,49 @@ def _walk_runs(element: etree._Element, out: list[str]) -> None:
 
 
 def _table_lines(table: Table) -> Iterator[str]:
-    """One line per row, cells joined by " | "; a cell merged across columns is written once."""
-    for row in table.rows:
+    """One line per row, cells joined by " | "; a cell merged across columns is written once, a cell
+    merged down is repeated on each row it covers (what python-docx's row.cells gives).
+
+    Walks the grid itself, in one pass, rather than row.cells: to find the cell above a vertical
+    merge python-docx re-scans the rows above, recursively (a 1,500-row merge took minutes, then
+    hit Python's recursion limit), it loops once per column a w:gridSpan claims (a hostile file
+    claims billions) and raises ValueError for a span that is not a number. Damaged counts are
+    read as their defaults: the text of every cell is kept, only the merge is lost.
+    """
+    above: dict[int, etree._Element] = {}
+    for tr in table._tbl.tr_lst:
+        column = _grid_count(tr.find(_W_TRPR), _W_GRID_BEFORE, 0)
+        here: dict[int, etree._Element] = {}
         cells: list[str] = []
         previous = None
-        for cell in row.cells:
-            if cell._tc is previous:
+        for tc in tr.tc_lst:
+            props = tc.find(_W_TCPR)
+            span = max(1, _grid_count(props, _W_GRID_SPAN, 1))
+            merge = props.find(_W_VMERGE) if props is not None else None
+            content = tc
+            if merge is not None and merge.get(_W_VAL, "continue") == "continue":
+                content = above.get(column, tc)  # continues the cell above; from no cell: a cell of its own
+            for grid_column in range(column, min(column + span, _MAX_GRID_COLUMNS)):
+                here[grid_column] = content
+            column += span
+            if content is previous:
                 continue
-            previous = cell._tc
-            cells.append(re.sub(r"\s+", " ", _cell_text(cell._tc, table)).strip())
+            previous = content
+            cells.append(re.sub(r"\s+", " ", _cell_text(content, table)).strip())
+        above = here
         yield " | ".join(cells)
+
+
+def _grid_count(props: etree._Element | None, tag: str, default: int) -> int:
+    """A w:gridSpan or w:gridBefore count; one that is not a number counts as the default."""
+    element = props.find(tag) if props is not None else None
+    if element is None:
+        return default
+    try:
+        value = int(element.get(_W_VAL, default))
+    except ValueError:
+        return default
+    return min(max(value, 0), _MAX_GRID_COLUMNS)
 
 
 def _cell_text(tc: etree._Element, table: Table) -> str:

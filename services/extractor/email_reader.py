@@ -182,7 +182,7 @@ def email_attachments(data: bytes, filename: str = "message.eml") -> list[Attach
         if part is not message and ctype == "message/rfc822":
             inner = part.get_payload()
             inner = inner[0] if isinstance(inner, list) and inner else inner
-            payload = inner.as_bytes(policy=email.policy.default) if isinstance(inner, email.message.Message) else b""
+            payload = _message_bytes(inner) if isinstance(inner, email.message.Message) else b""
             subject = _header(inner, "Subject") if isinstance(inner, email.message.Message) else ""
             name = part.get_filename() or f"{_safe_name(subject) or 'mensagem'}.eml"
             found.append(Attachment(filename=name, content_type=ctype, data=payload))
@@ -206,6 +206,20 @@ def email_attachments(data: bytes, filename: str = "message.eml") -> list[Attach
             Attachment(filename=filename or f"anexo-{len(found) + 1}", content_type=ctype, data=payload),
         )
     return found
+
+
+def _message_bytes(message: email.message.Message) -> bytes:
+    """An attached e-mail written back as .eml bytes.
+
+    BytesGenerator cannot write back some messages it parsed: a multipart whose boundary parameter
+    has no value keeps its body as one string, which get_payload() hands the generator with its
+    non-ASCII bytes decoded as U+FFFD (UnicodeEncodeError). The text generator writes it, those
+    letters replaced; the rest of the message, and its other undecoded bytes, come back as they were.
+    """
+    try:
+        return message.as_bytes(policy=email.policy.default)
+    except UnicodeEncodeError:
+        return message.as_string(policy=email.policy.default).encode("utf-8", "surrogateescape")
 
 
 def _body_parts(message: email.message.EmailMessage) -> list[email.message.Message]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import io
 import re
 import zipfile
+import zlib
 from typing import Literal
 
 from services.extractor.errors import BadInput, quoted
@@ -86,13 +87,21 @@ def _zip_kind(data: bytes, filename: str) -> Kind:
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as archive:
             members = {info.filename: info for info in archive.infolist()}
-            mimetype = _read_small(archive, members.get("mimetype")).decode("ascii", "replace").strip()
-            manifest = _read_small(archive, members.get("META-INF/manifest.xml"))
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, ValueError, KeyError) as exc:
+            mimetype = _read_small(archive, members.get("mimetype"), filename).decode("ascii", "replace").strip()
+            manifest = _read_small(archive, members.get("META-INF/manifest.xml"), filename)
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, ValueError, KeyError, zlib.error) as exc:
+        # zlib.error: a member whose compressed data is corrupt (zipfile lets it through as is).
         raise BadInput(
             f"{name} is a damaged or truncated ZIP archive (perhaps a DOCX: {exc}); {SUPPORTED}",
             "deadletter",
             code="damaged",
+        ) from exc
+    except NotImplementedError as exc:  # zipfile: "zip file version 8.4", an unknown compression method
+        raise BadInput(
+            f"{name} is a ZIP archive written with a feature no reader here supports ({exc}); "
+            "open it in a word processor and save it again as DOCX or PDF",
+            "deadletter",
+            code=UNSUPPORTED,
         ) from exc
     if "word/document.xml" in members:
         return "docx"
@@ -115,9 +124,15 @@ def _zip_kind(data: bytes, filename: str) -> Kind:
     raise BadInput(f"{name} is {what}; {SUPPORTED}", "deadletter", code=UNSUPPORTED)
 
 
-def _read_small(archive: zipfile.ZipFile, info: zipfile.ZipInfo | None) -> bytes:
+def _read_small(archive: zipfile.ZipFile, info: zipfile.ZipInfo | None, filename: str) -> bytes:
     if info is None or info.file_size > _SMALL_MEMBER:
         return b""
+    if info.flag_bits & 0x1:  # an encrypted member: zipfile would raise RuntimeError asking for the password
+        raise BadInput(
+            f"{quoted(filename)} is a password-protected ZIP archive; provide an unencrypted copy",
+            "review",
+            code=PASSWORD,
+        )
     return archive.read(info)
 
 

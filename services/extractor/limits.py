@@ -92,7 +92,8 @@ def check_zip(data: bytes, filename: str, what: str = "DOCX") -> None:
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as archive:
             members = archive.infolist()
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, ValueError) as exc:
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, ValueError, NotImplementedError) as exc:
+        # NotImplementedError: zipfile's "zip file version 8.4", a directory no Office program writes.
         raise BadInput(
             f"the {what} {quoted(filename)} is a damaged ZIP archive ({exc}); save it again",
             "deadletter",
