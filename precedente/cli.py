@@ -18,12 +18,12 @@ from rich.console import Console  # noqa: E402
 from rich.progress import Progress  # noqa: E402
 from rich.table import Table  # noqa: E402
 
-from precedente.review_cli import review_app, status  # noqa: E402
+from precedente.harness import FINAL  # noqa: E402
+from precedente.review_cli import review_app  # noqa: E402
 from shared.settings import Settings  # noqa: E402
 
 app = typer.Typer(help="Precedente: semantic search over a law firm's knowledge base.", no_args_is_help=True)
 app.add_typer(review_app, name="review")
-app.command("status")(status)
 console = Console()
 
 STAGE_SERVICES = {
@@ -33,7 +33,6 @@ STAGE_SERVICES = {
     "annotator": "services.annotator.service",
     "indexer": "services.indexer.service",
 }
-FINAL_STAGES = {"indexed", "review", "failed"}
 
 ApiOption = Annotated[str | None, typer.Option("--api", help="Search API URL (default PRECEDENTE_API_URL).")]
 GroupsOption = Annotated[
@@ -179,10 +178,10 @@ def ingest(
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             for document_id in submitted:
-                if statuses.get(document_id, {}).get("stage") in FINAL_STAGES:
+                if statuses.get(document_id, {}).get("stage") in FINAL:
                     continue
                 statuses[document_id] = client.get(f"/documents/{document_id}/status").json()
-            done = sum(1 for s in statuses.values() if s.get("stage") in FINAL_STAGES)
+            done = sum(1 for s in statuses.values() if s.get("stage") in FINAL)
             bar.update(progress, completed=done)
             if done == len(submitted):
                 break
@@ -196,7 +195,7 @@ def ingest(
         table.add_row(path.name, stage, str(status.get("chunk_count") or ""), status.get("error") or "")
     console.print(table)
     console.print(", ".join(f"{n} {stage}" for stage, n in sorted(counts.items())) + f", {failures} upload errors")
-    unfinished = sum(n for stage, n in counts.items() if stage not in FINAL_STAGES)
+    unfinished = sum(n for stage, n in counts.items() if stage not in FINAL)
     raise typer.Exit(1 if failures or counts.get("failed") or unfinished else 0)
 
 
@@ -267,6 +266,114 @@ def eval_command(
     _logging()
     logging.getLogger("httpx").setLevel(logging.WARNING)
     run_eval(corpus, queries, qrels, api=api, run_path=run, json_path=json_out, config=config, console=console)
+
+
+@app.command("watch")
+def watch_command(
+    folder: Annotated[Path, typer.Argument(exists=True, file_okay=False, help="The folder to mirror.")],
+    api: ApiOption = None,
+    interval: Annotated[float, typer.Option(help="Seconds between scans.")] = 5.0,
+    access_groups: Annotated[
+        str | None, typer.Option("--access-groups", help="Comma-separated access list of the files (default: all).")
+    ] = None,
+    namespace: Annotated[
+        str | None, typer.Option(help="Prefix of the documents' external ids (default: the folder's name).")
+    ] = None,
+    state_file: Annotated[
+        Path | None, typer.Option(help="Where to remember what was sent (default DIR/.precedente-watch.json).")
+    ] = None,
+    settle: Annotated[float, typer.Option(help="Skip files modified less than this many seconds ago.")] = 1.0,
+    once: Annotated[bool, typer.Option("--once", help="Scan once and exit.")] = False,
+) -> None:
+    """Mirror a folder (a DMS export): upload new and changed files, delete the documents of removed ones."""
+    from precedente.watch import ApiClient, default_state_file, watch
+
+    _logging()
+    logging.getLogger("httpx").setLevel(logging.WARNING)
+    settings = Settings()
+    root = folder.resolve()
+    client = ApiClient(api or settings.api_url, namespace or root.name, access_groups, settings.identity_groups_header)
+    try:
+        watch(root, client, state_file or default_state_file(root), interval=interval, settle=settle, once=once)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        client.close()
+
+
+@app.command("docs")
+def docs_command(
+    out: Annotated[Path, typer.Option(help="Folder to write into.")] = Path("docs"),
+    check: Annotated[bool, typer.Option("--check", help="Only say whether the files are current.")] = False,
+) -> None:
+    """Generate docs/asyncapi.json, docs/openapi.json and docs/configuration.md from the code."""
+    from precedente.docs_gen import generate, stale
+
+    if check:
+        outdated = stale(out)
+        for name in outdated:
+            console.print(f"[red]out of date:[/red] {out / name} (run `precedente docs`)")
+        raise typer.Exit(1 if outdated else 0)
+    for path in generate(out):
+        console.print(f"wrote {path}")
+
+
+@app.command("status")
+def status_command(
+    api: ApiOption = None,
+    groups: GroupsOption = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the raw JSON of GET /status.")] = False,
+) -> None:
+    """Per pipeline stage: documents waiting, in progress, done, in review and failed, and the consumer lag;
+    the slowest documents of the last hour; review and failure counts per reason (GET /status)."""
+    base = (api or Settings().api_url).rstrip("/")
+    try:
+        response = httpx.get(f"{base}/status", headers=_headers(groups), timeout=30)
+        response.raise_for_status()
+    except httpx.HTTPError as err:
+        console.print(f"[red]status:[/red] {base}: {err}")
+        raise typer.Exit(1) from err
+    report = response.json()
+    if as_json:
+        sys.stdout.write(json.dumps(report, ensure_ascii=False, indent=2) + "\n")
+        return
+    table = Table("stage", "waiting", "in progress", "done", "in review", "failed", "lag", "replicas", title="pipeline")
+    for row in report.get("pipeline", []):
+        unknown = "?"
+        table.add_row(
+            row["service"],
+            str(row["waiting"]),
+            unknown if row["in_progress"] is None else str(row["in_progress"]),
+            str(row["done"]),
+            str(row["in_review"]),
+            str(row["failed"]),
+            unknown if row["lag"] is None else str(row["lag"]),
+            unknown if row["members"] is None else str(row["members"]),
+        )
+    console.print(table)
+    if report.get("lag_error"):
+        console.print(f"[yellow]{report['lag_error']}[/yellow]", markup=True)
+    stages = Table("ledger stage", "documents")
+    for stage, count in sorted(report["stages"].items()):
+        stages.add_row(stage, str(count))
+    console.print(stages)
+    for title, counts in (("in review", report["review_reasons"]), ("failed", report["failure_reasons"])):
+        if counts:
+            console.print(f"{title}: " + ", ".join(f"{n} {code}" for code, n in counts.items()))
+    if report.get("slowest"):
+        slow = Table("document", "file", "total s", "slowest stage", "its s", title="slowest of the last hour")
+        for item in report["slowest"]:
+            slow.add_row(
+                item["document_id"][:8],
+                item["filename"],
+                f"{item['total_seconds']:.1f}",
+                item["slowest_stage"] or "",
+                "" if item["slowest_stage_seconds"] is None else f"{item['slowest_stage_seconds']:.1f}",
+            )
+        console.print(slow)
+    for item in report["latest_stopped"]:
+        line = f"{item['at']} {item['filename']} {item['stage']} [{item['reason_code']}] {item['reason']}"
+        console.print(line, markup=False)
 
 
 def main() -> None:

@@ -14,9 +14,10 @@ import asyncpg
 import httpx
 import psutil
 
+from shared.contracts import TERMINAL_STAGES
 from shared.embedded import free_port
 
-FINAL = {"indexed", "review", "failed"}
+FINAL = {str(stage) for stage in TERMINAL_STAGES}
 
 # Short group joins on Tansu keep the end-to-end tests quick.
 TEST_ENV = {
@@ -93,6 +94,24 @@ class RunningStack:
                 return child
         raise LookupError(f"no running {name} service")
 
+    def service_processes(self, name: str) -> list[psutil.Process]:
+        """Every running replica of a service (`precedente up` runs PRECEDENTE_UP_REPLICAS of each)."""
+        assert self.process is not None
+        found = []
+        for child in psutil.Process(self.process.pid).children(recursive=True):
+            try:
+                cmdline = child.cmdline()
+            except psutil.NoSuchProcess:
+                continue
+            if "serve" in cmdline and cmdline[-1] == name:
+                found.append(child)
+        return found
+
+    def service_log(self, name: str, replica: int = 0) -> str:
+        """A service replica's log (`<data dir>/logs/<name>.log`, `<name>-<replica>.log` for the others)."""
+        path = self.data_dir / "logs" / (f"{name}.log" if replica == 0 else f"{name}-{replica}.log")
+        return path.read_text(errors="replace") if path.exists() else ""
+
     @staticmethod
     def headers(groups: str | None) -> dict[str, str]:
         return {"X-Precedente-Groups": groups} if groups else {}
@@ -156,6 +175,10 @@ class RunningStack:
 
     def topic_messages(self, topic: str, wait: float = 10) -> list[dict[str, Any]]:
         """Every message on a topic, read from the beginning without joining a consumer group."""
+        return [record["value"] for record in self.topic_records(topic, wait)]
+
+    def topic_records(self, topic: str, wait: float = 10) -> list[dict[str, Any]]:
+        """Like topic_messages, with each message's partition and offset: {partition, offset, value}."""
         from aiokafka import AIOKafkaConsumer, TopicPartition
 
         bootstrap = self.service_process("search").environ()["PRECEDENTE_KAFKA_BOOTSTRAP"]
@@ -175,7 +198,11 @@ class RunningStack:
                 deadline = time.monotonic() + wait
                 while time.monotonic() < deadline:
                     batch = await consumer.getmany(timeout_ms=500)
-                    found.extend(json.loads(m.value) for messages in batch.values() for m in messages)
+                    found.extend(
+                        {"partition": m.partition, "offset": m.offset, "value": json.loads(m.value)}
+                        for messages in batch.values()
+                        for m in messages
+                    )
                     positions = [await consumer.position(tp) for tp in partitions]
                     if all(at >= ends[tp] for at, tp in zip(positions, partitions, strict=True)):
                         break

@@ -7,6 +7,7 @@ stops everything in reverse order.
 """
 
 import asyncio
+import json
 import logging
 import os
 import secrets
@@ -23,7 +24,7 @@ import httpx
 
 from shared.broker import ensure_topics
 from shared.db import migrate
-from shared.embedded import EmbeddedBroker, EmbeddedPostgres, wait_for_port
+from shared.embedded import EmbeddedBroker, EmbeddedPostgres, free_port, wait_for_port
 from shared.recovery import resume_unfinished
 from shared.settings import Settings
 
@@ -62,6 +63,7 @@ class Stack:
     env: dict[str, str] = field(default_factory=dict)
     gateway_env: dict[str, str] = field(default_factory=dict)
     gateway_url: str | None = None
+    metrics_ports: dict[str, int] = field(default_factory=dict)
     stopping: bool = False
 
     @property
@@ -92,6 +94,11 @@ class Stack:
                 "PRECEDENTE_DATA_DIR": str(self.data_dir),
                 "OPENBLAS_NUM_THREADS": "1",
                 "OMP_THREAD_LIMIT": os.environ.get("OMP_THREAD_LIMIT", "1"),
+                # Traces of every service in one JSON-lines file unless configured otherwise.
+                "PRECEDENTE_TELEMETRY_EXPORTER": os.environ.get("PRECEDENTE_TELEMETRY_EXPORTER", "jsonl"),
+                "PRECEDENTE_TELEMETRY_FILE": os.environ.get(
+                    "PRECEDENTE_TELEMETRY_FILE", str(self.logs / "traces.jsonl")
+                ),
             }
         )
         self.env = env
@@ -113,19 +120,34 @@ class Stack:
     def _spawn(self, name: str, replica: int, restarts: int = 0) -> None:
         key = f"{name}-{replica}"
         out = open(self.logs / (f"{name}.log" if replica == 0 else f"{key}.log"), "ab")  # noqa: SIM115 - owned by the child for its lifetime
+        own_env: dict[str, str] = {}
         if name == GATEWAY:
             command = [self.gateway_env["PRECEDENTE_GATEWAY_NODE"], self.gateway_env["PRECEDENTE_GATEWAY_SERVER"]]
+            own_env = self.gateway_env
         else:
             command = [sys.executable, "-m", "precedente.cli", "serve", name]
+            if name != "search":  # the search API serves its own /metrics
+                own_env = {"PRECEDENTE_METRICS_PORT": str(self._metrics_port(key))}
         process = subprocess.Popen(
             command,
-            env={**os.environ, **self.env, **(self.gateway_env if name == GATEWAY else {})},
+            env={**os.environ, **self.env, **own_env},
             stdout=out,
             stderr=subprocess.STDOUT,
             start_new_session=True,
         )
         out.close()
         self.children[key] = Child(name, replica, process, time.monotonic(), restarts)
+
+    def _metrics_port(self, key: str) -> int:
+        """A port for a stage service's /metrics, kept across its restarts; all listed in metrics-ports.json."""
+        if key not in self.metrics_ports:
+            self.metrics_ports[key] = free_port()
+            host = self.settings.metrics_host
+            api_host = "127.0.0.1" if self.settings.api_host in ("0.0.0.0", "") else self.settings.api_host
+            targets = {"search-0": f"http://{api_host}:{self.port}/metrics"}
+            targets.update({k: f"http://{host}:{port}/metrics" for k, port in self.metrics_ports.items()})
+            (self.data_dir / "metrics-ports.json").write_text(json.dumps(targets, indent=2) + "\n")
+        return self.metrics_ports[key]
 
     def _start_gateway(self) -> None:
         """The web page (Next.js standalone server) as one more supervised child, when Node and the build exist."""

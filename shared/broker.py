@@ -13,10 +13,23 @@ from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 from aiokafka.errors import KafkaConnectionError, TopicAlreadyExistsError
 from faststream.kafka import KafkaBroker
 
+from shared import telemetry
 from shared.contracts import Event, Topic
 from shared.settings import Settings
 
 log = logging.getLogger(__name__)
+
+
+# Back-pressure: how much of a backlog one stage consumer may prefetch. aiokafka sends a new fetch for a
+# partition only once the records buffered for it are consumed, so a consumer holds at most one fetch
+# response per assigned partition (each at most max_partition_fetch_bytes, all at most fetch_max_bytes
+# per request): with claim-check events of about 1 KB, a few hundred events, whatever the backlog. The
+# backlog itself stays in the broker. Stage subscribers pass these (shared/stage.py).
+CONSUMER_FETCH_BOUNDS: dict[str, int] = {
+    "max_partition_fetch_bytes": 256 * 1024,
+    "fetch_max_bytes": 1024 * 1024,
+    "max_poll_records": 100,
+}
 
 
 def topic_name(settings: Settings, topic: Topic) -> str:
@@ -66,10 +79,15 @@ async def ensure_topics(settings: Settings, attempts: int = 30) -> list[str]:
 
 
 async def publish(broker: KafkaBroker, settings: Settings, topic: Topic, event: Event) -> None:
-    """Publish keyed by document id, with the trace id in the headers as well as in the body."""
+    """Publish keyed by document id, with the trace id in the headers as well as in the body.
+
+    Inside a span of the event's trace, the headers also carry its W3C `traceparent`, so the next
+    stage's span becomes that span's child (shared/telemetry.py).
+    """
+    headers = {"trace_id": event.trace_id, "schema_version": str(event.schema_version)}
     await broker.publish(
         event.model_dump(mode="json"),
         topic_name(settings, topic),
         key=event.key,
-        headers={"trace_id": event.trace_id, "schema_version": str(event.schema_version)},
+        headers=telemetry.inject_headers(headers, event.trace_id),
     )

@@ -6,11 +6,12 @@ file, page texts, chunks) by a storage key instead of carrying them (claim check
 """
 
 import uuid
-from datetime import date, datetime
+from datetime import UTC, date, datetime
 from enum import StrEnum
 from typing import Any, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field
+from opentelemetry import trace
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 SCHEMA_VERSION = 1
 EVERYONE = "*"
@@ -25,6 +26,8 @@ class Topic(StrEnum):
     ANNOTATED = "documents.annotated"
     INDEXED = "documents.indexed"
     DEADLETTER = "documents.deadletter"
+    DELETED = "documents.deleted"
+    ACCESS_CHANGED = "documents.access_changed"
 
 
 class Stage(StrEnum):
@@ -38,9 +41,10 @@ class Stage(StrEnum):
     INDEXED = "indexed"
     REVIEW = "review"
     FAILED = "failed"
+    DELETED = "deleted"  # removed by its owner (documents.deleted): no stage may bring it back
 
 
-TERMINAL_STAGES = frozenset({Stage.INDEXED, Stage.REVIEW, Stage.FAILED})
+TERMINAL_STAGES = frozenset({Stage.INDEXED, Stage.REVIEW, Stage.FAILED, Stage.DELETED})
 
 
 class Source(StrEnum):
@@ -49,13 +53,19 @@ class Source(StrEnum):
     DMS = "dms"
 
 
+def new_trace_id() -> str:
+    """The active OpenTelemetry trace (an upload's "submit" span), so the event's trace_id is the trace's id."""
+    context = trace.get_current_span().get_span_context()
+    return format(context.trace_id, "032x") if context.is_valid else uuid.uuid4().hex
+
+
 class Event(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     schema_version: int = SCHEMA_VERSION
     document_id: uuid.UUID
     version: int = Field(1, ge=1, description="Content version of the document; stale versions are dropped.")
-    trace_id: str = Field(default_factory=lambda: uuid.uuid4().hex)
+    trace_id: str = Field(default_factory=new_trace_id)
     emitted_at: datetime = Field(default_factory=datetime.now)
 
     @property
@@ -99,6 +109,10 @@ class DocumentSubmitted(Event):
     source: Source = Source.UPLOAD
     access_groups: list[str] = Field(
         default_factory=lambda: [EVERYONE], description='Groups allowed to see the document; "*" is everyone.'
+    )
+    deny_groups: list[str] = Field(
+        default_factory=list,
+        description='Groups denied the document (ethical walls); a deny wins over any allowing group or "*".',
     )
     hints: MetadataHints = Field(default_factory=MetadataHints)
     ocr: OcrOptions | None = Field(None, description="Set when a reviewer asks for another OCR pass.")
@@ -149,6 +163,38 @@ class DocumentDeadLetter(Event):
     error_kind: Literal["bad_input", "repeated_failure"] = "bad_input"
 
 
+class DocumentDeleted(Event):
+    """The document is gone at its source: remove its chunks, vectors and stored payloads everywhere.
+
+    Published by `DELETE /documents/{id}` (and so by `precedente watch`) or directly by a DMS. `version`
+    is the newest version the deletion covers: a newer version submitted afterwards is not deleted.
+    """
+
+    source: Source = Source.DMS
+    reason: str | None = Field(None, description="Why it was deleted, for the ledger's history.")
+
+
+class DocumentAccessChanged(Event):
+    """The document's access lists changed: from now on exactly these groups may see it, and these may not.
+
+    Published by `PUT /documents/{id}/access` once the change is applied, or directly by a DMS; the indexer
+    applies it to the ledger and to every chunk (the document's attachments follow it). `version` is not
+    compared: access belongs to the document, whatever its version. Changes apply in `changed_at` order:
+    one older than the latest applied is ignored (a redelivery, or a change overtaken by a newer one).
+    """
+
+    access_groups: list[str] = Field(min_length=1, description='Groups allowed to see it; "*" is everyone.')
+    deny_groups: list[str] = Field(default_factory=list, description="Groups denied it; a deny wins.")
+    changed_at: datetime = Field(default_factory=lambda: datetime.now(UTC))
+    changed_by: str | None = Field(None, description="Who asked for the change, for the audit trail.")
+    source: Source = Source.DMS
+
+    @field_validator("changed_at")
+    @classmethod
+    def _aware(cls, value: datetime) -> datetime:
+        return value if value.tzinfo is not None else value.replace(tzinfo=UTC)  # a naive time is taken as UTC
+
+
 E = TypeVar("E", bound=Event)
 
 EVENT_BY_TOPIC: dict[Topic, type[Event]] = {
@@ -160,4 +206,6 @@ EVENT_BY_TOPIC: dict[Topic, type[Event]] = {
     Topic.ANNOTATED: DocumentAnnotated,
     Topic.INDEXED: DocumentIndexed,
     Topic.DEADLETTER: DocumentDeadLetter,
+    Topic.DELETED: DocumentDeleted,
+    Topic.ACCESS_CHANGED: DocumentAccessChanged,
 }

@@ -14,9 +14,11 @@ import asyncpg
 
 from shared.contracts import (
     TERMINAL_STAGES,
+    DocumentAccessChanged,
     DocumentAnnotated,
     DocumentChunked,
     DocumentCleaned,
+    DocumentDeleted,
     DocumentExtracted,
     DocumentSubmitted,
     Event,
@@ -53,28 +55,34 @@ async def register_submission(
     access_groups: list[str],
     hints: MetadataHints,
     parent_id: uuid.UUID | None = None,
+    deny_groups: list[str] | None = None,
 ) -> Submission:
     """Decide whether a file is new, a new version of a known document, or something we already have."""
     access_groups = sorted(set(access_groups))
+    deny_groups = sorted(set(deny_groups or []))
     async with db.acquire() as conn, conn.transaction():
         await conn.execute("SELECT pg_advisory_xact_lock(hashtext($1))", external_id)
         row = await conn.fetchrow("SELECT * FROM documents WHERE external_id = $1 FOR UPDATE", external_id)
         if row is None:
-            # The same content under the same access list is the same document; under another access
-            # list it is another document (its id must not reveal, nor depend on, one the caller may not see).
+            # The same content under the same access list (allow and deny) is the same document; under
+            # another it is another document (its id must not reveal, nor depend on, one the caller may not see).
             twin = await conn.fetchval(
-                "SELECT id FROM documents WHERE content_hash = $1 AND access_groups = $2 ORDER BY created_at LIMIT 1",
+                "SELECT id FROM documents WHERE content_hash = $1 AND access_groups = $2 AND deny_groups = $3"
+                " AND stage <> 'deleted' ORDER BY created_at LIMIT 1",
                 content_hash,
                 access_groups,
+                deny_groups,
             )
             if twin is not None:
                 return Submission(twin, "duplicate", None)
             document_id, version, outcome = uuid.uuid4(), 1, "new"
-        elif row["content_hash"] == content_hash and row["stage"] != Stage.FAILED:
+        elif row["content_hash"] == content_hash and row["stage"] not in (Stage.FAILED, Stage.DELETED):
             return Submission(row["id"], "unchanged", None)
         else:
             document_id = row["id"]
-            retry = row["content_hash"] == content_hash
+            # A deleted document submitted again comes back as a new version: the deletion (of its older
+            # version) may still be on its way, and must not remove the new one.
+            retry = row["content_hash"] == content_hash and row["stage"] != Stage.DELETED
             version = row["version"] if retry else row["version"] + 1
             outcome = "retry" if retry else "new_version"
         event = DocumentSubmitted(
@@ -87,19 +95,21 @@ async def register_submission(
             size_bytes=size_bytes,
             source=source,
             access_groups=access_groups,
+            deny_groups=deny_groups,
             hints=hints,
             parent_document_id=parent_id,
         )
         await conn.execute(
             """
             INSERT INTO documents (id, external_id, filename, content_type, content_hash, size_bytes, version,
-                                   source, access_groups, hints, blob_key, stage, trace_id, parent_id)
-            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'submitted', $12, $13)
+                                   source, access_groups, hints, blob_key, stage, trace_id, parent_id, deny_groups)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'submitted', $12, $13, $14)
             ON CONFLICT (id) DO UPDATE SET
                 filename = EXCLUDED.filename, content_type = EXCLUDED.content_type,
                 content_hash = EXCLUDED.content_hash, size_bytes = EXCLUDED.size_bytes,
                 version = EXCLUDED.version, source = EXCLUDED.source, access_groups = EXCLUDED.access_groups,
-                hints = EXCLUDED.hints, blob_key = EXCLUDED.blob_key, stage = 'submitted', attempts = 0,
+                deny_groups = EXCLUDED.deny_groups, hints = EXCLUDED.hints, blob_key = EXCLUDED.blob_key,
+                stage = 'submitted', attempts = 0,
                 last_error = NULL, trace_id = EXCLUDED.trace_id, weak_pages = '{}', updated_at = now()
             """,
             document_id,
@@ -115,6 +125,7 @@ async def register_submission(
             event.blob_key,
             event.trace_id,
             parent_id,
+            deny_groups,
         )
         await _history(conn, document_id, version, Stage.SUBMITTED, outcome)
         return Submission(document_id, outcome, event)
@@ -131,8 +142,8 @@ async def accept_external_submission(db: Db, event: DocumentSubmitted) -> bool:
     await db.execute(
         """
         INSERT INTO documents (id, external_id, filename, content_type, content_hash, size_bytes, version,
-                               source, access_groups, hints, blob_key, stage, trace_id, parent_id)
-        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'submitted', $12, $13)
+                               source, access_groups, hints, blob_key, stage, trace_id, parent_id, deny_groups)
+        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'submitted', $12, $13, $14)
         ON CONFLICT (id) DO NOTHING
         """,
         event.document_id,
@@ -148,8 +159,89 @@ async def accept_external_submission(db: Db, event: DocumentSubmitted) -> bool:
         event.blob_key,
         event.trace_id,
         event.parent_document_id,
+        sorted(set(event.deny_groups)),
     )
     return True
+
+
+@dataclass(frozen=True)
+class AccessChange:
+    """What `change_access` did: the documents it changed (the document and its attachments), or why not."""
+
+    outcome: str  # "changed", "stale" (a newer change was applied already), "missing" (unknown or hidden)
+    document_ids: list[uuid.UUID]
+    chunks: int
+    access_groups: list[str]
+    deny_groups: list[str]
+
+
+async def change_access(
+    db: asyncpg.Pool,
+    event: DocumentAccessChanged,
+    caller_groups: list[str] | None = None,
+) -> AccessChange:
+    """Set the document's access lists, and its attachments', on the ledger and on every chunk, in one transaction.
+
+    Search reads the chunks' copy, so the change holds from the next query on. The document's row lock is the
+    one the indexer takes before it copies the lists to new chunks: whichever goes second sees the other's
+    work. With `caller_groups`, the document must be visible to them ("missing" otherwise, as if unknown).
+    Changes apply in `changed_at` order: one not newer than the latest applied is "stale" and changes nothing,
+    so a redelivered event, or the event of a change the API applied already, is harmless.
+    """
+    access_groups = sorted(set(event.access_groups))
+    deny_groups = sorted(set(event.deny_groups))
+    async with db.acquire() as conn, conn.transaction():
+        visible = "" if caller_groups is None else " AND public.precedente_visible(access_groups, deny_groups, $2)"
+        row = await conn.fetchrow(
+            f"SELECT id, version, access_changed_at FROM documents WHERE id = $1{visible} FOR UPDATE",
+            event.document_id,
+            *([] if caller_groups is None else [caller_groups]),
+        )
+        if row is None:
+            return AccessChange("missing", [], 0, access_groups, deny_groups)
+        if row["access_changed_at"] is not None and event.changed_at <= row["access_changed_at"]:
+            return AccessChange("stale", [], 0, access_groups, deny_groups)
+        # An e-mail's attachments carry the message's access list: a wall around the message covers them too.
+        before = await conn.fetch(
+            "SELECT id, version, access_groups, deny_groups FROM documents WHERE id = $1 OR parent_id = $1"
+            " ORDER BY id FOR UPDATE",
+            event.document_id,
+        )
+        ids = [r["id"] for r in before]
+        await conn.execute(
+            "UPDATE documents SET access_groups = $2, deny_groups = $3, access_changed_at = $4"
+            " WHERE id = ANY($1::uuid[])",
+            ids,
+            access_groups,
+            deny_groups,
+            event.changed_at,
+        )
+        status = await conn.execute(
+            "UPDATE chunks SET access_groups = $2, deny_groups = $3 WHERE document_id = ANY($1::uuid[])",
+            ids,
+            access_groups,
+            deny_groups,
+        )
+        await conn.executemany(
+            "INSERT INTO document_access_changes (document_id, version, access_groups, deny_groups,"
+            " previous_access, previous_deny, actor, source, changed_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+            [
+                (
+                    r["id"],
+                    r["version"],
+                    access_groups,
+                    deny_groups,
+                    list(r["access_groups"]),
+                    list(r["deny_groups"]),
+                    event.changed_by or "unknown",
+                    event.source.value,
+                    event.changed_at,
+                )  # fmt: skip
+                for r in before
+            ],
+        )
+    chunks = int(status.rsplit(" ", 1)[-1]) if status.rsplit(" ", 1)[-1].isdigit() else 0
+    return AccessChange("changed", ids, chunks, access_groups, deny_groups)
 
 
 async def current(db: Db, document_id: uuid.UUID) -> asyncpg.Record | None:
@@ -173,11 +265,13 @@ def is_stale_or_done(row: asyncpg.Record | None, event: Event, input_stage: Stag
 
 
 async def advance(db: Db, event: Event, stage: Stage, detail: str | None = None, **fields: Any) -> bool:
-    """Record that `event`'s version reached `stage`; False when a newer version took over."""
+    """Record that `event`'s version reached `stage`; False when a newer version took over or the
+    document was deleted meanwhile."""
     fields = {"attempts": 0, "last_error": None, "halted_in": None, "reason_code": None} | fields
     assignments = "".join(f", {name} = ${i}" for i, name in enumerate(fields, start=4))
     status = await db.execute(
-        f"UPDATE documents SET stage = $3, updated_at = now(){assignments} WHERE id = $1 AND version = $2",
+        f"UPDATE documents SET stage = $3, updated_at = now(){assignments}"
+        " WHERE id = $1 AND version = $2 AND stage <> 'deleted'",  # a deletion wins over any stage in flight
         event.document_id,
         event.version,
         stage.value,
@@ -186,6 +280,21 @@ async def advance(db: Db, event: Event, stage: Stage, detail: str | None = None,
     if status.endswith(" 0"):
         return False
     await _history(db, event.document_id, event.version, stage, detail)
+    return True
+
+
+async def mark_deleted(db: Db, document_id: uuid.UUID, version: int, detail: str | None = None) -> bool:
+    """Mark the document deleted if `version` is still its current one; False when it already was
+    deleted, or a newer version was submitted since (that version is not covered by the deletion)."""
+    status = await db.execute(
+        "UPDATE documents SET stage = 'deleted', attempts = 0, last_error = NULL, halted_in = NULL,"
+        " reason_code = NULL, updated_at = now() WHERE id = $1 AND version <= $2 AND stage <> 'deleted'",
+        document_id,
+        version,
+    )
+    if status.endswith(" 0"):
+        return False
+    await _history(db, document_id, version, Stage.DELETED, detail)
     return True
 
 
@@ -223,6 +332,7 @@ def submitted_event(row: Mapping[str, Any]) -> DocumentSubmitted:
         size_bytes=row["size_bytes"],
         source=Source(row["source"]),
         access_groups=list(row["access_groups"]),
+        deny_groups=list(row.get("deny_groups") or []),
         hints=MetadataHints.model_validate(row["hints"]),
         parent_document_id=row.get("parent_id"),
     )
@@ -258,3 +368,14 @@ async def unfinished(db: Db) -> list[asyncpg.Record]:
         "SELECT * FROM documents WHERE stage <> ALL($1::text[]) ORDER BY updated_at",
         [s.value for s in TERMINAL_STAGES],
     )
+
+
+async def unpurged_deletions(db: Db) -> list[DocumentDeleted]:
+    """Deleted documents whose chunks are still there (the deletion event was lost): delete them again."""
+    rows = await db.fetch(
+        "SELECT d.id, d.version FROM documents d WHERE d.stage = 'deleted'"
+        " AND EXISTS (SELECT 1 FROM chunks c WHERE c.document_id = d.id AND c.version <= d.version)"
+    )
+    return [
+        DocumentDeleted(document_id=r["id"], version=r["version"], reason="resumed: chunks were left") for r in rows
+    ]

@@ -92,6 +92,15 @@ class Settings(BaseSettings):
     gateway_secret: str = ""  # HMAC key of the session cookie; empty: `precedente up` keeps one in its data dir
     gateway_demo_groups: str = ""  # groups of the demo identity (comma-separated); empty: public documents only
 
+    # Observability (shared/telemetry.py): traces, Prometheus metrics, log format.
+    telemetry_exporter: Literal["none", "jsonl", "otlp"] = "none"  # `precedente up` defaults to jsonl
+    telemetry_file: str = ""  # jsonl: the spans file; empty: <data_dir>/logs/traces.jsonl
+    otlp_endpoint: str = ""  # otlp: e.g. http://collector:4318/v1/traces; empty: OTEL_EXPORTER_OTLP_* variables
+    metrics_port: int = 0  # stage services: port of their /metrics server; 0: none (search serves /metrics itself)
+    metrics_host: str = "127.0.0.1"
+    lag_interval_s: float = 15  # how often a stage service measures its consumer group's lag; 0: never
+    log_format: Literal["text", "json"] = "text"
+
     # `precedente up`: processes per service (the indexer's embeddings are the slowest step).
     up_replicas: dict[str, int] = {"indexer": 2}
 

@@ -8,20 +8,24 @@ partition and none is silently dropped.
 """
 
 import asyncio
+import contextlib
 import logging
+import time
 import traceback
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import asyncpg
 from faststream import AckPolicy, FastStream
 from faststream.kafka import KafkaBroker
+from faststream.kafka.annotations import KafkaMessage
+from opentelemetry import trace
 from pydantic import ValidationError
 
-from shared import ledger
-from shared.broker import make_broker, publish, topic_name
+from shared import ledger, telemetry
+from shared.broker import CONSUMER_FETCH_BOUNDS, make_broker, publish, topic_name
 from shared.contracts import (
     EVENT_BY_TOPIC,
     DocumentDeadLetter,
@@ -100,43 +104,77 @@ class StageService:
         return f"precedente-{self.name}"
 
 
-async def process(service: StageService, ctx: StageContext, body: dict[str, Any]) -> None:
+async def process(
+    service: StageService, ctx: StageContext, body: dict[str, Any], headers: Mapping[str, Any] | None = None
+) -> None:
+    """Handle one event inside the stage's span (continuing the document's trace from the headers)."""
+    span_name = telemetry.STAGE_SPANS.get(service.name, service.name)
+    started = time.perf_counter()
+    result = "error"
+    with telemetry.consumer_span(span_name, headers, body, service.name) as span:
+        try:
+            result = await _process(service, ctx, body)
+        finally:
+            span.set_attribute("precedente.outcome", result)
+            if result == "error":
+                span.set_status(trace.StatusCode.ERROR)
+            elapsed = time.perf_counter() - started
+            telemetry.DOCUMENTS.labels(service.name, result).inc()
+            telemetry.STAGE_SECONDS.labels(service.name, result).observe(elapsed)
+            log.info(
+                "%s: %s v%s %s in %.2f s", service.name, body.get("document_id"), body.get("version"), result, elapsed
+            )
+
+
+async def _process(service: StageService, ctx: StageContext, body: dict[str, Any]) -> str:
+    """The stage's work on one event; returns its outcome for the span and the metrics."""
     model = EVENT_BY_TOPIC[service.input_topic]
     try:
         event = model.model_validate(body)
     except ValidationError as err:
         await _reject_malformed(service, ctx, body, err)
-        return
+        return "malformed"
+    current_trace = telemetry.current_trace_id()
+    if current_trace is not None and event.trace_id != current_trace:
+        # An event whose trace_id is no trace id (a DMS's own): what follows it carries the real one.
+        event = event.model_copy(update={"trace_id": current_trace})
     if isinstance(event, DocumentSubmitted) and not await ledger.accept_external_submission(ctx.db, event):
         log.info("%s: skipping stale submission of %s v%s", service.name, event.document_id, event.version)
-        return
+        return "skipped"
     row = await ledger.current(ctx.db, event.document_id)
     if ledger.is_stale_or_done(row, event, service.input_stage, service.output_stage):
         log.info("%s: skipping %s v%s (stale or already done)", service.name, event.document_id, event.version)
-        return
+        return "skipped"
 
     while True:
         try:
             outcome = await service.handler(event, ctx)
             break
         except ToReview as review:
+            telemetry.FAILURES.labels(service.name, review.code, "review").inc()
             await _to_review(service, ctx, event, review)
-            return
+            return "review"
         except ToDeadLetter as dead:
+            telemetry.FAILURES.labels(service.name, dead.code, "deadletter").inc()
             await _to_deadletter(service, ctx, event, dead.reason, dead.code, "bad_input")
-            return
+            return "deadletter"
         except Exception as err:  # noqa: BLE001 - any failure is recorded and retried, never lost
             error = f"{type(err).__name__}: {err}"
             log.warning("%s failed on %s: %s\n%s", service.name, event.document_id, error, traceback.format_exc())
+            trace.get_current_span().record_exception(err)
+            telemetry.FAILURES.labels(service.name, type(err).__name__, "retry").inc()
             attempts = await ledger.record_attempt_failure(ctx.db, event, f"{service.name}: {error}")
             if attempts >= ctx.settings.stage_max_attempts:
                 reason = f"{service.name} failed {attempts} times; last error: {error}"
+                telemetry.FAILURES.labels(service.name, "repeated_failure", "deadletter").inc()
                 await _to_deadletter(service, ctx, event, reason, "repeated_failure", "repeated_failure")
-                return
+                return "deadletter"
             await asyncio.sleep(min(2**attempts, 30) * 0.5)
 
     if await ledger.advance(ctx.db, event, outcome.stage, outcome.detail, **outcome.ledger_fields):
         await publish(ctx.broker, ctx.settings, outcome.topic, outcome.event)
+        return "ok"
+    return "skipped"
 
 
 async def _to_review(service: StageService, ctx: StageContext, event: Event, review: ToReview) -> None:
@@ -198,9 +236,10 @@ async def _reject_malformed(
 
 def build_app(service: StageService, settings: Settings) -> FastStream:
     """A FastStream application consuming the service's input topic in its own consumer group."""
+    telemetry.setup(settings, service.name)
     broker = make_broker(settings)
     app = FastStream(broker, logger=log)
-    holder: dict[str, StageContext] = {}
+    holder: dict[str, Any] = {}
 
     @broker.subscriber(
         topic_name(settings, service.input_topic),
@@ -210,9 +249,10 @@ def build_app(service: StageService, settings: Settings) -> FastStream:
         session_timeout_ms=settings.consumer_session_timeout_ms,
         heartbeat_interval_ms=settings.consumer_heartbeat_interval_ms,
         max_poll_interval_ms=900_000,
+        **CONSUMER_FETCH_BOUNDS,  # bounded prefetch (back-pressure): see shared/broker.py
     )
-    async def on_event(body: dict[str, Any]) -> None:
-        await process(service, holder["ctx"], body)
+    async def on_event(body: dict[str, Any], message: KafkaMessage) -> None:
+        await process(service, holder["ctx"], body, message.headers)
 
     @app.on_startup
     async def connect() -> None:
@@ -223,10 +263,20 @@ def build_app(service: StageService, settings: Settings) -> FastStream:
         if service.setup is not None:
             await service.setup(ctx)
         holder["ctx"] = ctx
+        telemetry.start_metrics_server(settings)
+        if settings.lag_interval_s > 0:
+            topics = [topic_name(settings, service.input_topic)]
+            lag = telemetry.watch_lag(settings.kafka_bootstrap, service.group_id, topics, settings.lag_interval_s)
+            holder["lag"] = asyncio.create_task(lag)
 
     @app.after_shutdown
     async def disconnect() -> None:
+        if "lag" in holder:
+            holder["lag"].cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await holder["lag"]
         if "ctx" in holder:
             await holder["ctx"].db.close()
+        telemetry.shutdown()
 
     return app

@@ -19,6 +19,7 @@ async def index_with_the_indexer(
     texts: list[str],
     access_groups: list[str] | None = None,
     metadata: DocumentMetadata | None = None,
+    deny_groups: list[str] | None = None,
 ) -> uuid.UUID:
     """One document of these chunks, registered in the ledger and indexed; returns its id."""
     submission = await ledger.register_submission(
@@ -31,6 +32,7 @@ async def index_with_the_indexer(
         source=Source.CLI,
         access_groups=access_groups or ["*"],
         hints=MetadataHints(),
+        deny_groups=deny_groups,
     )
     chunks, offset = [], 0
     for i, text in enumerate(texts):

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Any
 
 import pymupdf
 
@@ -23,7 +24,7 @@ from services.extractor.email_reader import Attachment, email_attachments, extra
 from services.extractor.errors import BadInput, Disposition, damaged_pdf, quoted
 from services.extractor.formats import Kind, detect_format
 from services.extractor.limits import MAX_FILE_BYTES, check_pdf_pages, check_size, check_zip, pdf_javascript_objects
-from services.extractor.ocr import OcrConfig, ocr_pdf_pages
+from services.extractor.ocr import OcrConfig, PageTiming, ocr_pdf_pages, record_page_timings
 from services.extractor.office import convert_to_docx
 from services.extractor.pdf_layout import page_text
 from services.extractor.preprocess import PreprocessOptions
@@ -31,7 +32,16 @@ from services.extractor.text_layer import garbled_reason
 from services.extractor.text_reader import extract_html, extract_txt
 from shared.payloads import EmailMessage, ExtractedDocument, Page
 
-__all__ = ["Attachment", "BadInput", "Disposition", "Kind", "detect_format", "email_attachments", "extract"]
+__all__ = [
+    "Attachment",
+    "BadInput",
+    "Disposition",
+    "Kind",
+    "detect_format",
+    "email_attachments",
+    "extract",
+    "extract_timed",
+]
 
 MIN_TEXT_CHARS = 20
 """A page whose text layer has fewer non-space characters than this is a candidate for OCR."""
@@ -103,6 +113,13 @@ def extract(
     if messages is None:
         messages = find_messages(pages)
     return ExtractedDocument(pages=pages, messages=messages, warnings=warnings)
+
+
+def extract_timed(data: bytes, filename: str, **options: Any) -> tuple[ExtractedDocument, list[PageTiming]]:
+    """extract(), and when each OCR'd page started and ended (the stage turns them into trace spans)."""
+    with record_page_timings() as timings:
+        document = extract(data, filename, **options)
+    return document, sorted(timings, key=lambda t: t.number)
 
 
 # --------------------------------------------------------------------------------------------

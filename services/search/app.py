@@ -2,6 +2,7 @@
 
 import asyncio
 import hashlib
+import time
 import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -10,17 +11,20 @@ from typing import Annotated, Any
 
 from fastapi import FastAPI, File, Form, HTTPException, Request, UploadFile
 from fastapi.responses import JSONResponse, Response
+from opentelemetry import trace
+from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from pydantic import BaseModel, Field, ValidationError
 
+from services.search.access import router as access_router
 from services.search.deps import CallerDep, DbDep, visible_document
 from services.search.llm_rerank import llm_rerank
-from services.search.query import Candidates, SearchRequest, SearchResult, facet_counts, hybrid_search
+from services.search.query import Candidates, SearchRequest, SearchResult, hybrid_search
 from services.search.ranking import Ranking
 from services.search.review import router as review_router
 from services.search.status import router as status_router
-from shared import ledger
+from shared import ledger, telemetry
 from shared.broker import make_broker, publish
-from shared.contracts import EVERYONE, MetadataHints, Source, Topic
+from shared.contracts import EVERYONE, DocumentDeleted, MetadataHints, Source, Stage, Topic
 from shared.db import create_pool
 from shared.embeddings import IndexGuard, get_embedder
 from shared.settings import Settings, get_settings
@@ -69,9 +73,11 @@ class DocumentStatus(BaseModel):
 
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or get_settings()
+    telemetry.setup(settings, "search")
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        telemetry.setup_logging(settings.log_format)  # uvicorn set up its own loggers since create_app
         app.state.db = await create_pool(settings.database_url, max_size=10)
         app.state.broker = make_broker(settings)
         await app.state.broker.start()
@@ -83,8 +89,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         finally:
             await app.state.broker.stop()
             await app.state.db.close()
+            telemetry.shutdown()
 
-    app = FastAPI(title="Precedente search API", version="0.1.0", lifespan=lifespan)
+    app = FastAPI(
+        title="Precedente search API", version="0.1.0", lifespan=lifespan, telemetry=telemetry.FASTAPI_TELEMETRY
+    )
     ranking = Ranking(
         fusion=settings.search_fusion,
         dense_weight=settings.search_dense_weight,
@@ -97,23 +106,39 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.settings = settings
     app.include_router(review_router)
     app.include_router(status_router)
+    app.include_router(access_router)
 
     @app.get("/health")
     async def health(pool: DbDep) -> dict[str, str]:
         await pool.fetchval("SELECT 1")
         return {"status": "ok"}
 
+    @app.get("/metrics", include_in_schema=False)
+    async def metrics() -> Response:
+        return Response(generate_latest(), media_type=CONTENT_TYPE_LATEST)
+
     @app.post("/search", response_model=SearchResponse)
     async def search(body: SearchRequest, request: Request, who: CallerDep, pool: DbDep) -> SearchResponse:
+        started, outcome = time.perf_counter(), "error"
+        span = trace.get_current_span()
+        span.set_attribute("precedente.search.top_k", body.top_k)  # never the query's text
+        try:
+            response = await run_search(body, request, who, pool)
+            outcome = "ok"
+        finally:
+            telemetry.SEARCH_SECONDS.labels(outcome).observe(time.perf_counter() - started)
+        telemetry.SEARCH_RESULTS.observe(len(response.results))
+        span.set_attribute("precedente.search.results", len(response.results))
+        return response
+
+    async def run_search(body: SearchRequest, request: Request, who: Any, pool: Any) -> SearchResponse:
         if problem := await request.app.state.index_guard.problem(pool):
             raise HTTPException(503, problem)  # a query vector of another model would rank garbage
         vector = await asyncio.to_thread(request.app.state.embedder.query, body.query)
         candidates = Candidates(settings.search_candidates, settings.search_lexical_candidates).at_least(body.top_k)
         shown = max(body.top_k, settings.rerank_llm_candidates) if use_llm else body.top_k
-        results, facets = await asyncio.gather(
-            hybrid_search(pool, body, vector, who.groups, candidates, ranking, limit=shown),
-            facet_counts(pool, body, vector, who.groups, candidates),
-        )
+        page = await hybrid_search(pool, body, vector, who.groups, candidates, ranking, limit=shown)
+        results, facets = page.results, page.facets
         if use_llm and (chosen := await llm_rerank(body.query, results, settings, top_n=min(body.top_k, 5))):
             picked = {(result.document_id, result.char_start) for result in chosen}
             results = chosen + [r for r in results if (r.document_id, r.char_start) not in picked]
@@ -125,6 +150,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         pool: DbDep,
         file: Annotated[UploadFile, File()],
         access_groups: Annotated[str | None, Form()] = None,
+        deny_groups: Annotated[str | None, Form()] = None,
         external_id: Annotated[str | None, Form()] = None,
         source: Annotated[Source, Form()] = Source.UPLOAD,
         title: Annotated[str | None, Form()] = None,
@@ -136,6 +162,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         if len(data) > settings.max_upload_bytes:
             raise HTTPException(413, f"file is larger than the limit of {settings.max_upload_bytes} bytes")
         groups = [g.strip() for g in (access_groups or EVERYONE).split(",") if g.strip()] or [EVERYONE]
+        denied = [g.strip() for g in (deny_groups or "").split(",") if g.strip()]  # ethical walls: a deny wins
         try:
             hints = MetadataHints(title=title, document_type=document_type, court=court, document_date=document_date)
         except ValidationError as err:
@@ -143,25 +170,50 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         content_hash = hashlib.sha256(data).hexdigest()
         filename = file.filename or "document"
         await put_blob(pool, original_key(content_hash), data, file.content_type or "application/octet-stream")
-        submission = await ledger.register_submission(
-            pool,
-            external_id=external_id or f"sha256:{content_hash}",
-            filename=filename,
-            content_type=file.content_type,
-            content_hash=content_hash,
-            size_bytes=len(data),
-            source=source,
-            access_groups=groups,
-            hints=hints,
-        )
-        if submission.event is not None:
-            await publish(request.app.state.broker, settings, Topic.SUBMITTED, submission.event)
+        # The document's trace starts here: the event's trace_id is this span's trace (shared/contracts.py).
+        with telemetry.tracer().start_as_current_span(
+            "submit", attributes={"precedente.stage": "submit", "precedente.size_bytes": len(data)}
+        ) as span:
+            submission = await ledger.register_submission(
+                pool,
+                external_id=external_id or f"sha256:{content_hash}",
+                filename=filename,
+                content_type=file.content_type,
+                content_hash=content_hash,
+                size_bytes=len(data),
+                source=source,
+                access_groups=groups,
+                hints=hints,
+                deny_groups=denied,
+            )
+            span.set_attribute("precedente.document_id", str(submission.document_id))
+            span.set_attribute("precedente.outcome", submission.outcome)
+            telemetry.SUBMISSIONS.labels(submission.outcome).inc()
+            if submission.event is not None:
+                span.set_attribute("precedente.version", submission.event.version)
+                await publish(request.app.state.broker, settings, Topic.SUBMITTED, submission.event)
         accepted = UploadAccepted(document_id=submission.document_id, outcome=submission.outcome)
         return JSONResponse(accepted.model_dump(mode="json"), status_code=202 if submission.event else 200)
+
+    @app.delete("/documents/{document_id}", response_model=UploadAccepted)
+    async def delete_document(
+        document_id: uuid.UUID, request: Request, who: CallerDep, pool: DbDep, source: Source = Source.UPLOAD
+    ) -> Any:
+        """Delete a document the caller may see (404 otherwise): the ledger marks it deleted at once, so no
+        stage still working on it can index it, and documents.deleted removes its chunks and payloads.
+        Deleting it again answers 200 "already_deleted" (and asks for the clean-up again, harmlessly)."""
+        row = await visible_document(pool, document_id, who)
+        marked = await ledger.mark_deleted(pool, document_id, row["version"], f"deleted ({source.value}) by {who.user}")
+        event = DocumentDeleted(document_id=document_id, version=row["version"], source=source)
+        await publish(request.app.state.broker, settings, Topic.DELETED, event)
+        accepted = UploadAccepted(document_id=document_id, outcome="deleted" if marked else "already_deleted")
+        return JSONResponse(accepted.model_dump(mode="json"), status_code=202 if marked else 200)
 
     @app.get("/documents/{document_id}")
     async def download(document_id: uuid.UUID, who: CallerDep, pool: DbDep) -> Response:
         row = await visible_document(pool, document_id, who)
+        if row["stage"] == Stage.DELETED:
+            raise HTTPException(410, "document deleted by its owner")  # its original is gone with it
         content = await get_blob(pool, row["blob_key"])
         safe_name = row["filename"].replace('"', "").replace("\n", " ")
         return Response(

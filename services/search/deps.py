@@ -11,7 +11,9 @@ from pydantic import BaseModel
 from shared.contracts import EVERYONE
 from shared.settings import Settings
 
-ACCESS_CLAUSE = f"(access_groups && $2::text[] OR access_groups @> ARRAY['{EVERYONE}'])"
+# The caller may see the document: one of their groups (or "*") is allowed and none is denied (a deny wins).
+# public.precedente_visible (shared/migrations/0007_deny_groups.sql) is inlined by PostgreSQL: indexable.
+ACCESS_CLAUSE = "public.precedente_visible(access_groups, deny_groups, $2::text[])"
 
 
 class Caller(BaseModel):

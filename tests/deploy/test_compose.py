@@ -464,3 +464,85 @@ def test_gateway_dockerfile_is_multi_stage_locked_unprivileged_and_healthchecked
             for source in [a for a in args.split() if not a.startswith("--")][:-1]:
                 assert (ROOT / source).exists(), f"COPY {source}: not in the repository"
                 assert "node_modules" not in source and ".next" not in source
+
+
+# --- the OpenTelemetry collector -------------------------------------------------------------------
+
+OTEL_CONFIG = ROOT / "deploy" / "otel-collector.yaml"
+
+
+def test_collector_runs_the_contrib_image_with_the_checked_in_config():
+    collector = services()["otel-collector"]
+    image, _, tag = collector["image"].partition(":")
+    assert image == "otel/opentelemetry-collector-contrib"
+    assert tag and tag != "latest", "pin the collector's version"
+    mounts = [v for v in collector["volumes"] if isinstance(v, str)]
+    source, target = mounts[0].split(":")[:2]
+    assert (ROOT / source).resolve() == OTEL_CONFIG
+    assert any(arg == f"--config={target}" for arg in collector["command"])
+    assert "ports" not in collector, "only the services reach the collector"
+
+
+def test_collector_config_receives_otlp_and_every_pipeline_is_wired():
+    config = yaml.safe_load(OTEL_CONFIG.read_text())
+    protocols = config["receivers"]["otlp"]["protocols"]
+    assert protocols["grpc"]["endpoint"].endswith(":4317") and protocols["http"]["endpoint"].endswith(":4318")
+    pipelines = config["service"]["pipelines"]
+    assert "otlp" in pipelines["traces"]["receivers"]
+    for name, pipeline in pipelines.items():
+        for kind in ("receivers", "processors", "exporters"):
+            for component in pipeline.get(kind, []):
+                assert component in config[kind], f"pipeline {name}: {kind[:-1]} {component} is not defined"
+    for extension in config["service"].get("extensions", []):
+        assert extension in config["extensions"]
+
+
+def test_every_python_service_exports_traces_to_the_collector():
+    fields = settings_fields()
+    for name in PYTHON_SERVICES:
+        env = env_of(name)
+        assert env["PRECEDENTE_TELEMETRY_EXPORTER"] == "otlp", name
+        endpoint = urlsplit(env["PRECEDENTE_OTLP_ENDPOINT"])
+        assert endpoint.hostname == "otel-collector" and endpoint.hostname in services()
+        assert endpoint.port == 4318 and endpoint.path == "/v1/traces", "OTLP over HTTP, traces path"
+    assert {"telemetry_exporter", "otlp_endpoint"} <= fields, "the settings the compose file sets must exist"
+
+
+def test_collector_scrapes_the_metrics_ports_the_services_serve():
+    config = yaml.safe_load(OTEL_CONFIG.read_text())
+    jobs = {job["job_name"]: job for job in config["receivers"]["prometheus"]["config"]["scrape_configs"]}
+    assert jobs["precedente-search"]["static_configs"][0]["targets"] == ["search:8000"]
+    stages = jobs["precedente-stages"]["dns_sd_configs"][0]
+    port = int(env_of("extractor")["PRECEDENTE_METRICS_PORT"])
+    assert stages["port"] == port
+    assert set(stages["names"]) == set(STAGES) - {"search"}
+    assert env_of("extractor")["PRECEDENTE_METRICS_HOST"] == "0.0.0.0"
+
+
+def test_dockerfile_has_a_healthcheck_and_ships_its_script():
+    instructions = dockerfile_instructions()
+    checks = [args for instr, args in instructions if instr == "HEALTHCHECK"]
+    assert checks, "the image needs a HEALTHCHECK"
+    command = yaml.safe_load(checks[-1].split("CMD", 1)[1].strip())
+    assert command[:1] == ["python"]
+    copied = [args.split() for instr, args in instructions if instr == "COPY"]
+    assert any(parts[-1] == command[1] and (ROOT / parts[-2]).exists() for parts in copied)
+
+
+@pytest.mark.parametrize(
+    ("argv", "env", "expected"),
+    [
+        (["python", "/usr/local/bin/precedente", "serve", "search"], {"PRECEDENTE_API_PORT": "8000"},
+         "http://127.0.0.1:8000/health"),
+        (["precedente", "serve", "extractor"], {"PRECEDENTE_METRICS_PORT": "9464"}, "http://127.0.0.1:9464/metrics"),
+        (["precedente", "serve", "cleaner"], {}, None),
+        (["precedente", "migrate"], {"PRECEDENTE_METRICS_PORT": "9464"}, None),
+    ],
+)  # fmt: skip
+def test_healthcheck_script_checks_what_the_container_runs(argv, env, expected):
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("healthcheck", ROOT / "deploy" / "healthcheck.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert module.target(argv, env) == expected

@@ -54,6 +54,7 @@ export const STAGE_LABELS: Record<string, string> = {
   indexed: "Indexado",
   review: "Em revisão",
   failed: "Falhou",
+  deleted: "Excluído",
 };
 
 export function stageLabel(stage: string): string {

@@ -23,7 +23,28 @@ export function upstreamHeaders(incoming: Headers, identity: Identity, config: G
   }
   headers.set(config.userHeader, identity.user);
   headers.set(config.groupsHeader, identity.groups.join(","));
+  // W3C trace context: the search service's span continues the caller's trace, or starts one here.
+  const parent = traceparent(incoming.get("traceparent"));
+  headers.set("traceparent", parent.value);
+  const state = incoming.get("tracestate");
+  if (parent.continued && state !== null && state.length <= 512) headers.set("tracestate", state);
   return headers;
+}
+
+const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
+
+function randomHex(bytes: number): string {
+  const buffer = new Uint8Array(bytes);
+  do crypto.getRandomValues(buffer);
+  while (buffer.every((b) => b === 0));
+  return Array.from(buffer, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** The caller's traceparent when it is a valid one (version 00, non-zero ids), else a new sampled trace. */
+export function traceparent(incoming: string | null): { value: string; continued: boolean } {
+  const match = TRACEPARENT.exec(incoming?.trim() ?? "");
+  if (match && !/^0+$/.test(match[1]!) && !/^0+$/.test(match[2]!)) return { value: match[0], continued: true };
+  return { value: `00-${randomHex(16)}-${randomHex(8)}-01`, continued: false };
 }
 
 /** The search service's URL for /api/<segments>?<search>, or null for a path that is not a plain one. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { readConfig } from "../lib/config";
 import type { Identity } from "../lib/identity";
-import { downstreamHeaders, sameOrigin, upstreamHeaders, upstreamUrl } from "../lib/proxy";
+import { downstreamHeaders, sameOrigin, traceparent, upstreamHeaders, upstreamUrl } from "../lib/proxy";
 
 const config = readConfig({ PRECEDENTE_API_URL: "http://127.0.0.1:8000/", PRECEDENTE_GATEWAY_SECRET: "s" });
 const ana: Identity = { user: "ana", groups: ["socios", "contencioso"], demo: false };
@@ -24,7 +24,25 @@ describe("upstreamHeaders", () => {
     expect(out.get("cookie")).toBeNull();
     expect(out.get("authorization")).toBeNull();
     expect(out.get("content-type")).toBe("application/json");
-    expect([...out.keys()].sort()).toEqual(["accept", "content-type", "x-precedente-groups", "x-precedente-user"]);
+    expect([...out.keys()].sort()).toEqual(["accept", "content-type", "traceparent", "x-precedente-groups", "x-precedente-user"]);
+  });
+
+  it("passes the caller's W3C traceparent on, so the search service continues its trace", () => {
+    const parent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+    const out = upstreamHeaders(new Headers({ traceparent: parent, tracestate: "vendor=1" }), ana, config);
+    expect(out.get("traceparent")).toBe(parent);
+    expect(out.get("tracestate")).toBe("vendor=1");
+  });
+
+  it("starts a new trace when the caller sent none or an invalid one", () => {
+    for (const sent of [null, "garbage", "00-00000000000000000000000000000000-00f067aa0ba902b7-01", "01-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"]) {
+      const incoming = new Headers(sent === null ? {} : { traceparent: sent, tracestate: "vendor=1" });
+      const out = upstreamHeaders(incoming, ana, config);
+      expect(out.get("traceparent")).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/);
+      expect(out.get("traceparent")).not.toBe(sent);
+      expect(out.get("tracestate")).toBeNull();
+    }
+    expect(traceparent(null).value).not.toBe(traceparent(null).value);
   });
 
   it("sends an empty groups header for an identity without groups (only documents open to everyone)", () => {

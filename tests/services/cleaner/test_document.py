@@ -2,7 +2,6 @@
 (their text layers) first, then on small synthetic documents for the layouts the samples lack."""
 
 import re
-import time
 from datetime import date
 from pathlib import Path
 
@@ -140,19 +139,6 @@ def test_cleaning_a_cleaned_document_changes_nothing(docs: dict[str, CleanedDocu
         again = clean_document(doc.pages)
         assert [p.text for p in again.pages] == [p.text for p in doc.pages], name
         assert sum(again.removed_lines) == 0, name
-
-
-def test_a_25_page_document_is_cleaned_in_well_under_50_ms() -> None:
-    pages = read_pages(PETICAO)
-    assert len(pages) == 25
-    best = min(_timed(pages) for _ in range(3))
-    assert best < 0.050, f"{best * 1000:.1f} ms"
-
-
-def _timed(pages: list[Page]) -> float:
-    started = time.perf_counter()
-    clean_document(pages)
-    return time.perf_counter() - started
 
 
 # -------------------------------------------------------------------------------- stamps

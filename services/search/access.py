@@ -1,0 +1,81 @@
+"""Changing a document's access lists after ingestion: `PUT /documents/{id}/access`.
+
+The change is applied to the ledger and to every chunk of the document (and of its attachments) in one
+transaction, so the very next search sees it; it is recorded (who, from what, to what) in
+`document_access_changes` and published as `documents.access_changed` for other systems. The indexer
+consumes that topic too (services/indexer/access_changes.py), which is how a DMS changes access directly; the
+event of a change applied here is recognised there by its `changed_at` and changes nothing again.
+"""
+
+import uuid
+
+from fastapi import APIRouter, HTTPException, Request
+from pydantic import BaseModel, Field, field_validator
+
+from services.search.deps import CallerDep, DbDep, SettingsDep
+from shared import ledger
+from shared.broker import publish
+from shared.contracts import DocumentAccessChanged, Source, Topic
+
+router = APIRouter(tags=["access"])
+
+
+def _groups(values: list[str]) -> list[str]:
+    cleaned = sorted({v.strip() for v in values})
+    if "" in cleaned:
+        raise ValueError("a group name cannot be empty")
+    return cleaned
+
+
+class AccessRequest(BaseModel):
+    access_groups: list[str] = Field(min_length=1, max_length=1000, description='Allowed groups; "*" is everyone.')
+    deny_groups: list[str] = Field(
+        default_factory=list, max_length=1000, description='Denied groups (ethical walls); a deny wins, "*" denies all.'
+    )
+
+    @field_validator("access_groups", "deny_groups")
+    @classmethod
+    def _clean(cls, values: list[str]) -> list[str]:
+        return _groups(values)
+
+
+class AccessChanged(BaseModel):
+    document_id: uuid.UUID
+    access_groups: list[str]
+    deny_groups: list[str]
+    documents: list[uuid.UUID] = Field(description="The document and its attachments, all changed.")
+    chunks: int
+
+
+@router.put("/documents/{document_id}/access", response_model=AccessChanged)
+async def change_access(
+    document_id: uuid.UUID, body: AccessRequest, request: Request, db: DbDep, who: CallerDep, settings: SettingsDep
+) -> AccessChanged:
+    """Replace the document's allow and deny lists; its attachments follow it.
+
+    Who may change them: for now any caller who can see the document (404 otherwise, as for a missing one);
+    authorization roles come later. A caller may wall themselves off: they lose sight of it at once.
+    """
+    event = DocumentAccessChanged(
+        document_id=document_id,
+        access_groups=body.access_groups,
+        deny_groups=body.deny_groups,
+        changed_by=who.user or "anonymous",
+        source=Source.UPLOAD,
+    )
+    result = await ledger.change_access(db, event, caller_groups=who.groups)
+    if result.outcome == "missing":
+        raise HTTPException(404, "document not found")
+    if result.outcome == "stale":  # another change with a later time was applied meanwhile
+        raise HTTPException(409, "a newer access change was applied meanwhile; read the document and try again")
+    version = await db.fetchval("SELECT version FROM documents WHERE id = $1", document_id)
+    await publish(
+        request.app.state.broker, settings, Topic.ACCESS_CHANGED, event.model_copy(update={"version": version})
+    )
+    return AccessChanged(
+        document_id=document_id,
+        access_groups=result.access_groups,
+        deny_groups=result.deny_groups,
+        documents=result.document_ids,
+        chunks=result.chunks,
+    )
