@@ -298,16 +298,16 @@ def preselection_query(lexemes: list[str], stats: CollectionStatistics) -> str:
 
     An OR of every lexeme makes PostgreSQL rank most of a large collection ("contrato", "público" are in
     half of it: 1.4 s of CPU per query at 100,000 chunks). Lexemes in at most a fifth of the chunks carry
-    the query; when there are none, all lexemes must match. BM25 then scores the pool on every lexeme.
-    On JurisTCU this ranks as well as the OR of everything (ALL nDCG@10 65.3 against 65.2); a 5% bar
-    lost two G1 queries' hit@5.
+    the query; when there are none (only common words), no full-text preselection runs: the dense
+    candidates make the pool and BM25 still scores it on every lexeme. On JurisTCU this ranks as well
+    as the OR of everything (ALL nDCG@10 65.3 against 65.2); a 5% bar lost two G1 queries' hit@5.
     """
     if not lexemes:
         return ""
     total = max(stats.chunks, 1)
     informative = [lx for lx in dict.fromkeys(lexemes) if stats.document_frequency.get(lx, 0) <= INFORMATIVE * total]
-    quoted = ["'" + lx.replace("\\", "\\\\").replace("'", "''") + "'" for lx in informative or dict.fromkeys(lexemes)]
-    return (" | " if informative else " & ").join(quoted)
+    quoted = ["'" + lx.replace("\\", "\\\\").replace("'", "''") + "'" for lx in informative]
+    return " | ".join(quoted)
 
 
 @dataclass(frozen=True)

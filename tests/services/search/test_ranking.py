@@ -76,6 +76,6 @@ def test_an_empty_pool_ranks_nothing() -> None:
 def test_full_text_candidates_are_preselected_on_the_informative_lexemes() -> None:
     stats = CollectionStatistics(chunks=1000, mean_lexemes=10.0, document_frequency={"contrat": 600, "fracion": 5})
     assert preselection_query(["contrat", "fracion", "novo"], stats) == "'fracion' | 'novo'"
-    assert preselection_query(["contrat", "contrat"], stats) == "'contrat'"  # only common words: all must match
+    assert preselection_query(["contrat", "contrat"], stats) == ""  # only common words: dense candidates only
     assert preselection_query(["d'agu"], stats) == "'d''agu'"
     assert preselection_query([], stats) == ""
