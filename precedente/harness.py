@@ -41,6 +41,14 @@ class RunningStack:
         self.log_offset = 0
         self.client = httpx.Client(base_url=self.url, timeout=60)
 
+    def __enter__(self) -> "RunningStack":
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+        self.client.close()
+
     def start(self, timeout: float = 180) -> None:
         self.data_dir.mkdir(parents=True, exist_ok=True)
         log = open(self.data_dir / "up.log", "ab")  # noqa: SIM115

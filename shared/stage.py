@@ -234,6 +234,21 @@ async def _reject_malformed(
     )
 
 
+def subscriber(broker: KafkaBroker, settings: Settings, topic: Topic, group_id: str) -> Any:
+    """A consumer of `topic` in `group_id` as every stage consumes: from the earliest offset, committed
+    only after the handler returns, with bounded prefetch (back-pressure: see shared/broker.py)."""
+    return broker.subscriber(
+        topic_name(settings, topic),
+        group_id=group_id,
+        auto_offset_reset="earliest",
+        ack_policy=AckPolicy.ACK,
+        session_timeout_ms=settings.consumer_session_timeout_ms,
+        heartbeat_interval_ms=settings.consumer_heartbeat_interval_ms,
+        max_poll_interval_ms=900_000,
+        **CONSUMER_FETCH_BOUNDS,
+    )
+
+
 def build_app(service: StageService, settings: Settings) -> FastStream:
     """A FastStream application consuming the service's input topic in its own consumer group."""
     telemetry.setup(settings, service.name)
@@ -241,16 +256,7 @@ def build_app(service: StageService, settings: Settings) -> FastStream:
     app = FastStream(broker, logger=log)
     holder: dict[str, Any] = {}
 
-    @broker.subscriber(
-        topic_name(settings, service.input_topic),
-        group_id=service.group_id,
-        auto_offset_reset="earliest",
-        ack_policy=AckPolicy.ACK,
-        session_timeout_ms=settings.consumer_session_timeout_ms,
-        heartbeat_interval_ms=settings.consumer_heartbeat_interval_ms,
-        max_poll_interval_ms=900_000,
-        **CONSUMER_FETCH_BOUNDS,  # bounded prefetch (back-pressure): see shared/broker.py
-    )
+    @subscriber(broker, settings, service.input_topic, service.group_id)
     async def on_event(body: dict[str, Any], message: KafkaMessage) -> None:
         await process(service, holder["ctx"], body, message.headers)
 

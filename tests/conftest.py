@@ -6,6 +6,7 @@ from pathlib import Path
 import pytest
 
 from precedente.harness import FINAL, RunningStack
+from shared.embedded import EmbeddedPostgres
 from shared.payloads import Page
 
 REPO = Path(__file__).resolve().parents[1]
@@ -25,12 +26,18 @@ def read_pages(name: str) -> list[Page]:
         return [Page(number=i + 1, text=p.get_text()) for i, p in enumerate(doc)]
 
 
+@pytest.fixture(scope="module")
+def database_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """An embedded PostgreSQL of the module's own (tests that need the schema call shared.db.migrate)."""
+    postgres = EmbeddedPostgres(Path(tmp_path_factory.mktemp("pg")))
+    url = postgres.start()
+    try:
+        yield url
+    finally:
+        postgres.stop()
+
+
 @pytest.fixture(scope="session")
 def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningStack]:
-    running = RunningStack(tmp_path_factory.mktemp("stack"))
-    running.start()
-    try:
+    with RunningStack(tmp_path_factory.mktemp("stack")) as running:
         yield running
-    finally:
-        running.stop()
-        running.client.close()

@@ -11,13 +11,11 @@ import asyncio
 import logging
 from typing import Any
 
-from faststream import AckPolicy
 from pydantic import ValidationError
 
 from shared import ledger
-from shared.broker import topic_name
 from shared.contracts import DocumentAccessChanged, Topic
-from shared.stage import StageContext
+from shared.stage import StageContext, subscriber
 
 log = logging.getLogger(__name__)
 
@@ -58,15 +56,7 @@ async def handle_access_changed(
 
 def subscribe(ctx: StageContext) -> None:
     """Add the documents.access_changed consumer to the indexer's broker (called before the broker starts)."""
-    settings = ctx.settings
 
-    @ctx.broker.subscriber(
-        topic_name(settings, Topic.ACCESS_CHANGED),
-        group_id=GROUP_ID,
-        auto_offset_reset="earliest",
-        ack_policy=AckPolicy.ACK,
-        session_timeout_ms=settings.consumer_session_timeout_ms,
-        heartbeat_interval_ms=settings.consumer_heartbeat_interval_ms,
-    )
+    @subscriber(ctx.broker, ctx.settings, Topic.ACCESS_CHANGED, GROUP_ID)
     async def on_access_changed(body: dict[str, Any]) -> None:
         await handle_access_changed(ctx, body)

@@ -14,13 +14,11 @@ from dataclasses import dataclass
 from typing import Any
 
 import asyncpg
-from faststream import AckPolicy
 from pydantic import ValidationError
 
 from shared import ledger
-from shared.broker import topic_name
 from shared.contracts import DocumentDeleted, Topic
-from shared.stage import StageContext
+from shared.stage import StageContext, subscriber
 
 log = logging.getLogger(__name__)
 
@@ -110,15 +108,7 @@ async def handle_deleted(ctx: StageContext, body: dict[str, Any]) -> Purged | No
 
 def subscribe(ctx: StageContext) -> None:
     """Add the documents.deleted consumer to the indexer's broker (called before the broker starts)."""
-    settings = ctx.settings
 
-    @ctx.broker.subscriber(
-        topic_name(settings, Topic.DELETED),
-        group_id=GROUP_ID,
-        auto_offset_reset="earliest",
-        ack_policy=AckPolicy.ACK,
-        session_timeout_ms=settings.consumer_session_timeout_ms,
-        heartbeat_interval_ms=settings.consumer_heartbeat_interval_ms,
-    )
+    @subscriber(ctx.broker, ctx.settings, Topic.DELETED, GROUP_ID)
     async def on_deleted(body: dict[str, Any]) -> None:
         await handle_deleted(ctx, body)

@@ -119,13 +119,9 @@ def web_stack(node: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[R
         tmp_path_factory.mktemp("gateway-stack"),
         extra_env={"PRECEDENTE_GATEWAY_PORT": str(demo_port), "PRECEDENTE_GATEWAY_DEMO_GROUPS": ""},
     )
-    running.start()
     running.demo_url = f"http://127.0.0.1:{demo_port}"  # type: ignore[attr-defined]
-    try:
+    with running:
         yield running
-    finally:
-        running.stop()
-        running.client.close()
 
 
 @pytest.fixture(scope="module")

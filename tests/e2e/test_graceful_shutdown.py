@@ -50,13 +50,10 @@ def log_lines_between(log: str, start: float, end: float) -> list[str]:
 
 @pytest.fixture(scope="module")
 def running(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningStack]:
-    stack = RunningStack(tmp_path_factory.mktemp("sigterm"), {"PRECEDENTE_UP_REPLICAS": json.dumps({"indexer": 1})})
-    stack.start()
-    try:
+    with RunningStack(
+        tmp_path_factory.mktemp("sigterm"), {"PRECEDENTE_UP_REPLICAS": json.dumps({"indexer": 1})}
+    ) as stack:
         yield stack
-    finally:
-        stack.stop()
-        stack.client.close()
 
 
 def test_sigterm_mid_batch_finishes_the_document_in_hand_and_loses_nothing(running: RunningStack) -> None:

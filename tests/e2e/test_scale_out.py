@@ -45,13 +45,8 @@ def assignments(log: str) -> list[set[int]]:
 @pytest.fixture(scope="module")
 def scaled(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningStack]:
     replicas = json.dumps({"extractor": 2, "indexer": 1})
-    running = RunningStack(tmp_path_factory.mktemp("scaled"), {"PRECEDENTE_UP_REPLICAS": replicas})
-    running.start()
-    try:
+    with RunningStack(tmp_path_factory.mktemp("scaled"), {"PRECEDENTE_UP_REPLICAS": replicas}) as running:
         yield running
-    finally:
-        running.stop()
-        running.client.close()
 
 
 def test_two_extractors_split_the_partitions_and_extract_each_document_once(scaled: RunningStack) -> None:

@@ -29,13 +29,10 @@ def one_page_pdf(tag: str) -> bytes:
 
 @pytest.fixture(scope="module")
 def observed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningStack]:
-    stack = RunningStack(tmp_path_factory.mktemp("status"), {"PRECEDENTE_UP_REPLICAS": json.dumps({"indexer": 1})})
-    stack.start()
-    try:
+    with RunningStack(
+        tmp_path_factory.mktemp("status"), {"PRECEDENTE_UP_REPLICAS": json.dumps({"indexer": 1})}
+    ) as stack:
         yield stack
-    finally:
-        stack.stop()
-        stack.client.close()
 
 
 def pipeline(stack: RunningStack, groups: str | None = None) -> tuple[dict, dict[str, dict]]:

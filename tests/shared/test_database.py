@@ -1,7 +1,6 @@
 """The schema and the ledger against a real embedded PostgreSQL (pgvector, unaccent, Portuguese)."""
 
-from collections.abc import AsyncIterator, Iterator
-from pathlib import Path
+from collections.abc import AsyncIterator
 
 import asyncpg
 import pytest
@@ -9,17 +8,6 @@ import pytest
 from shared import ledger
 from shared.contracts import MetadataHints, Source
 from shared.db import create_pool, migrate, migration_files
-from shared.embedded import EmbeddedPostgres
-
-
-@pytest.fixture(scope="module")
-def database_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    postgres = EmbeddedPostgres(Path(tmp_path_factory.mktemp("pg")))
-    url = postgres.start()
-    try:
-        yield url
-    finally:
-        postgres.stop()
 
 
 @pytest.fixture(scope="module")

