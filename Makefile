@@ -10,7 +10,7 @@ GATEWAY := services/gateway
 GATEWAY_DEPS := $(GATEWAY)/node_modules/.installed
 GATEWAY_BUILD := $(GATEWAY)/.next/standalone/.built
 GATEWAY_SOURCES := $(shell find $(GATEWAY)/app $(GATEWAY)/components $(GATEWAY)/lib $(GATEWAY)/public -type f 2>/dev/null) \
-	$(GATEWAY)/next.config.ts $(GATEWAY)/tsconfig.json $(GATEWAY)/scripts/copy-static.mjs
+	$(GATEWAY)/next.config.ts $(GATEWAY)/proxy.ts $(GATEWAY)/tsconfig.json $(GATEWAY)/scripts/copy-static.mjs
 
 .PHONY: install system-packages gateway run test test-gateway lint
 

@@ -47,6 +47,7 @@ from services.indexer.service import CHUNK_COLUMNS  # noqa: E402
 from services.search import query  # noqa: E402
 from services.search.query import SearchFilters, SearchRequest, hybrid_search  # noqa: E402
 from services.search.ranking import Ranking  # noqa: E402
+from shared.accounts import create_key  # noqa: E402
 from shared.db import create_pool, migrate  # noqa: E402
 from shared.embedded import EmbeddedBroker, EmbeddedPostgres, free_port  # noqa: E402
 from shared.embeddings import e5_model_id, get_embedder, get_model  # noqa: E402
@@ -317,7 +318,15 @@ class SearchServer:
     def __init__(self, database_url: str, bootstrap: str, logfile: Path) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        self.env = {**os.environ, "PRECEDENTE_DATABASE_URL": database_url, "PRECEDENTE_KAFKA_BOOTSTRAP": bootstrap}
+        # No per-caller rate limit: the benchmark is one caller searching as fast as it can.
+        self.env = {
+            **os.environ,
+            "PRECEDENTE_DATABASE_URL": database_url,
+            "PRECEDENTE_KAFKA_BOOTSTRAP": bootstrap,
+            "PRECEDENTE_RATE_LIMIT_SEARCHES_PER_MINUTE": "0",
+        }
+        self.database_url = database_url
+        self.headers: dict[str, str] = {}
         self.logfile = logfile
         self.process: subprocess.Popen | None = None
 
@@ -339,6 +348,15 @@ class SearchServer:
                 pass
             time.sleep(0.5)
         raise TimeoutError(f"search service not up after {timeout}s:\n{self.logfile.read_text()[-3000:]}")
+
+    async def authorize(self) -> None:
+        """A search key of the caller the benchmark plays: sees "*" documents and GROUPS_HEADER's groups."""
+        pool = await create_pool(self.database_url)
+        try:
+            _, key = await create_key(pool, "bench", scopes="search", groups=GROUPS_HEADER, created_by="bench")
+        finally:
+            await pool.close()
+        self.headers = {"Authorization": f"Bearer {key}"}
 
     def stop(self) -> None:
         if self.process and self.process.poll() is None:
@@ -383,12 +401,11 @@ def body(text: str, filters: SearchFilters | None = None) -> dict:
 
 
 async def run_pass(
-    url: str, bodies: list[dict], meter: CpuMeter, concurrency: int = 1, warm: bool = True
+    server: SearchServer, bodies: list[dict], meter: CpuMeter, concurrency: int = 1, warm: bool = True
 ) -> tuple[list[float], float, int, float]:
     """Latencies (ms) of POST /search per body, `concurrency` clients at a time; the wall time; answers
     short of top_k; CPU seconds of the service and the database."""
-    headers = {"X-Precedente-Groups": GROUPS_HEADER, "X-Precedente-User": "bench"}
-    async with httpx.AsyncClient(base_url=url, headers=headers, timeout=60) as client:
+    async with httpx.AsyncClient(base_url=server.url, headers=server.headers, timeout=60) as client:
 
         async def one(payload: dict) -> float:
             started = time.perf_counter()
@@ -648,12 +665,13 @@ async def measure(
     """The HTTP passes against a fresh search service (its prepared statements planned on this table)."""
     server = SearchServer(postgres.url, bootstrap, tmp / "search.log")
     server.start()
+    await server.authorize()
     assert server.process is not None
     meter = CpuMeter(server.process.pid, postgres.pgdata)
     try:
         for mode, bodies, concurrency in (("no filter", plain, 1), ("filtered", filtered, 1),
                                           ("concurrent x4", plain, 4)):  # fmt: skip
-            latencies, wall, short, cpu = await run_pass(server.url, bodies, meter, concurrency, warm=concurrency == 1)
+            latencies, wall, short, cpu = await run_pass(server, bodies, meter, concurrency, warm=concurrency == 1)
             table.append((size, mode, latencies, wall, short, cpu))
             print(row(size, mode, latencies, wall, cpu) + f"   load average {os.getloadavg()[0]:.1f}", flush=True)
             if mode == "filtered":

@@ -18,12 +18,16 @@ from rich.console import Console  # noqa: E402
 from rich.progress import Progress  # noqa: E402
 from rich.table import Table  # noqa: E402
 
+from precedente.admin_cli import audit_command, keys_app, users_app  # noqa: E402
+from precedente.credentials import auth_headers  # noqa: E402
 from precedente.harness import FINAL  # noqa: E402
 from precedente.review_cli import review_app  # noqa: E402
 from shared.settings import Settings  # noqa: E402
 
 app = typer.Typer(help="Precedente: semantic search over a law firm's knowledge base.", no_args_is_help=True)
 app.add_typer(review_app, name="review")
+app.add_typer(users_app, name="users")
+app.add_typer(keys_app, name="keys")
 console = Console()
 
 STAGE_SERVICES = {
@@ -37,7 +41,7 @@ STAGE_SERVICES = {
 ApiOption = Annotated[str | None, typer.Option("--api", help="Search API URL (default PRECEDENTE_API_URL).")]
 GroupsOption = Annotated[
     str | None,
-    typer.Option("--groups", help="Comma-separated groups: the access list on ingest, the caller's on search."),
+    typer.Option("--groups", help="Comma-separated groups allowed to see the files (default: everyone)."),
 ]
 
 
@@ -50,11 +54,16 @@ def _logging() -> None:
 def up(
     data_dir: Annotated[Path | None, typer.Option(help="Where the database and logs live.")] = None,
     port: Annotated[int | None, typer.Option(help="Port of the search API.")] = None,
+    no_auth: Annotated[
+        bool, typer.Option("--no-auth", help="No sign-in: everyone is one anonymous user. Local demos only.")
+    ] = False,
 ) -> None:
     """Start the database, the broker, every service and the search API; Ctrl-C stops them all."""
     from precedente.stack import run_up
 
     _logging()
+    if no_auth:
+        os.environ["PRECEDENTE_AUTH_MODE"] = "none"  # the services inherit it
     settings = Settings()
     run_up(settings, data_dir or settings.data_dir, port or settings.api_port)
 
@@ -134,11 +143,6 @@ def _files(paths: list[Path]) -> list[Path]:
     return found
 
 
-def _headers(groups: str | None) -> dict[str, str]:
-    settings = Settings()
-    return {settings.identity_groups_header: groups} if groups else {}
-
-
 @app.command()
 def ingest(
     paths: Annotated[list[Path], typer.Argument(help="Files and folders to ingest.")],
@@ -152,7 +156,7 @@ def ingest(
     files = _files(paths)
     submitted: dict[str, tuple[Path, str]] = {}
     failures = 0
-    with httpx.Client(base_url=base, timeout=120, headers=_headers(groups)) as client, Progress(console=console) as bar:
+    with httpx.Client(base_url=base, timeout=120, headers=auth_headers()) as client, Progress(console=console) as bar:
         task = bar.add_task("uploading", total=len(files))
         for path in files:
             data = {"external_id": f"cli:{path.resolve()}", "source": "cli"}
@@ -203,19 +207,19 @@ def ingest(
 def search(
     query: Annotated[str, typer.Argument()],
     api: ApiOption = None,
-    groups: GroupsOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the raw JSON response.")] = False,
     top_k: Annotated[int, typer.Option("--top-k")] = 5,
     document_type: Annotated[str | None, typer.Option("--type")] = None,
     court: Annotated[str | None, typer.Option()] = None,
 ) -> None:
-    """Search a running instance."""
+    """Search a running instance, as the holder of the CLI's credential (PRECEDENTE_API_KEY or the local admin key):
+    its groups decide what is found."""
     base = (api or Settings().api_url).rstrip("/")
     filters = {k: v for k, v in {"document_type": document_type, "court": court}.items() if v}
     response = httpx.post(
         f"{base}/search",
         json={"query": query, "top_k": top_k, "filters": filters},
-        headers=_headers(groups),
+        headers=auth_headers(),
         timeout=60,
     )
     response.raise_for_status()
@@ -292,7 +296,7 @@ def watch_command(
     logging.getLogger("httpx").setLevel(logging.WARNING)
     settings = Settings()
     root = folder.resolve()
-    client = ApiClient(api or settings.api_url, namespace or root.name, access_groups, settings.identity_groups_header)
+    client = ApiClient(api or settings.api_url, namespace or root.name, access_groups, auth_headers(settings))
     try:
         watch(root, client, state_file or default_state_file(root), interval=interval, settle=settle, once=once)
     except KeyboardInterrupt:
@@ -321,14 +325,13 @@ def docs_command(
 @app.command("status")
 def status_command(
     api: ApiOption = None,
-    groups: GroupsOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the raw JSON of GET /status.")] = False,
 ) -> None:
     """Per pipeline stage: documents waiting, in progress, done, in review and failed, and the consumer lag;
     the slowest documents of the last hour; review and failure counts per reason (GET /status)."""
     base = (api or Settings().api_url).rstrip("/")
     try:
-        response = httpx.get(f"{base}/status", headers=_headers(groups), timeout=30)
+        response = httpx.get(f"{base}/status", headers=auth_headers(), timeout=30)
         response.raise_for_status()
     except httpx.HTTPError as err:
         console.print(f"[red]status:[/red] {base}: {err}")
@@ -374,6 +377,9 @@ def status_command(
     for item in report["latest_stopped"]:
         line = f"{item['at']} {item['filename']} {item['stage']} [{item['reason_code']}] {item['reason']}"
         console.print(line, markup=False)
+
+
+app.command("audit")(audit_command)
 
 
 def main() -> None:

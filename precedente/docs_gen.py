@@ -90,8 +90,6 @@ FALLBACK = {
     "api_host": "Address the search API binds to.",
     "api_port": "Port of the search API.",
     "api_url": "Where the CLI (ingest, search, watch, eval) reaches the search API.",
-    "identity_user_header": "Header carrying the caller's user name (set by the gateway).",
-    "identity_groups_header": "Header carrying the caller's groups, comma-separated (set by the gateway).",
     "search_dense_weight": "weighted fusion: weight of the dense score (BM25 gets the rest).",
     "search_bm25_k1": "BM25 k1 (term frequency saturation).",
     "search_bm25_b": "BM25 b (length normalisation).",

@@ -17,6 +17,7 @@ import httpx
 from rich.console import Console
 from rich.progress import Progress
 
+from precedente.credentials import api_client
 from precedente.evaluation import Run, evaluate, format_table, read_qrels, read_queries, write_run
 from precedente.harness import FINAL, RunningStack
 
@@ -107,8 +108,9 @@ def run_eval(
             console.print(f"starting an embedded stack in {folder}")
             running.start()
             stack.callback(running.stop)
-            api = running.url
-        client = stack.enter_context(httpx.Client(base_url=api, timeout=120))
+            client = running.client
+        else:
+            client = stack.enter_context(api_client(api, timeout=120))
         started = time.perf_counter()
         ids = ingest_corpus(client, corpus, console)
         stages = wait_indexed(client, ids, console)

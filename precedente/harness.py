@@ -3,6 +3,7 @@
 import asyncio
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -14,6 +15,7 @@ import asyncpg
 import httpx
 import psutil
 
+from precedente.credentials import PatientTransport
 from shared.contracts import TERMINAL_STAGES
 from shared.embedded import free_port
 
@@ -39,7 +41,9 @@ class RunningStack:
             self.env.pop(key, None)
         self.process: subprocess.Popen | None = None
         self.log_offset = 0
-        self.client = httpx.Client(base_url=self.url, timeout=60)
+        # Carries the admin key `precedente up` leaves in the data directory, once the stack has started.
+        self.client = httpx.Client(base_url=self.url, timeout=60, transport=PatientTransport())
+        self.sessions: dict[tuple[str, str], str] = {}
 
     def __enter__(self) -> "RunningStack":
         self.start()
@@ -66,6 +70,7 @@ class RunningStack:
                 raise RuntimeError(f"precedente up exited early:\n{self.log_tail()}")
             try:
                 if self.client.get("/health").status_code == 200 and "is up" in self.log_since_start():
+                    self.client.headers["Authorization"] = f"Bearer {self.admin_key()}"
                     return
             except httpx.HTTPError:
                 pass
@@ -120,9 +125,38 @@ class RunningStack:
         path = self.data_dir / "logs" / (f"{name}.log" if replica == 0 else f"{name}-{replica}.log")
         return path.read_text(errors="replace") if path.exists() else ""
 
-    @staticmethod
-    def headers(groups: str | None) -> dict[str, str]:
-        return {"X-Precedente-Groups": groups} if groups else {}
+    def cli_env(self, key: str | None = None) -> dict[str, str]:
+        """Environment for a `precedente` command against this stack, with `key` or the admin key."""
+        return {**os.environ, "PRECEDENTE_API_URL": self.url, "PRECEDENTE_API_KEY": key or self.admin_key()}
+
+    def admin_key(self) -> str:
+        from shared.accounts import ADMIN_KEY_FILE
+
+        return (self.data_dir / ADMIN_KEY_FILE).read_text().strip()
+
+    def headers(
+        self, groups: str | None, user: str | None = None, roles: tuple[str, ...] = ("reviewer",)
+    ) -> dict[str, str]:
+        """A person's credential, as the gateway would send it: `user` (made up from the groups when not given)
+        with these groups (comma-separated) and roles, created through the admin API and signed in once.
+        No groups and no user: the admin key's own (only documents open to everyone)."""
+        if not groups and not user:
+            return {}
+        user = (
+            user
+            or re.sub(r"[^A-Za-z0-9._@+-]", "_", "u-" + "-".join(sorted(g.strip() for g in groups.split(","))))[:90]
+        )
+        if (user, groups or "") not in self.sessions:
+            password = f"senha-de-teste-{user}"
+            body = {"name": user, "groups": (groups or "").split(","), "roles": list(roles), "password": password}
+            made = self.client.post("/users", json=body)
+            assert made.status_code in (201, 409), made.text
+            signed_in = self.client.post(
+                "/auth/login", json={"user": user, "password": password}, headers={"Authorization": ""}
+            )
+            assert signed_in.status_code == 200, signed_in.text
+            self.sessions[(user, groups or "")] = signed_in.json()["token"]
+        return {"Authorization": f"Bearer {self.sessions[(user, groups or '')]}"}
 
     def upload(
         self,
@@ -223,3 +257,72 @@ class RunningStack:
     def _database_url(self) -> str:
         search = self.service_process("search")
         return search.environ()["PRECEDENTE_DATABASE_URL"]
+
+    # Faults (tests/e2e/test_faults.py): the embedded infrastructure taken away under the running services.
+
+    def _infrastructure(self) -> dict[str, str]:
+        """The environment the services were given (database URL, broker address), read from a live child."""
+        assert self.process is not None
+        for child in psutil.Process(self.process.pid).children():
+            try:
+                env = child.environ()
+            except psutil.Error:  # a zombie (killed while the supervisor is paused) has no environment
+                continue
+            if "PRECEDENTE_DATABASE_URL" in env:
+                return env
+        raise LookupError("no running service to read the infrastructure from")
+
+    def _embedded_postgres(self) -> Any:
+        from urllib.parse import urlsplit
+
+        from shared.embedded import EmbeddedPostgres
+
+        port = urlsplit(self._infrastructure()["PRECEDENTE_DATABASE_URL"]).port
+        return EmbeddedPostgres(self.data_dir, port=port)
+
+    def stop_postgres(self) -> None:
+        """Stop the stack's embedded PostgreSQL (`pg_ctl stop -m fast` on <data dir>/pg); the services keep running."""
+        postgres = self._embedded_postgres()
+        postgres.stop()
+        if (postgres.pgdata / "postmaster.pid").exists():
+            raise RuntimeError(f"PostgreSQL in {postgres.pgdata} did not stop")
+
+    def start_postgres(self) -> None:
+        """Start the stack's PostgreSQL again, on the port the services know."""
+        self._embedded_postgres().start()
+
+    def _broker_process(self) -> psutil.Process:
+        assert self.process is not None
+        for child in psutil.Process(self.process.pid).children():
+            try:
+                if "--listener-url" in child.cmdline():
+                    return child
+            except psutil.Error:
+                continue
+        raise LookupError("no running embedded broker")
+
+    def stop_broker(self) -> None:
+        """Take the embedded broker away until start_broker(): the supervisor is paused (SIGSTOP), so that it cannot
+        restart the broker yet, and the broker is killed. The services keep running, without a broker."""
+        assert self.process is not None
+        broker = self._broker_process()
+        self.process.send_signal(signal.SIGSTOP)
+        broker.kill()
+        while broker.is_running() and broker.status() != psutil.STATUS_ZOMBIE:  # its paused parent cannot reap it
+            time.sleep(0.1)
+
+    def start_broker(self, timeout: float = 180) -> None:
+        """Let the supervisor go on: it finds the broker dead and recovers it (a new broker on the same port, the
+        topics, the unfinished documents published again from the ledger). Returns once it says so."""
+        assert self.process is not None
+        marker = "broker restarted"
+        before = self.log_since_start().count(marker)
+        self.process.send_signal(signal.SIGCONT)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.log_since_start().count(marker) > before:
+                return
+            if self.process.poll() is not None:
+                raise RuntimeError(f"precedente up exited:\n{self.log_tail()}")
+            time.sleep(0.5)
+        raise TimeoutError(f"the supervisor did not recover the broker in {timeout}s:\n{self.log_tail()}")

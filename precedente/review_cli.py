@@ -1,6 +1,5 @@
 """`precedente review` and `precedente status`: the review queue and the ingestion status in a terminal."""
 
-import getpass
 import json
 import sys
 from pathlib import Path
@@ -12,22 +11,17 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from shared.settings import Settings
+from precedente.credentials import api_client
 
 console = Console()
 review_app = typer.Typer(help="The review queue: list, show, approve, re-OCR, correct or reject.")
 
 ApiOption = Annotated[str | None, typer.Option("--api", help="Search API URL (default PRECEDENTE_API_URL).")]
-GroupsOption = Annotated[str | None, typer.Option("--groups", help="The caller's groups (comma-separated).")]
-UserOption = Annotated[str | None, typer.Option("--user", help="Who acts (recorded with every action).")]
 
 
-def client(api: str | None, groups: str | None, user: str | None = None) -> httpx.Client:
-    settings = Settings()
-    headers = {settings.identity_user_header: user or getpass.getuser()}
-    if groups:
-        headers[settings.identity_groups_header] = groups
-    return httpx.Client(base_url=(api or settings.api_url).rstrip("/"), headers=headers, timeout=60)
+def client(api: str | None) -> httpx.Client:
+    """Acts as the holder of the CLI's credential (precedente/credentials.py): actions are recorded under it."""
+    return api_client(api)
 
 
 def call(response: httpx.Response) -> Any:
@@ -42,14 +36,13 @@ def call(response: httpx.Response) -> Any:
 def review_list(
     ctx: typer.Context,
     api: ApiOption = None,
-    groups: GroupsOption = None,
     reason: Annotated[str | None, typer.Option(help="Only this reason code.")] = None,
     as_json: Annotated[bool, typer.Option("--json")] = False,
 ) -> None:
     """List the documents awaiting review (the default when no sub-command is given)."""
     if ctx.invoked_subcommand is not None:
         return
-    with client(api, groups) as http:
+    with client(api) as http:
         queue = call(http.get("/review", params={"reason_code": reason} if reason else None))
     if as_json:
         sys.stdout.write(json.dumps(queue, ensure_ascii=False, indent=2) + "\n")
@@ -70,9 +63,9 @@ def review_list(
 
 
 @review_app.command("show")
-def review_show(document_id: str, api: ApiOption = None, groups: GroupsOption = None) -> None:
+def review_show(document_id: str, api: ApiOption = None) -> None:
     """The reason, the pages with their method, confidence and text, and what reviewers did."""
-    with client(api, groups) as http:
+    with client(api) as http:
         detail = call(http.get(f"/review/{document_id}"))
     console.print(
         f"[bold]{detail['filename']}[/bold] ({detail['stage']}): [{detail['reason_code']}] {detail['reason']}"
@@ -85,11 +78,9 @@ def review_show(document_id: str, api: ApiOption = None, groups: GroupsOption = 
 
 
 @review_app.command("approve")
-def review_approve(
-    document_id: str, api: ApiOption = None, groups: GroupsOption = None, user: UserOption = None
-) -> None:
+def review_approve(document_id: str, api: ApiOption = None) -> None:
     """Index the document from its extracted (and corrected) text."""
-    with client(api, groups, user) as http:
+    with client(api) as http:
         console.print(call(http.post(f"/review/{document_id}/approve")))
 
 
@@ -100,12 +91,10 @@ def review_reocr(
     psm: Annotated[int | None, typer.Option(help="Tesseract page segmentation mode.")] = None,
     language: Annotated[str | None, typer.Option()] = None,
     api: ApiOption = None,
-    groups: GroupsOption = None,
-    user: UserOption = None,
 ) -> None:
     """Extract the document again with other OCR settings."""
     options = {k: v for k, v in {"dpi": dpi, "psm": psm, "language": language}.items() if v is not None}
-    with client(api, groups, user) as http:
+    with client(api) as http:
         console.print(call(http.post(f"/review/{document_id}/reocr", json=options)))
 
 
@@ -115,11 +104,9 @@ def review_correct(
     page: int,
     text_file: Annotated[Path, typer.Argument(help="File with the page's corrected text.")],
     api: ApiOption = None,
-    groups: GroupsOption = None,
-    user: UserOption = None,
 ) -> None:
     """Replace one page's text with a corrected version."""
-    with client(api, groups, user) as http:
+    with client(api) as http:
         console.print(call(http.put(f"/review/{document_id}/pages/{page}", json={"text": text_file.read_text()})))
 
 
@@ -128,17 +115,15 @@ def review_reject(
     document_id: str,
     reason: Annotated[str, typer.Option(help="Why it is rejected.")],
     api: ApiOption = None,
-    groups: GroupsOption = None,
-    user: UserOption = None,
 ) -> None:
     """Take the document out of the queue for good."""
-    with client(api, groups, user) as http:
+    with client(api) as http:
         console.print(call(http.post(f"/review/{document_id}/reject", json={"reason": reason})))
 
 
-def status(api: ApiOption = None, groups: GroupsOption = None) -> None:
+def status(api: ApiOption = None) -> None:
     """Documents per stage, review and failure counts per reason, and the latest stopped documents."""
-    with client(api, groups) as http:
+    with client(api) as http:
         report = call(http.get("/status"))
     table = Table("stage", "documents")
     for stage, count in sorted(report["stages"].items()):

@@ -2,15 +2,16 @@
 
 The supervisor starts the embedded database and broker (unless external ones are configured),
 applies migrations, creates the topics, starts every service as a child process, resumes the
-documents the ledger says are unfinished, restarts a service that dies, and on SIGINT/SIGTERM
-stops everything in reverse order.
+documents the ledger says are unfinished, restarts a service that dies, restarts the embedded
+broker if it dies (re-creating its topics and resuming from the ledger: it kept both in memory
+only), and on SIGINT/SIGTERM stops everything in reverse order.
 """
 
 import asyncio
+import contextlib
 import json
 import logging
 import os
-import secrets
 import shutil
 import signal
 import socket
@@ -21,11 +22,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import httpx
+import psutil
 
+from shared import accounts
 from shared.broker import ensure_topics
-from shared.db import migrate
+from shared.db import create_pool, migrate
 from shared.embedded import EmbeddedBroker, EmbeddedPostgres, free_port, wait_for_port
-from shared.recovery import resume_unfinished
+from shared.recovery import describe, resume_unfinished
 from shared.settings import Settings
 
 log = logging.getLogger("precedente.up")
@@ -64,6 +67,7 @@ class Stack:
     gateway_env: dict[str, str] = field(default_factory=dict)
     gateway_url: str | None = None
     metrics_ports: dict[str, int] = field(default_factory=dict)
+    first_admin_password: str | None = None
     stopping: bool = False
 
     @property
@@ -106,6 +110,7 @@ class Stack:
         applied = asyncio.run(migrate(database_url))
         if applied:
             log.info("applied migrations: %s", ", ".join(applied))
+        self.first_admin_password = asyncio.run(self._bootstrap_accounts(database_url))
         asyncio.run(ensure_topics(effective))
         for name in ALL_SERVICES:
             for replica in range(max(self.settings.up_replicas.get(name, 1), 1)):
@@ -126,8 +131,8 @@ class Stack:
             own_env = self.gateway_env
         else:
             command = [sys.executable, "-m", "precedente.cli", "serve", name]
-            if name != "search":  # the search API serves its own /metrics
-                own_env = {"PRECEDENTE_METRICS_PORT": str(self._metrics_port(key))}
+            # Every service's metrics on a port of their own: the API's /metrics needs a credential.
+            own_env = {"PRECEDENTE_METRICS_PORT": str(self._metrics_port(key))}
         process = subprocess.Popen(
             command,
             env={**os.environ, **self.env, **own_env},
@@ -136,16 +141,19 @@ class Stack:
             start_new_session=True,
         )
         out.close()
+        if name in PIPELINE_SERVICES and self.settings.up_pipeline_nice:
+            # Ingestion is batch work and search is a person waiting: on one machine the scheduler should
+            # prefer the search API when both want the CPU (the database serves both at normal priority).
+            with contextlib.suppress(psutil.Error):
+                psutil.Process(process.pid).nice(self.settings.up_pipeline_nice)
         self.children[key] = Child(name, replica, process, time.monotonic(), restarts)
 
     def _metrics_port(self, key: str) -> int:
-        """A port for a stage service's /metrics, kept across its restarts; all listed in metrics-ports.json."""
+        """A port for a service's /metrics, kept across its restarts; all listed in metrics-ports.json."""
         if key not in self.metrics_ports:
             self.metrics_ports[key] = free_port()
             host = self.settings.metrics_host
-            api_host = "127.0.0.1" if self.settings.api_host in ("0.0.0.0", "") else self.settings.api_host
-            targets = {"search-0": f"http://{api_host}:{self.port}/metrics"}
-            targets.update({k: f"http://{host}:{port}/metrics" for k, port in self.metrics_ports.items()})
+            targets = {k: f"http://{host}:{port}/metrics" for k, port in self.metrics_ports.items()}
             (self.data_dir / "metrics-ports.json").write_text(json.dumps(targets, indent=2) + "\n")
         return self.metrics_ports[key]
 
@@ -166,15 +174,10 @@ class Stack:
                 log.warning("running without the web page: %s:%s is in use (PRECEDENTE_GATEWAY_PORT)", host, port)
                 return
         api_host = "127.0.0.1" if self.settings.api_host in ("0.0.0.0", "") else self.settings.api_host
-        users_file = self.settings.gateway_users_file
         self.gateway_env = {
             "PRECEDENTE_GATEWAY_NODE": node,
             "PRECEDENTE_GATEWAY_SERVER": str(server.resolve()),
             "PRECEDENTE_API_URL": f"http://{api_host}:{self.port}",
-            # server.js changes to its own directory: a relative users-file path must be made absolute here.
-            "PRECEDENTE_GATEWAY_USERS_FILE": str(Path(users_file).resolve()) if users_file else "",
-            "PRECEDENTE_GATEWAY_SECRET": self.settings.gateway_secret or self._gateway_secret(),
-            "PRECEDENTE_GATEWAY_DEMO_GROUPS": self.settings.gateway_demo_groups,
             "PORT": str(port),
             "HOSTNAME": host,
             "NODE_ENV": "production",
@@ -182,16 +185,16 @@ class Stack:
         }
         self._spawn(GATEWAY, 0)
         self.gateway_url = f"http://{host}:{port}"
-        mode = "sign-in from " + users_file if users_file else "demo mode, no sign-in"
+        mode = "demo mode, no sign-in" if self.settings.auth_mode == "none" else "sign-in with accounts of the API"
         log.info("web page on %s (%s)", self.gateway_url, mode)
 
-    def _gateway_secret(self) -> str:
-        """A session key kept in the data directory, so sessions outlive a restart of `precedente up`."""
-        path = self.data_dir / "gateway-secret"
-        if not path.exists():
-            path.touch(mode=0o600)
-            path.write_text(secrets.token_hex(32))
-        return path.read_text().strip()
+    async def _bootstrap_accounts(self, database_url: str) -> str | None:
+        """The first administrator (its password returned, to be printed once) and the local CLI's admin key."""
+        pool = await create_pool(database_url)
+        try:
+            return await accounts.bootstrap(pool, self.data_dir / accounts.ADMIN_KEY_FILE)
+        finally:
+            await pool.close()
 
     def _wait_healthy(self) -> None:
         url = f"http://{self.settings.api_host}:{self.port}/health"
@@ -206,14 +209,32 @@ class Stack:
         raise TimeoutError(f"the search API did not become healthy at {url}")
 
     def supervise(self) -> None:
-        """Restart services that die, until asked to stop."""
+        """Restart services that die, and the embedded broker, until asked to stop."""
         restart_at: dict[str, float] = {}
+        broker_at: float | None = None  # when to try recovering the embedded broker; None while it runs
+        broker_died, broker_tries = 0.0, 0
         while not self.stopping:
             now = time.monotonic()
+            if broker_at is None and self.broker is not None and self.broker.process is not None:
+                code = self.broker.process.poll()
+                if code is not None:
+                    log.warning("the broker exited with code %s; starting it again on %s", code, self.broker.bootstrap)
+                    broker_at, broker_died, broker_tries = now, now, 0
+            if broker_at is not None and now >= broker_at:
+                if self._recover_broker():
+                    log.warning(
+                        "broker restarted and recovered %.1f s after it was found dead", time.monotonic() - broker_died
+                    )
+                    broker_at = None
+                    for key in [k for k in restart_at if self.children[k].name in PIPELINE_SERVICES]:
+                        del restart_at[key]  # started again by the recovery
+                else:
+                    broker_tries += 1
+                    broker_at = time.monotonic() + min(2**broker_tries, 30)
             for key, child in list(self.children.items()):
                 code = child.process.poll()
-                if code is None:
-                    continue
+                if code is None or (broker_at is not None and child.name in PIPELINE_SERVICES):
+                    continue  # running, or a consumer waiting for the broker's recovery to start it again
                 if key not in restart_at:
                     # A service that ran for a while before dying starts again with a short delay.
                     restarts = 0 if now - child.started_at > 60 else child.restarts
@@ -225,6 +246,52 @@ class Stack:
                     del restart_at[key]
                     self._spawn(child.name, child.replica, child.restarts + 1)
             time.sleep(0.2)
+
+    def _recover_broker(self) -> bool:
+        """Start the embedded broker again on its port, re-create the topics and re-publish what the ledger says
+        is unfinished: a memory-only broker lost them all, and the consumers' offsets too.
+
+        So the pipeline services start again as well, and are killed first: a consumer that outlived the broker
+        keeps its old positions, and would commit them (a graceful stop commits the event in hand) into the new
+        broker's empty topics, then skip the events resumed there. What they were doing is resumed from the
+        ledger like the rest. The search service only publishes, and reconnects by itself: uploads it kept in
+        the outbox go out (shared/outbox.py). False when it must be tried again later."""
+        assert self.broker is not None
+        settings = self.settings.model_copy(
+            update={
+                "database_url": self.env["PRECEDENTE_DATABASE_URL"],
+                "kafka_bootstrap": self.env["PRECEDENTE_KAFKA_BOOTSTRAP"],
+            }
+        )
+        try:
+            if self.broker.process is None or self.broker.process.poll() is not None:
+                self._kill_consumers()
+                self.broker.start()
+            created = asyncio.run(ensure_topics(settings))
+            if created:
+                log.info("created the topics again: %s", ", ".join(created))
+            for child in list(self.children.values()):
+                if child.name in PIPELINE_SERVICES and child.process.poll() is not None:
+                    self._spawn(child.name, child.replica)
+            asyncio.run(resume_unfinished(settings))  # logs how many it resumed
+        except Exception as err:  # noqa: BLE001 - the supervisor keeps trying; the search API stays up meanwhile
+            log.warning("the broker is not recovered yet (%s); trying again", describe(err))
+            return False
+        return True
+
+    def _kill_consumers(self) -> None:
+        """SIGKILL every pipeline service with its process group (the extractor's OCR workers are in it)."""
+        doomed = [c for c in self.children.values() if c.name in PIPELINE_SERVICES and c.process.poll() is None]
+        for child in doomed:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(child.process.pid, signal.SIGKILL)
+        for child in doomed:
+            child.process.wait()
+        if doomed:
+            log.warning(
+                "stopped %s: they start again once the new broker has its topics",
+                ", ".join(sorted({c.name for c in doomed})),
+            )
 
     def stop(self) -> None:
         self.stopping = True
@@ -257,6 +324,16 @@ def run_up(settings: Settings, data_dir: Path, port: int) -> None:
         stack.start()
         if not stack.stopping:
             page = f"; web page: {stack.gateway_url}" if stack.gateway_url else ""
+            if stack.first_admin_password:
+                print(
+                    f"First start: sign in as 'admin' with the one-time password {stack.first_admin_password}\n"
+                    "  (shown only now; `precedente users add NAME --groups A,B` makes the others; the local CLI\n"
+                    f"  uses the admin key in {stack.data_dir / accounts.ADMIN_KEY_FILE})"
+                )
+            if settings.auth_mode == "none":
+                print(
+                    "WARNING: AUTHENTICATION IS OFF (--no-auth): anyone who reaches these ports is a user. Demos only."
+                )
             print(f"Precedente is up: http://{settings.api_host}:{port}{page}  (logs in {stack.logs}; Ctrl-C stops)")
             sys.stdout.flush()
             stack.supervise()

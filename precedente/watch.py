@@ -168,8 +168,7 @@ def apply(
 class ApiClient:
     """Uploads and deletions through the search API, as the DMS source with the given access list."""
 
-    def __init__(self, base_url: str, namespace: str, access_groups: str | None, groups_header: str) -> None:
-        headers = {groups_header: access_groups} if access_groups else {}
+    def __init__(self, base_url: str, namespace: str, access_groups: str | None, headers: dict[str, str]) -> None:
         self.client = httpx.Client(base_url=base_url.rstrip("/"), timeout=120, headers=headers)
         self.namespace = namespace
         self.access_groups = access_groups

@@ -10,7 +10,17 @@ import contextlib
 import logging
 
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
-from aiokafka.errors import KafkaConnectionError, TopicAlreadyExistsError
+from aiokafka.errors import (
+    InvalidTopicError,
+    KafkaConnectionError,
+    KafkaError,
+    MessageSizeTooLargeError,
+    RecordListTooLargeError,
+    TopicAlreadyExistsError,
+    TopicAuthorizationFailedError,
+    UnsupportedCodecError,
+    UnsupportedVersionError,
+)
 from faststream.kafka import KafkaBroker
 
 from shared import telemetry
@@ -30,6 +40,31 @@ CONSUMER_FETCH_BOUNDS: dict[str, int] = {
     "fetch_max_bytes": 1024 * 1024,
     "max_poll_records": 100,
 }
+
+
+# How long a publish may wait for the broker. aiokafka alone waits up to its request timeout (40 s) for metadata,
+# then as long again for the delivery: an upload would hang that long while the broker is down.
+PUBLISH_TIMEOUT_S = 10.0
+
+
+class BrokerUnavailable(KafkaError):
+    """The broker did not take the event in time, or refused it for a reason that passes (no connection, no
+    leader, the topic not there yet after a restart). The event is valid: publishing it again later works."""
+
+    retriable = True
+
+
+# What the broker answers about the event or the configuration, not about its own state: publishing again
+# cannot help. Any other error is taken for an outage, even one aiokafka calls fatal: Tansu answers the
+# first produce after a restart with UNKNOWN_SERVER_ERROR (-1) when a batch from before it is resent.
+REFUSALS: tuple[type[KafkaError], ...] = (
+    MessageSizeTooLargeError,
+    RecordListTooLargeError,
+    InvalidTopicError,
+    TopicAuthorizationFailedError,
+    UnsupportedCodecError,
+    UnsupportedVersionError,
+)
 
 
 def topic_name(settings: Settings, topic: Topic) -> str:
@@ -78,16 +113,30 @@ async def ensure_topics(settings: Settings, attempts: int = 30) -> list[str]:
     return created
 
 
-async def publish(broker: KafkaBroker, settings: Settings, topic: Topic, event: Event) -> None:
+async def publish(
+    broker: KafkaBroker, settings: Settings, topic: Topic, event: Event, timeout: float = PUBLISH_TIMEOUT_S
+) -> None:
     """Publish keyed by document id, with the trace id in the headers as well as in the body.
 
     Inside a span of the event's trace, the headers also carry its W3C `traceparent`, so the next
-    stage's span becomes that span's child (shared/telemetry.py).
+    stage's span becomes that span's child (shared/telemetry.py). Raises BrokerUnavailable when the
+    broker does not take the event within `timeout`: callers retry (shared/stage.py) or keep it in the
+    ledger's outbox (shared/outbox.py) instead of hanging.
     """
     headers = {"trace_id": event.trace_id, "schema_version": str(event.schema_version)}
-    await broker.publish(
-        event.model_dump(mode="json"),
-        topic_name(settings, topic),
-        key=event.key,
-        headers=telemetry.inject_headers(headers, event.trace_id),
-    )
+    try:
+        await asyncio.wait_for(
+            broker.publish(
+                event.model_dump(mode="json"),
+                topic_name(settings, topic),
+                key=event.key,
+                headers=telemetry.inject_headers(headers, event.trace_id),
+            ),
+            timeout,
+        )
+    except TimeoutError as err:
+        raise BrokerUnavailable(f"the broker did not take the event within {timeout:g} s") from err
+    except KafkaError as err:
+        if isinstance(err, (BrokerUnavailable, *REFUSALS)):
+            raise
+        raise BrokerUnavailable(f"{type(err).__name__}: {err}") from err

@@ -176,6 +176,8 @@ class EmbeddedBroker:
             stderr=subprocess.STDOUT,
             start_new_session=True,
         )  # fmt: skip
+        if not isinstance(out, int):
+            out.close()  # the child has its own copy: a restarted broker must not leak one per start
         wait_for_port("127.0.0.1", self.port, 30, self.process)
         return self.bootstrap
 

@@ -39,7 +39,7 @@ class Submission:
     """What the ledger decided about an incoming file."""
 
     document_id: uuid.UUID
-    outcome: str  # "new", "new_version", "unchanged", "duplicate", "retry"
+    outcome: str  # "new", "new_version", "unchanged", "duplicate", "retry", "forbidden"
     event: DocumentSubmitted | None
 
 
@@ -56,13 +56,27 @@ async def register_submission(
     hints: MetadataHints,
     parent_id: uuid.UUID | None = None,
     deny_groups: list[str] | None = None,
+    submitted_by: str | None = None,
+    caller_groups: list[str] | None = None,
 ) -> Submission:
-    """Decide whether a file is new, a new version of a known document, or something we already have."""
+    """Decide whether a file is new, a new version of a known document, or something we already have.
+
+    With `caller_groups`, a new version of an existing external id is refused ("forbidden") unless the caller
+    may see that document or submitted it: an external id must not let anyone overwrite a document, and
+    its access lists, from outside its wall."""
     access_groups = sorted(set(access_groups))
     deny_groups = sorted(set(deny_groups or []))
     async with db.acquire() as conn, conn.transaction():
         await conn.execute("SELECT pg_advisory_xact_lock(hashtext($1))", external_id)
-        row = await conn.fetchrow("SELECT * FROM documents WHERE external_id = $1 FOR UPDATE", external_id)
+        row = await conn.fetchrow(
+            "SELECT *, public.precedente_visible(access_groups, deny_groups, $2::text[]) AS visible"
+            " FROM documents WHERE external_id = $1 FOR UPDATE",
+            external_id,
+            caller_groups or [],
+        )
+        outsider = row is not None and caller_groups is not None and not row["visible"]
+        if outsider and (submitted_by is None or row["submitted_by"] != submitted_by):
+            return Submission(row["id"], "forbidden", None)
         if row is None:
             # The same content under the same access list (allow and deny) is the same document; under
             # another it is another document (its id must not reveal, nor depend on, one the caller may not see).
@@ -102,9 +116,10 @@ async def register_submission(
         await conn.execute(
             """
             INSERT INTO documents (id, external_id, filename, content_type, content_hash, size_bytes, version,
-                                   source, access_groups, hints, blob_key, stage, trace_id, parent_id, deny_groups)
-            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'submitted', $12, $13, $14)
-            ON CONFLICT (id) DO UPDATE SET
+                                   source, access_groups, hints, blob_key, stage, trace_id, parent_id, deny_groups,
+                                   submitted_by)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'submitted', $12, $13, $14, $15)
+            ON CONFLICT (id) DO UPDATE SET submitted_by = EXCLUDED.submitted_by,
                 filename = EXCLUDED.filename, content_type = EXCLUDED.content_type,
                 content_hash = EXCLUDED.content_hash, size_bytes = EXCLUDED.size_bytes,
                 version = EXCLUDED.version, source = EXCLUDED.source, access_groups = EXCLUDED.access_groups,
@@ -126,6 +141,7 @@ async def register_submission(
             event.trace_id,
             parent_id,
             deny_groups,
+            submitted_by,
         )
         await _history(conn, document_id, version, Stage.SUBMITTED, outcome)
         return Submission(document_id, outcome, event)
@@ -268,19 +284,20 @@ async def advance(db: Db, event: Event, stage: Stage, detail: str | None = None,
     """Record that `event`'s version reached `stage`; False when a newer version took over or the
     document was deleted meanwhile."""
     fields = {"attempts": 0, "last_error": None, "halted_in": None, "reason_code": None} | fields
-    assignments = "".join(f", {name} = ${i}" for i, name in enumerate(fields, start=4))
+    assignments = "".join(f", {name} = ${i}" for i, name in enumerate(fields, start=5))
+    # One statement: nobody ever reads the new stage without its history entry (a status page, a test).
     status = await db.execute(
-        f"UPDATE documents SET stage = $3, updated_at = now(){assignments}"
-        " WHERE id = $1 AND version = $2 AND stage <> 'deleted'",  # a deletion wins over any stage in flight
+        f"WITH moved AS (UPDATE documents SET stage = $3, updated_at = now(){assignments}"
+        " WHERE id = $1 AND version = $2 AND stage <> 'deleted'"  # a deletion wins over any stage in flight
+        " RETURNING id)"
+        " INSERT INTO document_history (document_id, version, stage, detail) SELECT id, $2, $3, $4 FROM moved",
         event.document_id,
         event.version,
         stage.value,
+        detail,
         *fields.values(),
     )
-    if status.endswith(" 0"):
-        return False
-    await _history(db, event.document_id, event.version, stage, detail)
-    return True
+    return not status.endswith(" 0")
 
 
 async def mark_deleted(db: Db, document_id: uuid.UUID, version: int, detail: str | None = None) -> bool:

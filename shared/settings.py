@@ -72,8 +72,6 @@ class Settings(BaseSettings):
     api_host: str = "127.0.0.1"
     api_port: int = 8000
     api_url: str = "http://127.0.0.1:8000"
-    identity_user_header: str = "X-Precedente-User"
-    identity_groups_header: str = "X-Precedente-Groups"
     search_candidates: int = 100  # nearest chunks by embedding; the pool ranked is their union with...
     search_lexical_candidates: int = 300  # ...full-text matches preselected by ts_rank
     # Ranking of the candidate pool (services/search/ranking.py; each default measured on JurisTCU)
@@ -84,25 +82,40 @@ class Settings(BaseSettings):
     search_feedback_docs: int = 5  # dense pseudo-relevance feedback: 0 turns it off
     search_feedback_weight: float = 0.5
 
+    # Identity (services/search/auth.py): every route but /health needs a bearer token (session, API key, OIDC JWT).
+    auth_mode: Literal["required", "none"] = "required"  # none: local demos only, everyone is one anonymous caller
+    demo_groups: str = ""  # auth_mode none: the anonymous caller's groups (comma-separated); empty: public documents
+    api_key: str = ""  # the CLI's credential; empty: <data_dir>/admin.key when `precedente up` made one
+    oidc_issuer: str = ""  # JWT bearer tokens from this issuer are accepted; empty: none are
+    oidc_audience: str = ""  # the aud claim required; empty: not checked
+    oidc_jwks_url: str = ""  # the issuer's key set (fetched, cached, refreshed on an unknown key id)...
+    oidc_jwks_file: str = ""  # ...or a JSON key set file
+    oidc_user_claim: str = "preferred_username"  # falls back to sub
+    oidc_groups_claim: str = "groups"  # a list, or a space-separated string, of the caller's groups
+    oidc_roles_claim: str = "roles"  # values "reviewer" and "admin" are roles here
+    # Per caller and replica, with a burst of a fifth of that; past it, 429 with Retry-After. 0: no limit.
+    rate_limit_searches_per_minute: float = 300
+    rate_limit_uploads_per_minute: float = 1200  # same rule, for POST /documents
+    login_attempts_per_minute: float = 10  # per user name and per client address; 0: no limit
+    audit_retention_days: int = 1825  # audit entries older than this are pruned (hourly)
+
     # Web gateway (services/gateway, Next.js): the lawyers' page on its own port; the search API keeps api_port.
     gateway_port: int = 3000
     gateway_host: str = "127.0.0.1"
     gateway_server: str = ""  # the built server.js; empty: services/gateway/.next/standalone/server.js
-    gateway_users_file: str = ""  # JSON users file (sign-in); empty: demo mode, one anonymous identity
-    gateway_secret: str = ""  # HMAC key of the session cookie; empty: `precedente up` keeps one in its data dir
-    gateway_demo_groups: str = ""  # groups of the demo identity (comma-separated); empty: public documents only
 
     # Observability (shared/telemetry.py): traces, Prometheus metrics, log format.
     telemetry_exporter: Literal["none", "jsonl", "otlp"] = "none"  # `precedente up` defaults to jsonl
     telemetry_file: str = ""  # jsonl: the spans file; empty: <data_dir>/logs/traces.jsonl
     otlp_endpoint: str = ""  # otlp: e.g. http://collector:4318/v1/traces; empty: OTEL_EXPORTER_OTLP_* variables
-    metrics_port: int = 0  # stage services: port of their /metrics server; 0: none (search serves /metrics itself)
+    metrics_port: int = 0  # port of a service's own /metrics server (no credential: keep it internal); 0: none
     metrics_host: str = "127.0.0.1"
     lag_interval_s: float = 15  # how often a stage service measures its consumer group's lag; 0: never
     log_format: Literal["text", "json"] = "text"
 
     # `precedente up`: processes per service (the indexer's embeddings are the slowest step).
     up_replicas: dict[str, int] = {"indexer": 2}
+    up_pipeline_nice: int = 10  # niceness of the pipeline services, so searches win the CPU; 0: same as search
 
 
 @lru_cache

@@ -24,7 +24,7 @@ from faststream.kafka.annotations import KafkaMessage
 from opentelemetry import trace
 from pydantic import ValidationError
 
-from shared import ledger, telemetry
+from shared import ledger, recovery, telemetry
 from shared.broker import CONSUMER_FETCH_BOUNDS, make_broker, publish, topic_name
 from shared.contracts import (
     EVENT_BY_TOPIC,
@@ -39,6 +39,12 @@ from shared.db import create_pool
 from shared.settings import Settings
 
 log = logging.getLogger(__name__)
+
+# An outage of the database or the broker is waited out (see _process), probing with backoff. An error that
+# looks like one while both answer is retried this many times (about a minute) before it counts as a failure.
+OUTAGE_FIRST_DELAY_S = 0.5
+OUTAGE_MAX_DELAY_S = 5.0
+OUTAGE_RETRIES_WHILE_REACHABLE = 12
 
 
 class ToReview(Exception):
@@ -127,7 +133,12 @@ async def process(
 
 
 async def _process(service: StageService, ctx: StageContext, body: dict[str, Any]) -> str:
-    """The stage's work on one event; returns its outcome for the span and the metrics."""
+    """The stage's work on one event; returns its outcome for the span and the metrics.
+
+    While the database or the broker is down the event is neither acknowledged (it would be lost) nor
+    counted as a failed attempt (an outage is not the document's fault): the stage waits, probing with
+    backoff, and then handles the event again from the ledger's current state.
+    """
     model = EVENT_BY_TOPIC[service.input_topic]
     try:
         event = model.model_validate(body)
@@ -138,6 +149,35 @@ async def _process(service: StageService, ctx: StageContext, body: dict[str, Any
     if current_trace is not None and event.trace_id != current_trace:
         # An event whose trace_id is no trace id (a DMS's own): what follows it carries the real one.
         event = event.model_copy(update={"trace_id": current_trace})
+    delay, reachable_failures = OUTAGE_FIRST_DELAY_S, 0
+    while True:
+        try:
+            return await _handle(service, ctx, event)
+        except Exception as err:
+            if not await recovery.infrastructure_down(err, ctx.db):
+                raise
+            if reachable_failures >= OUTAGE_RETRIES_WHILE_REACHABLE:
+                raise  # it fails while the database and the broker both answer: no outage to wait out
+            telemetry.FAILURES.labels(service.name, type(err).__name__, "outage").inc()
+            log.warning(
+                "%s: %s v%s waits for the database and the broker (%s)",
+                service.name,
+                event.document_id,
+                event.version,
+                recovery.describe(err),
+            )
+            waited = await recovery.wait_until_reachable(ctx.db, ctx.broker)
+            if waited:
+                log.info("%s: reachable again after %.1f s; handling %s again", service.name, waited, event.document_id)
+                delay, reachable_failures = OUTAGE_FIRST_DELAY_S, 0
+            else:  # both answer, yet it failed (a broker back without its topics yet): back off
+                reachable_failures += 1
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, OUTAGE_MAX_DELAY_S)
+
+
+async def _handle(service: StageService, ctx: StageContext, event: Event) -> str:
+    """One try at the event: ledger guard, handler with bounded retries, ledger advance, publish."""
     if isinstance(event, DocumentSubmitted) and not await ledger.accept_external_submission(ctx.db, event):
         log.info("%s: skipping stale submission of %s v%s", service.name, event.document_id, event.version)
         return "skipped"
@@ -159,6 +199,8 @@ async def _process(service: StageService, ctx: StageContext, body: dict[str, Any
             await _to_deadletter(service, ctx, event, dead.reason, dead.code, "bad_input")
             return "deadletter"
         except Exception as err:  # noqa: BLE001 - any failure is recorded and retried, never lost
+            if await recovery.infrastructure_down(err, ctx.db):
+                raise  # an outage: _process waits it out without counting an attempt against the document
             error = f"{type(err).__name__}: {err}"
             log.warning("%s failed on %s: %s\n%s", service.name, event.document_id, error, traceback.format_exc())
             trace.get_current_span().record_exception(err)

@@ -1,6 +1,7 @@
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type { NextConfig } from "next";
+import { SECURITY_HEADERS } from "./lib/securityHeaders";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
@@ -12,16 +13,8 @@ const nextConfig: NextConfig = {
   poweredByHeader: false,
   reactStrictMode: true,
   async headers() {
-    return [
-      {
-        source: "/:path*",
-        headers: [
-          { key: "X-Content-Type-Options", value: "nosniff" },
-          { key: "Referrer-Policy", value: "same-origin" },
-          { key: "X-Frame-Options", value: "SAMEORIGIN" },
-        ],
-      },
-    ];
+    // Every response, /api/* included; pages get a per-request nonce CSP in place of this one (proxy.ts).
+    return [{ source: "/:path*", headers: [...SECURITY_HEADERS] }];
   },
 };
 

@@ -12,7 +12,8 @@ import uuid
 from fastapi import APIRouter, HTTPException, Request
 from pydantic import BaseModel, Field, field_validator
 
-from services.search.deps import CallerDep, DbDep, SettingsDep
+from services.search import audit
+from services.search.deps import DbDep, IngesterDep, SettingsDep
 from shared import ledger
 from shared.broker import publish
 from shared.contracts import DocumentAccessChanged, Source, Topic
@@ -49,18 +50,18 @@ class AccessChanged(BaseModel):
 
 @router.put("/documents/{document_id}/access", response_model=AccessChanged)
 async def change_access(
-    document_id: uuid.UUID, body: AccessRequest, request: Request, db: DbDep, who: CallerDep, settings: SettingsDep
+    document_id: uuid.UUID, body: AccessRequest, request: Request, db: DbDep, who: IngesterDep, settings: SettingsDep
 ) -> AccessChanged:
     """Replace the document's allow and deny lists; its attachments follow it.
 
-    Who may change them: for now any caller who can see the document (404 otherwise, as for a missing one);
-    authorization roles come later. A caller may wall themselves off: they lose sight of it at once.
+    Who may change them: a caller with the ingest permission (people, ingest keys) who can see the document
+    (404 otherwise, as for a missing one). A caller may wall themselves off: they lose sight of it at once.
     """
     event = DocumentAccessChanged(
         document_id=document_id,
         access_groups=body.access_groups,
         deny_groups=body.deny_groups,
-        changed_by=who.user or "anonymous",
+        changed_by=who.user,
         source=Source.UPLOAD,
     )
     result = await ledger.change_access(db, event, caller_groups=who.groups)
@@ -68,6 +69,8 @@ async def change_access(
         raise HTTPException(404, "document not found")
     if result.outcome == "stale":  # another change with a later time was applied meanwhile
         raise HTTPException(409, "a newer access change was applied meanwhile; read the document and try again")
+    detail = {"access_groups": result.access_groups, "deny_groups": result.deny_groups}
+    await audit.record(db, who, "access.change", document_ids=result.document_ids, detail=detail)
     version = await db.fetchval("SELECT version FROM documents WHERE id = $1", document_id)
     await publish(
         request.app.state.broker, settings, Topic.ACCESS_CHANGED, event.model_copy(update={"version": version})

@@ -2,27 +2,38 @@
 
 import asyncio
 import hashlib
+import json
 import time
 import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from datetime import date
 from typing import Annotated, Any
+from urllib.parse import quote
 
-from fastapi import FastAPI, File, Form, HTTPException, Request, UploadFile
+import asyncpg
+from fastapi import FastAPI, File, Form, HTTPException, Query, Request, UploadFile
+from fastapi.encoders import jsonable_encoder
+from fastapi.exception_handlers import request_validation_exception_handler
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from opentelemetry import trace
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from pydantic import BaseModel, Field, ValidationError
 
+from services.extractor.errors import BadInput
+from services.extractor.formats import UNSUPPORTED, detect_format
+from services.search import audit
 from services.search.access import router as access_router
-from services.search.deps import CallerDep, DbDep, visible_document
+from services.search.auth import Authenticator
+from services.search.auth import router as auth_router
+from services.search.deps import ACCESS_CLAUSE, CallerDep, DbDep, IngesterDep, ReaderDep, SearcherDep, visible_document
 from services.search.llm_rerank import llm_rerank
 from services.search.query import Candidates, SearchRequest, SearchResult, hybrid_search
 from services.search.ranking import Ranking
 from services.search.review import router as review_router
 from services.search.status import router as status_router
-from shared import ledger, telemetry
+from shared import ledger, outbox, recovery, telemetry
 from shared.broker import make_broker, publish
 from shared.contracts import EVERYONE, DocumentDeleted, MetadataHints, Source, Stage, Topic
 from shared.db import create_pool
@@ -71,6 +82,53 @@ class DocumentStatus(BaseModel):
     history: list[dict[str, Any]]
 
 
+# What an original is served as: decided from its bytes (services/extractor/formats.py), never from the
+# uploader's name or Content-Type, so a renamed HTML page is never served as a PDF, nor a PDF as HTML.
+MEDIA_TYPES = {
+    "pdf": "application/pdf",
+    "docx": "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+    "doc": "application/msword",
+    "odt": "application/vnd.oasis.opendocument.text",
+    "rtf": "application/rtf",
+    "eml": "message/rfc822",
+    "txt": "text/plain; charset=utf-8",
+    "html": "text/html; charset=utf-8",
+}
+
+
+def sniffed_content_type(data: bytes, filename: str) -> str:
+    """The file's media type from its content; 415 for what no stage can ever read (an executable, an
+    image, an archive, empty), with the extractor's own reason. A password-protected document passes:
+    it goes to review, where a person can act on it."""
+    try:
+        return MEDIA_TYPES[detect_format(data, filename)]
+    except BadInput as err:
+        if err.code in (UNSUPPORTED, "empty"):
+            raise HTTPException(415, err.reason) from err
+        return "application/octet-stream"
+
+
+async def validation_error(request: Request, exc: RequestValidationError) -> Response:
+    """FastAPI's 422, except that input JSON may carry and UTF-8 may not (a lone surrogate, echoed back in the
+    errors) is written as an ASCII escape: a malformed request must never turn into a 500."""
+    try:
+        return await request_validation_exception_handler(request, exc)
+    except UnicodeEncodeError:
+        content = json.dumps({"detail": jsonable_encoder(exc.errors())})  # ASCII: surrogates escaped
+        return Response(content, status_code=422, media_type="application/json")
+
+
+async def database_unavailable(request: Request, exc: Exception) -> Response:
+    """The database is down or restarting: 503 with Retry-After, which a client may retry, not a 500."""
+    return JSONResponse(
+        {"detail": "the database is unavailable; retry shortly"}, status_code=503, headers={"Retry-After": "5"}
+    )
+
+
+# Connection-level failures only: a query error is a bug and stays a 500.
+DATABASE_DOWN = (OSError, asyncpg.PostgresConnectionError, asyncpg.OperatorInterventionError)
+
+
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or get_settings()
     telemetry.setup(settings, "search")
@@ -78,21 +136,38 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         telemetry.setup_logging(settings.log_format)  # uvicorn set up its own loggers since create_app
+        telemetry.start_metrics_server(settings)  # for scrapers without a credential, on an internal port
         app.state.db = await create_pool(settings.database_url, max_size=10)
         app.state.broker = make_broker(settings)
         await app.state.broker.start()
         app.state.embedder = await asyncio.to_thread(get_embedder, settings)
         app.state.index_guard = IndexGuard(app.state.embedder)
         await app.state.index_guard.problem(app.state.db)  # logs an error now if the index holds another model
+        pruning = asyncio.create_task(audit.prune_periodically(app.state.db, settings.audit_retention_days))
+        app.state.relay = outbox.Relay(app.state.db, app.state.broker, settings).start()  # uploads the broker missed
         try:
             yield
         finally:
+            pruning.cancel()
+            await app.state.relay.stop()
             await app.state.broker.stop()
             await app.state.db.close()
             telemetry.shutdown()
 
+    # No /docs or /openapi.json: every route but /health needs a credential, and the schema is published in
+    # docs/openapi.json (`precedente docs`) instead.
     app = FastAPI(
-        title="Precedente search API", version="0.1.0", lifespan=lifespan, telemetry=telemetry.FASTAPI_TELEMETRY
+        title="Precedente search API",
+        version="0.1.0",
+        lifespan=lifespan,
+        telemetry=telemetry.FASTAPI_TELEMETRY,
+        openapi_url=None,
+        docs_url=None,
+        redoc_url=None,
+        exception_handlers={
+            RequestValidationError: validation_error,
+            **dict.fromkeys(DATABASE_DOWN, database_unavailable),
+        },
     )
     ranking = Ranking(
         fusion=settings.search_fusion,
@@ -104,21 +179,26 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     use_llm = settings.rerank_llm_provider != "none"
     app.state.settings = settings
+    app.state.authenticator = Authenticator(settings)
+    app.include_router(auth_router)
+    app.include_router(audit.router)
     app.include_router(review_router)
     app.include_router(status_router)
     app.include_router(access_router)
 
     @app.get("/health")
     async def health(pool: DbDep) -> dict[str, str]:
-        await pool.fetchval("SELECT 1")
+        if problem := await recovery.database_problem(pool):
+            raise HTTPException(503, problem)  # unavailable, not broken: a balancer or probe may retry
         return {"status": "ok"}
 
     @app.get("/metrics", include_in_schema=False)
-    async def metrics() -> Response:
+    async def metrics(who: CallerDep) -> Response:
         return Response(generate_latest(), media_type=CONTENT_TYPE_LATEST)
 
     @app.post("/search", response_model=SearchResponse)
-    async def search(body: SearchRequest, request: Request, who: CallerDep, pool: DbDep) -> SearchResponse:
+    async def search(body: SearchRequest, request: Request, who: SearcherDep, pool: DbDep) -> SearchResponse:
+        request.app.state.authenticator.throttle(who, "search")
         started, outcome = time.perf_counter(), "error"
         span = trace.get_current_span()
         span.set_attribute("precedente.search.top_k", body.top_k)  # never the query's text
@@ -127,6 +207,15 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             outcome = "ok"
         finally:
             telemetry.SEARCH_SECONDS.labels(outcome).observe(time.perf_counter() - started)
+        await audit.record(
+            pool,
+            who,
+            "search",
+            document_ids=[r.document_id for r in response.results],
+            query=body.query,
+            filters=body.filters.model_dump(mode="json", exclude_none=True) if body.filters else None,
+            detail={"top_k": body.top_k, "results": len(response.results)},
+        )
         telemetry.SEARCH_RESULTS.observe(len(response.results))
         span.set_attribute("precedente.search.results", len(response.results))
         return response
@@ -148,6 +237,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def upload(
         request: Request,
         pool: DbDep,
+        who: IngesterDep,
         file: Annotated[UploadFile, File()],
         access_groups: Annotated[str | None, Form()] = None,
         deny_groups: Annotated[str | None, Form()] = None,
@@ -158,9 +248,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         court: Annotated[str | None, Form()] = None,
         document_date: Annotated[date | None, Form()] = None,
     ) -> Any:
+        request.app.state.authenticator.throttle(who, "upload")
+        fields = (file.filename, access_groups, deny_groups, external_id, title, document_type, court)
+        if any("\x00" in value for value in fields if value):  # PostgreSQL text cannot hold it: 422, not 500
+            raise HTTPException(422, "form fields and the file name cannot contain NUL characters")
         data = await file.read(settings.max_upload_bytes + 1)
         if len(data) > settings.max_upload_bytes:
             raise HTTPException(413, f"file is larger than the limit of {settings.max_upload_bytes} bytes")
+        content_type = await asyncio.to_thread(sniffed_content_type, data, file.filename or "document")
         groups = [g.strip() for g in (access_groups or EVERYONE).split(",") if g.strip()] or [EVERYONE]
         denied = [g.strip() for g in (deny_groups or "").split(",") if g.strip()]  # ethical walls: a deny wins
         try:
@@ -169,7 +264,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             raise HTTPException(422, str(err)) from err
         content_hash = hashlib.sha256(data).hexdigest()
         filename = file.filename or "document"
-        await put_blob(pool, original_key(content_hash), data, file.content_type or "application/octet-stream")
+        await put_blob(pool, original_key(content_hash), data, content_type)
         # The document's trace starts here: the event's trace_id is this span's trace (shared/contracts.py).
         with telemetry.tracer().start_as_current_span(
             "submit", attributes={"precedente.stage": "submit", "precedente.size_bytes": len(data)}
@@ -178,26 +273,37 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 pool,
                 external_id=external_id or f"sha256:{content_hash}",
                 filename=filename,
-                content_type=file.content_type,
+                content_type=content_type,
                 content_hash=content_hash,
                 size_bytes=len(data),
                 source=source,
                 access_groups=groups,
                 hints=hints,
                 deny_groups=denied,
+                submitted_by=who.user,
+                caller_groups=who.groups,
             )
+            if submission.outcome == "forbidden":
+                raise HTTPException(403, "this external_id belongs to a document outside your access list")
             span.set_attribute("precedente.document_id", str(submission.document_id))
             span.set_attribute("precedente.outcome", submission.outcome)
             telemetry.SUBMISSIONS.labels(submission.outcome).inc()
             if submission.event is not None:
                 span.set_attribute("precedente.version", submission.event.version)
-                await publish(request.app.state.broker, settings, Topic.SUBMITTED, submission.event)
+                await outbox.relay_for(request.app.state).submit(submission.event)  # the ledger row is the outbox
         accepted = UploadAccepted(document_id=submission.document_id, outcome=submission.outcome)
+        detail = {
+            "outcome": submission.outcome,
+            "size_bytes": len(data),
+            "access_groups": groups,
+            "deny_groups": denied,
+        }
+        await audit.record(pool, who, "document.upload", document_ids=[submission.document_id], detail=detail)
         return JSONResponse(accepted.model_dump(mode="json"), status_code=202 if submission.event else 200)
 
     @app.delete("/documents/{document_id}", response_model=UploadAccepted)
     async def delete_document(
-        document_id: uuid.UUID, request: Request, who: CallerDep, pool: DbDep, source: Source = Source.UPLOAD
+        document_id: uuid.UUID, request: Request, who: IngesterDep, pool: DbDep, source: Source = Source.UPLOAD
     ) -> Any:
         """Delete a document the caller may see (404 otherwise): the ledger marks it deleted at once, so no
         stage still working on it can index it, and documents.deleted removes its chunks and payloads.
@@ -206,25 +312,52 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         marked = await ledger.mark_deleted(pool, document_id, row["version"], f"deleted ({source.value}) by {who.user}")
         event = DocumentDeleted(document_id=document_id, version=row["version"], source=source)
         await publish(request.app.state.broker, settings, Topic.DELETED, event)
+        await audit.record(pool, who, "document.delete", document_ids=[document_id], detail={"source": source.value})
         accepted = UploadAccepted(document_id=document_id, outcome="deleted" if marked else "already_deleted")
         return JSONResponse(accepted.model_dump(mode="json"), status_code=202 if marked else 200)
 
     @app.get("/documents/{document_id}")
-    async def download(document_id: uuid.UUID, who: CallerDep, pool: DbDep) -> Response:
-        row = await visible_document(pool, document_id, who)
+    async def download(
+        document_id: uuid.UUID,
+        who: SearcherDep,
+        pool: DbDep,
+        break_glass: Annotated[str | None, Query(max_length=500)] = None,
+    ) -> Response:
+        """The original file. An admin may open a document their groups may not see only by giving a reason
+        (`?break_glass=...`): a role is not a bypass, and that reading is on record as such."""
+        if break_glass and who.may("admin"):
+            row = await pool.fetchrow(
+                "SELECT *, " + ACCESS_CLAUSE + " AS visible FROM documents WHERE id = $1", document_id, who.groups
+            )
+            if row is None:
+                raise HTTPException(404, "document not found")
+            walled = not row["visible"]
+        else:
+            row, walled = await visible_document(pool, document_id, who), False
+        action = "document.break_glass" if walled else "document.open"
+        await audit.record(
+            pool, who, action, document_ids=[document_id], detail={"reason": break_glass} if walled else None
+        )
         if row["stage"] == Stage.DELETED:
             raise HTTPException(410, "document deleted by its owner")  # its original is gone with it
         content = await get_blob(pool, row["blob_key"])
-        safe_name = row["filename"].replace('"', "").replace("\n", " ")
-        return Response(
-            content,
-            media_type=row["content_type"] or "application/octet-stream",
-            headers={"Content-Disposition": f'inline; filename="{safe_name}"'},
-        )
+        # A filename is the uploader's text: ASCII without quotes or control characters in filename=, the
+        # rest percent-encoded in filename*, so it can neither break the header nor inject another one.
+        ascii_name = "".join(c if 32 <= ord(c) < 127 and c not in '"\\;' else "_" for c in row["filename"])
+        utf8_name = quote(row["filename"], safe="")  # RFC 5987: every byte outside attr-char escaped, "/" too
+        media_type = row["content_type"] or "application/octet-stream"
+        headers = {
+            "Content-Disposition": f"inline; filename=\"{ascii_name}\"; filename*=UTF-8''{utf8_name}",
+            "X-Content-Type-Options": "nosniff",
+        }
+        if not media_type.startswith("application/pdf"):  # (a sandbox would keep browsers from showing a PDF)
+            headers["Content-Security-Policy"] = "sandbox; default-src 'none'"  # an HTML original runs nothing
+        return Response(content, media_type=media_type, headers=headers)
 
     @app.get("/documents/{document_id}/status", response_model=DocumentStatus)
-    async def status(document_id: uuid.UUID, who: CallerDep, pool: DbDep) -> DocumentStatus:
-        row = await visible_document(pool, document_id, who)
+    async def status(document_id: uuid.UUID, who: ReaderDep, pool: DbDep) -> DocumentStatus:
+        """Also for whoever submitted it, whatever its access list: an uploader follows what they sent."""
+        row = await visible_document(pool, document_id, who, or_submitted=True)
         history = await pool.fetch(
             "SELECT version, stage, detail, at FROM document_history WHERE document_id = $1 ORDER BY id",
             document_id,

@@ -11,10 +11,11 @@ import re
 import unicodedata
 from dataclasses import dataclass
 from datetime import date
+from typing import Annotated
 
 import asyncpg
 import numpy as np
-from pydantic import BaseModel, Field, field_validator
+from pydantic import AfterValidator, BaseModel, Field, field_validator
 
 from services.annotator.citations import extract_citations
 from services.search.concepts import concept_index
@@ -23,6 +24,9 @@ from shared.legal_codes import label, normalize_court, normalize_document_type
 
 DEFAULT_RANKING = Ranking()
 INFORMATIVE = 0.2  # share of chunks above which a lexeme is too common to preselect candidates on
+# Chunks the full-text preselection may rank at most (the sum of its lexemes' document frequencies, an upper
+# bound of their OR's matches): ts_rank reads each match's tsvector, so this bounds its cost on a large index.
+PRESELECTION_BUDGET = 5000
 
 
 @dataclass(frozen=True)
@@ -43,14 +47,29 @@ class Candidates:
 FACET_FIELDS = ("document_type", "court", "relator", "judging_body")
 
 
+def _storable(value: str) -> str:
+    """PostgreSQL text holds neither NUL nor half a surrogate pair (JSON can carry both): such a query or
+    filter is a 422 here, not a statement that fails with a 500."""
+    if "\x00" in value:
+        raise ValueError("text cannot contain NUL characters")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as err:
+        raise ValueError("text is not valid Unicode (it holds a lone surrogate)") from err
+    return value
+
+
+Text = Annotated[str, AfterValidator(_storable)]
+
+
 class SearchFilters(BaseModel):
-    document_type: list[str] | None = None
-    court: list[str] | None = None
+    document_type: list[Text] | None = None
+    court: list[Text] | None = None
     date_from: date | None = None
     date_to: date | None = None
-    relator: list[str] | None = None
-    judging_body: list[str] | None = None
-    cited_law: list[str] | None = Field(
+    relator: list[Text] | None = None
+    judging_body: list[Text] | None = None
+    cited_law: list[Text] | None = Field(
         None, description='Canonical citation prefixes, e.g. "Lei 8.078/1990" matches any of its articles.'
     )
 
@@ -80,7 +99,7 @@ class SearchFilters(BaseModel):
 
 
 class SearchRequest(BaseModel):
-    query: str = Field(min_length=1, max_length=2000)
+    query: Text = Field(min_length=1, max_length=2000)
     filters: SearchFilters = Field(default_factory=SearchFilters)
     top_k: int = Field(5, ge=1, le=200)
 
@@ -108,6 +127,7 @@ class SearchResult(BaseModel):
 
 # $2 groups, $3 types, $4 courts, $5 from, $6 to, $9 relators, $10 judging bodies, $11 cited-law prefixes
 # ($1 query vector, $7 dense candidates, $8 full-text preselection tsquery, $12 lexical candidates)
+# A cited-law prefix is compared with starts_with, not LIKE: a "%" or "_" a caller types is no wildcard.
 FILTERS = """
       public.precedente_visible(c.access_groups, c.deny_groups, $2::text[])
       AND ($3::text[] IS NULL OR c.document_type = ANY($3))
@@ -118,7 +138,7 @@ FILTERS = """
       AND ($10::text[] IS NULL OR c.judging_body = ANY($10))
       AND ($11::text[] IS NULL OR EXISTS (
             SELECT 1 FROM unnest(c.citations) cited, unnest($11::text[]) wanted
-            WHERE cited = wanted OR cited LIKE wanted || ',%'))
+            WHERE cited = wanted OR starts_with(cited, wanted || ',')))
 """
 
 # Dense and lexical candidates under the same filters; the lexical ones preselected by ts_rank on
@@ -300,13 +320,23 @@ def preselection_query(lexemes: list[str], stats: CollectionStatistics) -> str:
     half of it: 1.4 s of CPU per query at 100,000 chunks). Lexemes in at most a fifth of the chunks carry
     the query; when there are none (only common words), no full-text preselection runs: the dense
     candidates make the pool and BM25 still scores it on every lexeme. On JurisTCU this ranks as well
-    as the OR of everything (ALL nDCG@10 65.3 against 65.2); a 5% bar lost two G1 queries' hit@5.
+    as the OR of everything (ALL nDCG@10 65.3 against 65.2); a 5% bar lost two G1 queries' hit@5. On a
+    large index even those can match a fifth of it: the rarest are taken first, up to PRESELECTION_BUDGET
+    matches (on JurisTCU no query reaches it, so its figures stand; at 100,000 chunks it cuts the
+    preselection's cost by about four).
     """
     if not lexemes:
         return ""
     total = max(stats.chunks, 1)
-    informative = [lx for lx in dict.fromkeys(lexemes) if stats.document_frequency.get(lx, 0) <= INFORMATIVE * total]
-    quoted = ["'" + lx.replace("\\", "\\\\").replace("'", "''") + "'" for lx in informative]
+    frequency = stats.document_frequency
+    informative = [lx for lx in dict.fromkeys(lexemes) if frequency.get(lx, 0) <= INFORMATIVE * total]
+    chosen, matches = [], 0
+    for lexeme in sorted(informative, key=lambda lx: frequency.get(lx, 0)):  # the rarest carry the most
+        matches += frequency.get(lexeme, 0)
+        if matches > PRESELECTION_BUDGET:
+            break
+        chosen.append(lexeme)
+    quoted = ["'" + lx.replace("\\", "\\\\").replace("'", "''") + "'" for lx in chosen]
     return " | ".join(quoted)
 
 

@@ -16,8 +16,10 @@ import pymupdf
 from fastapi import APIRouter, HTTPException, Response
 from pydantic import BaseModel, Field
 
-from services.search.deps import ACCESS_CLAUSE, BrokerDep, Caller, CallerDep, DbDep, SettingsDep, visible_document
+from services.search import audit
+from services.search.deps import ACCESS_CLAUSE, BrokerDep, DbDep, ReviewerDep, SettingsDep, visible_document
 from shared import ledger
+from shared.accounts import Identity
 from shared.broker import publish
 from shared.contracts import (
     DocumentDeadLetter,
@@ -102,7 +104,7 @@ def _item(row: asyncpg.Record) -> ReviewItem:
     )
 
 
-async def _queued(db: asyncpg.Pool, document_id: uuid.UUID, who: Caller) -> asyncpg.Record:
+async def _queued(db: asyncpg.Pool, document_id: uuid.UUID, who: Identity) -> asyncpg.Record:
     row = await visible_document(db, document_id, who)
     if not (row["stage"] == Stage.REVIEW or (row["stage"] == Stage.FAILED and row["halted_in"] == "extractor")):
         raise HTTPException(409, f"document is not awaiting review (stage: {row['stage']})")
@@ -116,19 +118,20 @@ async def _extracted(db: asyncpg.Pool, row: asyncpg.Record) -> ExtractedDocument
         return None
 
 
-async def _record(db: asyncpg.Pool, row: asyncpg.Record, action: str, who: Caller, detail: dict[str, Any]) -> None:
+async def _record(db: asyncpg.Pool, row: asyncpg.Record, action: str, who: Identity, detail: dict[str, Any]) -> None:
     await db.execute(
         "INSERT INTO review_actions (document_id, version, action, actor, detail) VALUES ($1, $2, $3, $4, $5)",
         row["id"],
         row["version"],
         action,
-        who.user or "anonymous",
+        who.user,
         detail,
     )
+    await audit.record(db, who, f"review.{action}", document_ids=[row["id"]], detail=detail)
 
 
 @router.get("", response_model=ReviewQueue)
-async def review_queue(db: DbDep, who: CallerDep, reason_code: str | None = None, limit: int = 200) -> ReviewQueue:
+async def review_queue(db: DbDep, who: ReviewerDep, reason_code: str | None = None, limit: int = 200) -> ReviewQueue:
     rows = await db.fetch(
         f"SELECT * FROM documents WHERE {QUEUE_CLAUSE} AND {ACCESS_CLAUSE} AND ($1::text IS NULL OR reason_code = $1)"
         " ORDER BY updated_at LIMIT $3",
@@ -145,8 +148,9 @@ async def review_queue(db: DbDep, who: CallerDep, reason_code: str | None = None
 
 
 @router.get("/{document_id}", response_model=ReviewDetail)
-async def review_detail(document_id: uuid.UUID, db: DbDep, who: CallerDep) -> ReviewDetail:
+async def review_detail(document_id: uuid.UUID, db: DbDep, who: ReviewerDep) -> ReviewDetail:
     row = await _queued(db, document_id, who)
+    await audit.record(db, who, "review.open", document_ids=[document_id])
     extracted = await _extracted(db, row)
     head = await db.fetchval("SELECT substring(content FROM 1 FOR 1024) FROM blobs WHERE key = $1", row["blob_key"])
     has_images = head is not None and b"%PDF-" in bytes(head)  # page images are rendered from PDFs only
@@ -174,8 +178,9 @@ def _render_page(data: bytes, number: int) -> bytes:
 
 
 @router.get("/{document_id}/pages/{number}/image")
-async def page_image(document_id: uuid.UUID, number: int, db: DbDep, who: CallerDep) -> Response:
+async def page_image(document_id: uuid.UUID, number: int, db: DbDep, who: ReviewerDep) -> Response:
     row = await _queued(db, document_id, who)
+    await audit.record(db, who, "review.page_image", document_ids=[document_id], detail={"page": number})
     data = await get_blob(db, row["blob_key"])
     try:
         png = await asyncio.to_thread(_render_page, data, number)
@@ -188,10 +193,11 @@ async def page_image(document_id: uuid.UUID, number: int, db: DbDep, who: Caller
 
 @router.post("/{document_id}/approve", response_model=ActionResult)
 async def approve(
-    document_id: uuid.UUID, db: DbDep, who: CallerDep, broker: BrokerDep, settings: SettingsDep
+    document_id: uuid.UUID, db: DbDep, who: ReviewerDep, broker: BrokerDep, settings: SettingsDep
 ) -> ActionResult:
     """Index the document from its extracted (and possibly corrected) text, as it is."""
     row = await _queued(db, document_id, who)
+    await audit.record(db, who, "review.open", document_ids=[document_id])
     extracted = await _extracted(db, row)
     if extracted is None or not any(p.text.strip() for p in extracted.pages):
         raise HTTPException(409, "there is no extracted text to approve; re-run OCR or reject the document")
@@ -205,30 +211,31 @@ async def approve(
         confidence=extracted.confidence,
     )
     await _record(db, row, "approve", who, {"confidence": extracted.confidence})
-    await ledger.advance(db, event, Stage.EXTRACTED, f"approved by {who.user or 'anonymous'}")
+    await ledger.advance(db, event, Stage.EXTRACTED, f"approved by {who.user}")
     await publish(broker, settings, Topic.EXTRACTED, event)
     return ActionResult(document_id=document_id, action="approve", stage=Stage.EXTRACTED)
 
 
 @router.post("/{document_id}/reocr", response_model=ActionResult)
 async def reocr(
-    document_id: uuid.UUID, options: OcrOptions, db: DbDep, who: CallerDep, broker: BrokerDep, settings: SettingsDep
+    document_id: uuid.UUID, options: OcrOptions, db: DbDep, who: ReviewerDep, broker: BrokerDep, settings: SettingsDep
 ) -> ActionResult:
     """Extract again with other OCR settings; the result is judged by the same confidence bar."""
     row = await _queued(db, document_id, who)
     submitted = ledger.submitted_event(row).model_copy(update={"ocr": options})
     await _record(db, row, "reocr", who, options.model_dump(exclude_none=True))
-    await ledger.advance(db, submitted, Stage.SUBMITTED, f"re-OCR asked by {who.user or 'anonymous'}")
+    await ledger.advance(db, submitted, Stage.SUBMITTED, f"re-OCR asked by {who.user}")
     await publish(broker, settings, Topic.SUBMITTED, submitted)
     return ActionResult(document_id=document_id, action="reocr", stage=Stage.SUBMITTED)
 
 
 @router.put("/{document_id}/pages/{number}", response_model=ActionResult)
 async def correct_page(
-    document_id: uuid.UUID, number: int, body: CorrectionRequest, db: DbDep, who: CallerDep
+    document_id: uuid.UUID, number: int, body: CorrectionRequest, db: DbDep, who: ReviewerDep
 ) -> ActionResult:
     """Replace one page's text with the reviewer's; approving afterwards indexes the corrected text."""
     row = await _queued(db, document_id, who)
+    await audit.record(db, who, "review.open", document_ids=[document_id])
     extracted = await _extracted(db, row)
     if extracted is None:
         raise HTTPException(409, "there is no extracted text to correct; re-run OCR first")
@@ -247,11 +254,11 @@ async def correct_page(
 
 @router.post("/{document_id}/reject", response_model=ActionResult)
 async def reject(
-    document_id: uuid.UUID, body: RejectRequest, db: DbDep, who: CallerDep, broker: BrokerDep, settings: SettingsDep
+    document_id: uuid.UUID, body: RejectRequest, db: DbDep, who: ReviewerDep, broker: BrokerDep, settings: SettingsDep
 ) -> ActionResult:
     """Take the document out of the queue for good; it stays on record, with the reviewer's reason."""
     row = await _queued(db, document_id, who)
-    reason = f"rejected by {who.user or 'anonymous'}: {body.reason}"
+    reason = f"rejected by {who.user}: {body.reason}"
     await _record(db, row, "reject", who, {"reason": body.reason})
     event = DocumentDeadLetter(
         document_id=row["id"], version=row["version"], trace_id=row["trace_id"], stage=Stage.REVIEW, reason=reason

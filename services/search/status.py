@@ -41,7 +41,7 @@ from typing import Any
 from fastapi import APIRouter
 from pydantic import BaseModel
 
-from services.search.deps import ACCESS_CLAUSE, CallerDep, DbDep, SettingsDep
+from services.search.deps import ACCESS_CLAUSE, DbDep, ReaderDep, SettingsDep
 from shared.broker import topic_name
 from shared.contracts import Stage, Topic
 from shared.settings import Settings
@@ -213,7 +213,7 @@ async def _group_members(admin_class: Any, bootstrap: str) -> dict[str, tuple[in
 
 
 @router.get("/status", response_model=IngestionStatus)
-async def ingestion_status(db: DbDep, who: CallerDep, settings: SettingsDep) -> IngestionStatus:
+async def ingestion_status(db: DbDep, who: ReaderDep, settings: SettingsDep) -> IngestionStatus:
     """Counted only over the documents the caller may see: a count must not reveal a hidden one.
 
     The consumer lag is the broker's count of messages (see the module's docstring)."""

@@ -429,18 +429,15 @@ def test_gateway_reaches_search_and_publishes_its_own_port():
     assert f"127.0.0.1:{port}/healthz" in test
 
 
-def test_gateway_settings_are_real_and_secrets_come_from_the_environment():
+def test_gateway_settings_are_real_and_identity_is_the_apis():
     fields = settings_fields()
     for key in env_of("gateway"):
         if key.startswith("PRECEDENTE_"):
             assert key.removeprefix("PRECEDENTE_").lower() in fields, f"gateway: {key} is not a setting"
-    raw = compose_raw()["services"]["gateway"]["environment"]
-    assert raw["PRECEDENTE_GATEWAY_SECRET"] == "${PRECEDENTE_GATEWAY_SECRET:-}"
-    # Sign-in is on unless the operator empties the variable on purpose (no colon: empty is not unset).
-    assert raw["PRECEDENTE_GATEWAY_USERS_FILE"] == "${PRECEDENTE_GATEWAY_USERS_FILE-/config/users.json}"
-    assert interpolate(raw, {"PRECEDENTE_GATEWAY_USERS_FILE": ""})["PRECEDENTE_GATEWAY_USERS_FILE"] == ""
-    assert env_of("gateway")["PRECEDENTE_GATEWAY_USERS_FILE"] == "/config/users.json"
-    assert "gateway-config:/config:ro" in services()["gateway"]["volumes"]
+    # The gateway keeps no accounts and no secret: sign-in, sessions and the demo mode are the API's.
+    assert not {k for k in env_of("gateway") if "USERS" in k or "SECRET" in k or "DEMO" in k}
+    assert not any("config" in str(v) for v in services()["gateway"].get("volumes", []))
+    assert env_of("search").get("PRECEDENTE_AUTH_MODE", "required") == "required"
 
 
 def test_gateway_dockerfile_is_multi_stage_locked_unprivileged_and_healthchecked():
@@ -511,11 +508,11 @@ def test_every_python_service_exports_traces_to_the_collector():
 def test_collector_scrapes_the_metrics_ports_the_services_serve():
     config = yaml.safe_load(OTEL_CONFIG.read_text())
     jobs = {job["job_name"]: job for job in config["receivers"]["prometheus"]["config"]["scrape_configs"]}
-    assert jobs["precedente-search"]["static_configs"][0]["targets"] == ["search:8000"]
-    stages = jobs["precedente-stages"]["dns_sd_configs"][0]
+    # Every service, search included, on its internal metrics port: the API's /metrics needs a credential.
+    services = jobs["precedente"]["dns_sd_configs"][0]
     port = int(env_of("extractor")["PRECEDENTE_METRICS_PORT"])
-    assert stages["port"] == port
-    assert set(stages["names"]) == set(STAGES) - {"search"}
+    assert services["port"] == port and int(env_of("search")["PRECEDENTE_METRICS_PORT"]) == port
+    assert set(services["names"]) == set(STAGES)
     assert env_of("extractor")["PRECEDENTE_METRICS_HOST"] == "0.0.0.0"
 
 

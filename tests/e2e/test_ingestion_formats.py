@@ -70,7 +70,6 @@ def test_hostile_files_end_with_reasons_and_the_extractor_keeps_serving(stack: R
         "dez_mil_paginas.pdf": (many_pages_pdf(), "review", "too_many_pages"),
         "bomba_imagem.pdf": (image_bomb_pdf(), "review", "image_bomb"),
         "bomba_zip.docx": (docx_zip_bomb(), "review", "zip_bomb"),
-        "foto.docx": (png_named_docx(), "failed", "unsupported_format"),
         "leia-me.txt": ((DOCS / "README.md").read_bytes(), "indexed", None),
     }
     ids = {name: stack.upload(content=data, filename=name)["document_id"] for name, (data, _, _) in batch.items()}
@@ -82,3 +81,6 @@ def test_hostile_files_end_with_reasons_and_the_extractor_keeps_serving(stack: R
             queue = stack.client.get(f"/review/{ids[name]}").json()
             assert queue["reason_code"] == code and queue["reason"], (name, queue)
     assert stack.service_process("extractor").pid == extractor_pid
+    # What no stage could ever read is refused at the door, by its bytes, whatever its name says.
+    refused = stack.client.post("/documents", files={"file": ("foto.docx", png_named_docx())})
+    assert refused.status_code == 415 and "PNG image" in refused.json()["detail"], refused.text

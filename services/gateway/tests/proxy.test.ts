@@ -1,35 +1,41 @@
 import { describe, expect, it } from "vitest";
 import { readConfig } from "../lib/config";
-import type { Identity } from "../lib/identity";
-import { downstreamHeaders, sameOrigin, traceparent, upstreamHeaders, upstreamUrl } from "../lib/proxy";
+import { downstreamHeaders, isNavigation, sameOrigin, traceparent, upstreamHeaders, upstreamUrl } from "../lib/proxy";
 
-const config = readConfig({ PRECEDENTE_API_URL: "http://127.0.0.1:8000/", PRECEDENTE_GATEWAY_SECRET: "s" });
-const ana: Identity = { user: "ana", groups: ["socios", "contencioso"], demo: false };
+const config = readConfig({ PRECEDENTE_API_URL: "http://127.0.0.1:8000/" });
 
 describe("upstreamHeaders", () => {
-  it("drops identity headers from the browser and sets the session's", () => {
+  it("drops every credential and identity header from the browser and sets the session's bearer", () => {
     const incoming = new Headers({
       "X-Precedente-User": "admin",
       "X-Precedente-Groups": "socios,diretoria",
       "x-precedente-anything": "1",
       cookie: "precedente_session=abc",
-      authorization: "Bearer x",
+      authorization: "Bearer prk_0123456789ab_forgedkeyforgedkeyforgedkeyforgedkeyforged",
+      "proxy-authorization": "Basic eDp5",
+      "x-forwarded-for": "10.0.0.1",
       "content-type": "application/json",
       accept: "application/json",
     });
-    const out = upstreamHeaders(incoming, ana, config);
-    expect(out.get("x-precedente-user")).toBe("ana");
-    expect(out.get("x-precedente-groups")).toBe("socios,contencioso");
-    expect(out.get("x-precedente-anything")).toBeNull();
+    const out = upstreamHeaders(incoming, "prs_session-token");
+    expect(out.get("authorization")).toBe("Bearer prs_session-token");
     expect(out.get("cookie")).toBeNull();
-    expect(out.get("authorization")).toBeNull();
+    expect(out.get("proxy-authorization")).toBeNull();
+    expect(out.get("x-forwarded-for")).toBeNull();
+    expect([...out.keys()].filter((k) => k.startsWith("x-precedente-"))).toEqual([]);
     expect(out.get("content-type")).toBe("application/json");
-    expect([...out.keys()].sort()).toEqual(["accept", "content-type", "traceparent", "x-precedente-groups", "x-precedente-user"]);
+    expect([...out.keys()].sort()).toEqual(["accept", "authorization", "content-type", "traceparent"]);
+  });
+
+  it("sends no Authorization at all without a session, even when the browser sent one", () => {
+    const out = upstreamHeaders(new Headers({ authorization: "Bearer prs_stolen", "X-Precedente-User": "ana" }), undefined);
+    expect(out.get("authorization")).toBeNull();
+    expect(out.get("x-precedente-user")).toBeNull();
   });
 
   it("passes the caller's W3C traceparent on, so the search service continues its trace", () => {
     const parent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
-    const out = upstreamHeaders(new Headers({ traceparent: parent, tracestate: "vendor=1" }), ana, config);
+    const out = upstreamHeaders(new Headers({ traceparent: parent, tracestate: "vendor=1" }), "prs_t");
     expect(out.get("traceparent")).toBe(parent);
     expect(out.get("tracestate")).toBe("vendor=1");
   });
@@ -37,24 +43,12 @@ describe("upstreamHeaders", () => {
   it("starts a new trace when the caller sent none or an invalid one", () => {
     for (const sent of [null, "garbage", "00-00000000000000000000000000000000-00f067aa0ba902b7-01", "01-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"]) {
       const incoming = new Headers(sent === null ? {} : { traceparent: sent, tracestate: "vendor=1" });
-      const out = upstreamHeaders(incoming, ana, config);
+      const out = upstreamHeaders(incoming, "prs_t");
       expect(out.get("traceparent")).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/);
       expect(out.get("traceparent")).not.toBe(sent);
       expect(out.get("tracestate")).toBeNull();
     }
     expect(traceparent(null).value).not.toBe(traceparent(null).value);
-  });
-
-  it("sends an empty groups header for an identity without groups (only documents open to everyone)", () => {
-    const out = upstreamHeaders(new Headers({ "X-Precedente-Groups": "socios" }), { user: "demonstracao", groups: [], demo: true }, config);
-    expect(out.get("x-precedente-groups")).toBe("");
-  });
-
-  it("uses the configured header names", () => {
-    const custom = readConfig({ PRECEDENTE_IDENTITY_USER_HEADER: "X-User", PRECEDENTE_IDENTITY_GROUPS_HEADER: "X-Groups" });
-    const out = upstreamHeaders(new Headers({ "x-user": "mallory", "x-groups": "socios" }), ana, custom);
-    expect(out.get("x-user")).toBe("ana");
-    expect(out.get("x-groups")).toBe("socios,contencioso");
   });
 });
 
@@ -87,6 +81,21 @@ describe("downstreamHeaders", () => {
     expect(out.get("set-cookie")).toBeNull();
     expect(out.get("cache-control")).toBe("private, no-store");
   });
+
+  it("never passes CORS or authentication headers back to the browser", () => {
+    const out = downstreamHeaders(
+      new Headers({
+        "content-type": "application/json",
+        "access-control-allow-origin": "*",
+        "access-control-allow-credentials": "true",
+        "www-authenticate": "Bearer",
+        "retry-after": "30",
+      }),
+    );
+    expect([...out.keys()].filter((k) => k.startsWith("access-control-"))).toEqual([]);
+    expect(out.get("www-authenticate")).toBeNull();
+    expect(out.get("retry-after")).toBe("30");
+  });
 });
 
 describe("downstreamHeaders for originals of other types", () => {
@@ -113,5 +122,14 @@ describe("sameOrigin", () => {
     expect(sameOrigin("POST", new Headers({ origin: "http://gw:3000", host: "gw:3000" }))).toBe(true);
     expect(sameOrigin("POST", new Headers({ origin: "https://evil.example", host: "gw:3000" }))).toBe(false);
     expect(sameOrigin("POST", new Headers({ host: "gw:3000" }))).toBe(true);
+  });
+});
+
+describe("isNavigation", () => {
+  it("tells a link opened in the browser from a fetch of the page", () => {
+    expect(isNavigation(new Headers({ "sec-fetch-mode": "navigate", accept: "text/html" }))).toBe(true);
+    expect(isNavigation(new Headers({ "sec-fetch-mode": "cors", accept: "text/html" }))).toBe(false);
+    expect(isNavigation(new Headers({ accept: "application/json" }))).toBe(false);
+    expect(isNavigation(new Headers({ accept: "text/html,application/xhtml+xml" }))).toBe(true);
   });
 });

@@ -40,6 +40,7 @@ from shared.payloads import DocumentMetadata
 from shared.settings import Settings
 from shared.stage import StageContext
 from shared.storage import put_blob
+from tests.identity import person_headers
 from tests.indexing import index_with_the_indexer
 
 GROUPS = ["socios", "contencioso", "tributario", "cliente-acme"]
@@ -89,12 +90,17 @@ class World:
         self.indexed: list[uuid.UUID] = []
         self.stopped: list[uuid.UUID] = []  # in review or failed
         self.text_of: dict[uuid.UUID, str] = {}
+        self.sessions: dict[str, dict[str, str]] = {}
 
     def run(self, coroutine: Coroutine[Any, Any, Any]) -> Any:
         return self.loop.run_until_complete(coroutine)
 
-    def headers(self, groups: list[str], user: str = "ana") -> dict[str, str]:
-        return {self.settings.identity_user_header: user, self.settings.identity_groups_header: ",".join(groups)}
+    async def headers(self, groups: list[str]) -> dict[str, str]:
+        """A person with exactly these groups (and the reviewer role, so the review routes answer)."""
+        key = ",".join(sorted(groups))
+        if key not in self.sessions:
+            self.sessions[key] = await person_headers(self.pool, groups)
+        return self.sessions[key]
 
     def client(self) -> httpx.AsyncClient:
         return httpx.AsyncClient(transport=httpx.ASGITransport(app=self.app), base_url="http://test")
@@ -163,7 +169,7 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
     try:
         loop.run_until_complete(migrate(url))
         pool = loop.run_until_complete(create_pool(url))
-        world = World(loop, pool, Settings(database_url=url))
+        world = World(loop, pool, Settings(database_url=url, rate_limit_searches_per_minute=0))
         loop.run_until_complete(_build(world))
         yield world
         loop.run_until_complete(pool.close())
@@ -205,7 +211,7 @@ async def _check_every_route(world: World, header_groups: list[str], probe: int)
         " FROM chunks"
     )
     searchable = {c["document_id"] for c in chunks if c["document_id"] in seen}
-    headers = world.headers(header_groups)
+    headers = await world.headers(header_groups)
     async with world.client() as client:
         # Search: every visible passage is a candidate here (fewer chunks than candidates), so the results are
         # exactly the visible indexed documents, and the facets count exactly them.
@@ -298,7 +304,7 @@ def test_no_route_returns_or_counts_a_document_the_caller_may_not_see(
 def _put(world: World, document_id: uuid.UUID, groups: list[str], body: dict[str, Any]) -> httpx.Response:
     async def go() -> httpx.Response:
         async with world.client() as client:
-            return await client.put(f"/documents/{document_id}/access", json=body, headers=world.headers(groups))
+            return await client.put(f"/documents/{document_id}/access", json=body, headers=await world.headers(groups))
 
     return world.run(go())
 
@@ -306,8 +312,8 @@ def _put(world: World, document_id: uuid.UUID, groups: list[str], body: dict[str
 def _finds(world: World, groups: list[str], document_id: uuid.UUID) -> bool:
     async def go() -> bool:
         async with world.client() as client:
-            found = await _search(client, world.headers(groups), world.text_of[document_id], top_k=5)
-            download = await client.get(f"/documents/{document_id}", headers=world.headers(groups))
+            found = await _search(client, await world.headers(groups), world.text_of[document_id], top_k=5)
+            download = await client.get(f"/documents/{document_id}", headers=await world.headers(groups))
         hit = any(r["document_id"] == str(document_id) for r in found["results"])
         assert hit == (download.status_code == 200)
         return hit
@@ -361,7 +367,14 @@ def test_put_access_holds_from_the_very_next_search(world: World) -> None:
             document_id,
         )
     )
-    assert dict(audit) == {"actor": "ana", "source": "upload", "previous_deny": [], "deny_groups": ["contencioso"]}
+    assert dict(audit) == {
+        "actor": "u-contencioso",
+        "source": "upload",
+        "previous_deny": [],
+        "deny_groups": ["contencioso"],
+    }
+    logged = world.run(world.pool.fetchrow("SELECT * FROM audit_log WHERE action = 'access.change' ORDER BY id DESC"))
+    assert logged["actor"] == "u-contencioso" and set(logged["document_ids"]) == {document_id, child}
     ((topic, body),) = world.broker.published
     assert topic.endswith(Topic.ACCESS_CHANGED.value) and body["deny_groups"] == ["contencioso"]
     # The event coming back to the indexer (the API published it) changes nothing again.
@@ -409,7 +422,10 @@ def test_uploads_and_the_indexer_carry_deny_groups(world: World) -> None:
         form = {"access_groups": "socios,contencioso", "external_id": f"dms:{uuid.uuid4()}"}
         form |= {"deny_groups": deny} if deny is not None else {}
         async with world.client() as client:
-            response = await client.post("/documents", data=form, files={"file": ("nota.txt", b"nota sigilosa")})
+            headers = await world.headers(["socios"])
+            response = await client.post(
+                "/documents", data=form, files={"file": ("nota.txt", b"nota sigilosa")}, headers=headers
+            )
         assert response.status_code in (200, 202), response.text
         return response.json()
 

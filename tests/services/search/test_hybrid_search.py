@@ -19,6 +19,7 @@ from shared.lexicon import StatisticsRefresher, refresh_statistics
 from shared.payloads import DocumentMetadata
 from shared.settings import Settings
 from tests.fake_llm import FakeLLM, Reply, chat_completion, fake_llm_server
+from tests.identity import person_headers
 from tests.indexing import index_with_the_indexer
 
 OPEN = [
@@ -111,7 +112,7 @@ async def post_search(pool: asyncpg.Pool, settings: Settings, query: str) -> htt
     app = create_app(settings)
     app.state.db, app.state.embedder, app.state.index_guard = pool, embedder, IndexGuard(embedder)
     async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://test") as client:
-        return await client.post("/search", json={"query": query, "top_k": 3})
+        return await client.post("/search", json={"query": query, "top_k": 3}, headers=await person_headers(pool, []))
 
 
 async def test_the_llm_reranker_orders_and_explains_and_falls_back_on_failure(

@@ -75,7 +75,14 @@ def test_an_empty_pool_ranks_nothing() -> None:
 
 def test_full_text_candidates_are_preselected_on_the_informative_lexemes() -> None:
     stats = CollectionStatistics(chunks=1000, mean_lexemes=10.0, document_frequency={"contrat": 600, "fracion": 5})
-    assert preselection_query(["contrat", "fracion", "novo"], stats) == "'fracion' | 'novo'"
+    assert preselection_query(["contrat", "fracion", "novo"], stats) == "'novo' | 'fracion'"  # rarest first
     assert preselection_query(["contrat", "contrat"], stats) == ""  # only common words: dense candidates only
     assert preselection_query(["d'agu"], stats) == "'d''agu'"
     assert preselection_query([], stats) == ""
+
+
+def test_the_preselection_ranks_a_bounded_number_of_matches_on_a_large_index() -> None:
+    frequency = {"licit": 15_000, "fracion": 900, "despes": 4_000, "modal": 12_000}
+    stats = CollectionStatistics(chunks=100_000, mean_lexemes=80.0, document_frequency=frequency)
+    # Rarest first while their matches stay within the budget (900 + 4,000 <= 5,000; adding 12,000 is not).
+    assert preselection_query(["licit", "despes", "fracion", "modal"], stats) == "'fracion' | 'despes'"

@@ -1,4 +1,5 @@
 import { formatDateTime, stageLabel, STAGE_LABELS } from "../../lib/format";
+import { unstable_rethrow } from "next/navigation";
 import { apiGet, requireIdentity } from "../../lib/server";
 import type { IngestionStatus } from "../../lib/types";
 
@@ -24,12 +25,13 @@ function Counts({ title, counts }: { title: string; counts: Record<string, numbe
 }
 
 export default async function Ingestion() {
-  const identity = await requireIdentity("/ingestao");
+  await requireIdentity("/ingestao");
   let status: IngestionStatus | null = null;
   let error = "";
   try {
-    status = await apiGet<IngestionStatus>("/status", identity);
+    status = await apiGet<IngestionStatus>("/status", "/ingestao");
   } catch (err) {
+    unstable_rethrow(err); // a redirect to sign-in is not an error to show
     error = (err as Error).message;
   }
   if (!status) {

@@ -1,9 +1,8 @@
-// /api/* -> the search service, as the signed-in user: identity headers from the session, never from the browser.
-import type { NextRequest } from "next/server";
+// /api/* -> the search service, as the signed-in user: the bearer comes from the session cookie, never the browser.
 import { readConfig } from "../../../lib/config";
-import { identityFromToken } from "../../../lib/identity";
-import { downstreamHeaders, sameOrigin, upstreamHeaders, upstreamUrl } from "../../../lib/proxy";
-import { SESSION_COOKIE } from "../../../lib/session";
+import { loginPath } from "../../../lib/navigation";
+import { downstreamHeaders, isNavigation, sameOrigin, upstreamHeaders, upstreamUrl } from "../../../lib/proxy";
+import { clearedSessionCookie, isSecure, sessionTokenFromCookies } from "../../../lib/session";
 
 export const dynamic = "force-dynamic";
 
@@ -13,26 +12,20 @@ function problem(status: number, detail: string): Response {
   return Response.json({ detail }, { status, headers: { "cache-control": "no-store" } });
 }
 
-async function proxy(request: NextRequest, context: Context): Promise<Response> {
+async function proxy(request: Request, context: Context): Promise<Response> {
   const config = readConfig();
   if (!sameOrigin(request.method, request.headers)) return problem(403, "origem não permitida");
-  let identity;
-  try {
-    identity = identityFromToken(request.cookies.get(SESSION_COOKIE)?.value, config);
-  } catch (err) {
-    console.error(`precedente gateway: ${String(err)}`);
-    return problem(503, "cadastro de usuários indisponível");
-  }
-  if (!identity) return problem(401, "sessão ausente ou expirada: entre novamente");
   const { path } = await context.params;
-  const url = upstreamUrl(config.apiUrl, path, request.nextUrl.search);
+  const incoming = new URL(request.url);
+  const url = upstreamUrl(config.apiUrl, path, incoming.search);
   if (!url) return problem(404, "rota desconhecida");
+  const token = sessionTokenFromCookies(request.headers.get("cookie"));
   const hasBody = !["GET", "HEAD"].includes(request.method);
   let upstream: Response;
   try {
     upstream = await fetch(url, {
       method: request.method,
-      headers: upstreamHeaders(request.headers, identity, config),
+      headers: upstreamHeaders(request.headers, token),
       body: hasBody ? await request.arrayBuffer() : undefined,
       redirect: "manual",
       cache: "no-store",
@@ -41,7 +34,29 @@ async function proxy(request: NextRequest, context: Context): Promise<Response> 
     console.error(`precedente gateway: ${request.method} ${url}: ${String(err)}`);
     return problem(502, "serviço de busca indisponível");
   }
+  if (upstream.status === 401) {
+    // No session, or one the API no longer accepts (expired, signed out, user removed): the cookie is dead.
+    const cleared = token ? { "set-cookie": clearedSessionCookie(isSecure(request)) } : undefined;
+    if (isNavigation(request.headers)) {
+      // A link opened in the browser (the document link, say): the sign-in page, then back here.
+      // Read, not cancelled: Next's fetch may tee the body, and cancelling one branch waits for the other.
+      await upstream.arrayBuffer().catch(() => undefined);
+      const location = loginPath(`${incoming.pathname}${incoming.search}`);
+      return new Response(null, { status: 303, headers: { location, "cache-control": "no-store", ...cleared } });
+    }
+    const headers = downstreamHeaders(upstream.headers);
+    if (cleared) headers.append("set-cookie", cleared["set-cookie"]);
+    return new Response(upstream.body, { status: 401, headers });
+  }
   return new Response(upstream.body, { status: upstream.status, headers: downstreamHeaders(upstream.headers) });
 }
 
-export { proxy as DELETE, proxy as GET, proxy as PATCH, proxy as POST, proxy as PUT };
+/**
+ * No CORS: only this origin's pages call /api/*, and same-origin requests never send a preflight. A preflight
+ * from another site gets no Access-Control-Allow-* (nor Allow) header, so the browser refuses the real request.
+ */
+function preflight(): Response {
+  return new Response(null, { status: 405, headers: { "cache-control": "no-store" } });
+}
+
+export { proxy as DELETE, proxy as GET, proxy as PATCH, proxy as POST, proxy as PUT, preflight as OPTIONS };

@@ -1,14 +1,15 @@
+// The sign-in form posts here; the search API checks the password and hands back a session token for the cookie.
+import { apiLogin } from "../../../lib/authApi";
 import { readConfig } from "../../../lib/config";
+import { loginPath, safeNext } from "../../../lib/navigation";
 import { sameOrigin } from "../../../lib/proxy";
-import { safeNext } from "../../../lib/server";
-import { sessionCookie, signSession } from "../../../lib/session";
-import { authenticate, loadUsers } from "../../../lib/users";
+import { isSecure, maxAgeFrom, sessionCookie } from "../../../lib/session";
 
 export const dynamic = "force-dynamic";
 
-function isSecure(request: Request): boolean {
-  return new URL(request.url).protocol === "https:" || request.headers.get("x-forwarded-proto") === "https";
-}
+// Longer than any real name or passphrase: the API is not asked to hash megabytes.
+const MAX_USER = 200;
+const MAX_PASSWORD = 1024;
 
 function seeOther(location: string, cookie?: string): Response {
   const headers = new Headers({ Location: location, "Cache-Control": "no-store" });
@@ -17,22 +18,24 @@ function seeOther(location: string, cookie?: string): Response {
 }
 
 export async function POST(request: Request): Promise<Response> {
-  const config = readConfig();
   if (!sameOrigin(request.method, request.headers)) return new Response("origem não permitida", { status: 403 });
   const form = await request.formData().catch(() => new FormData());
   const next = safeNext(String(form.get("next") ?? "/"));
-  if (!config.usersFile) return seeOther(next); // demo mode: nobody signs in
-  const username = String(form.get("username") ?? "").trim();
+  const user = String(form.get("username") ?? "").trim();
   const password = String(form.get("password") ?? "");
-  let users;
-  try {
-    users = loadUsers(config.usersFile);
-  } catch (err) {
-    console.error(`precedente gateway: cannot read the users file ${config.usersFile}: ${String(err)}`);
-    return seeOther(`/login?erro=indisponivel&next=${encodeURIComponent(next)}`);
+  if (!user || !password || user.length > MAX_USER || password.length > MAX_PASSWORD) {
+    return seeOther(loginPath(next, "credenciais"));
   }
-  if (!authenticate(users, username, password)) {
-    return seeOther(`/login?erro=credenciais&next=${encodeURIComponent(next)}`);
+  const result = await apiLogin(readConfig(), user, password);
+  switch (result.kind) {
+    case "ok":
+      return seeOther(next, sessionCookie(result.token, maxAgeFrom(result.expiresAt), isSecure(request)));
+    case "refused":
+      return seeOther(loginPath(next, "credenciais"));
+    case "throttled":
+      return seeOther(loginPath(next, "tentativas"));
+    case "unavailable":
+      console.error(`precedente gateway: sign-in unavailable: ${result.reason}`);
+      return seeOther(loginPath(next, "indisponivel"));
   }
-  return seeOther(next, sessionCookie(signSession(username, config.secret), isSecure(request)));
 }

@@ -1,11 +1,20 @@
-import { clearedSessionCookie } from "../../../lib/session";
+// Sign-out: the API ends the session (the token dies everywhere), then the cookie is cleared here.
+import { apiLogout } from "../../../lib/authApi";
+import { readConfig } from "../../../lib/config";
+import { sameOrigin } from "../../../lib/proxy";
+import { clearedSessionCookie, isSecure, sessionTokenFromCookies } from "../../../lib/session";
 
 export const dynamic = "force-dynamic";
 
-export function POST(request: Request): Response {
-  const secure = new URL(request.url).protocol === "https:" || request.headers.get("x-forwarded-proto") === "https";
+export async function POST(request: Request): Promise<Response> {
+  if (!sameOrigin(request.method, request.headers)) return new Response("origem não permitida", { status: 403 });
+  const token = sessionTokenFromCookies(request.headers.get("cookie"));
+  if (token && !(await apiLogout(readConfig(), token))) {
+    // The cookie goes anyway; the token then lapses at its expiry (12 h) instead of now.
+    console.error("precedente gateway: POST /auth/logout failed; the session ends at its expiry");
+  }
   return new Response(null, {
     status: 303,
-    headers: { Location: "/login", "Set-Cookie": clearedSessionCookie(secure), "Cache-Control": "no-store" },
+    headers: { Location: "/login", "Set-Cookie": clearedSessionCookie(isSecure(request)), "Cache-Control": "no-store" },
   });
 }

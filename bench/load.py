@@ -1,0 +1,168 @@
+"""Load: 20 lawyers searching at once for 2 minutes against a 10,000-document index, while ingestion runs.
+
+A real `precedente up` (every service, embedded PostgreSQL and broker, authentication on) gets 10,000
+synthetic documents written straight into its database (bench/search_scale.py's corpus: real legal
+sentences recombined, real vectors mixed; chunks per document as a firm's base has them, about 20 on
+average), then people made through the admin API sign in and search in closed loops with JurisTCU's
+queries (each its own account and groups, with an optional think time between searches), while the real
+PDFs of ../shared/docs go through the whole pipeline. Reports throughput, p50/p95/p99 latency, errors by
+status, and what ingestion did meanwhile. Target (issue #8): p95 <= 1 s and no errors.
+
+    .venv/bin/python bench/load.py [--documents 10000] [--searchers 20] [--seconds 120] [--think 0]
+"""
+
+import argparse
+import asyncio
+import itertools
+import json
+import os
+import random
+import statistics
+import sys
+import tempfile
+import threading
+import time
+from collections import Counter
+from pathlib import Path
+
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import httpx  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import search_scale  # noqa: E402
+
+from precedente.harness import FINAL, RunningStack  # noqa: E402
+from shared.db import create_pool  # noqa: E402
+from shared.lexicon import refresh_statistics  # noqa: E402
+
+SHARED = search_scale.SHARED
+GROUP_SETS = [["contencioso"], ["tributario"], ["trabalhista"], ["contencioso", "diretoria"], []]
+
+
+async def build_index(database_url: str, documents: int) -> tuple[int, int]:
+    """Write `documents` synthetic documents and their chunks into the stack's database; (documents, chunks)."""
+    base, lengths = search_scale.load_base("enpt")
+    corpus = search_scale.Corpus(base, lengths)
+    made_documents, made_chunks = [], []
+    for _ in range(documents):
+        document, chunks = corpus.document()
+        made_documents.append(document)
+        made_chunks += chunks
+    pool = await create_pool(database_url, max_size=2)
+    try:
+        async with pool.acquire() as conn:
+            await conn.execute("SET maintenance_work_mem = '1GB'")
+            timings = await search_scale.load(conn, made_documents, made_chunks, "after")
+        await refresh_statistics(pool)
+    finally:
+        await pool.close()
+    print("  " + ", ".join(f"{what} {seconds:.0f} s" for what, seconds in timings.items()), flush=True)
+    return len(made_documents), len(made_chunks)
+
+
+def ingest_in_background(stack: RunningStack, stop: threading.Event, report: dict) -> None:
+    """Upload the real sample PDFs (again and again, each time as new content) until told to stop."""
+    files = sorted((SHARED / "docs").glob("*.pdf"))
+    ids: dict[str, None] = {}
+    with httpx.Client(base_url=stack.url, timeout=120, headers=stack.client.headers) as client:
+        for round_ in itertools.count():
+            for path in files:
+                if stop.is_set():
+                    report["uploaded"] = len(ids)
+                    report["ids"] = list(ids)
+                    return
+                data = path.read_bytes() + f"\n%% load round {round_}\n".encode()  # a new version each round
+                answer = client.post(
+                    "/documents",
+                    files={"file": (path.name, data, "application/pdf")},
+                    data={"external_id": f"load:{round_}:{path.name}"},
+                )
+                if answer.status_code in (200, 202):
+                    ids[answer.json()["document_id"]] = None
+                else:
+                    report.setdefault("upload_errors", Counter())[answer.status_code] += 1
+                time.sleep(2)
+
+
+async def searcher(url: str, token: str, queries: list[str], until: float, think: float, seed: int) -> list:
+    rng = random.Random(seed)
+    outcomes = []
+    async with httpx.AsyncClient(base_url=url, headers={"Authorization": f"Bearer {token}"}, timeout=60) as client:
+        if think:  # people do not all press Enter in the same instant: start spread over one think time
+            await asyncio.sleep(rng.uniform(0, think))
+        while time.monotonic() < until:
+            started = time.perf_counter()
+            try:
+                answer = await client.post("/search", json={"query": rng.choice(queries), "top_k": 5})
+                outcomes.append((time.perf_counter() - started, answer.status_code))
+            except httpx.HTTPError as err:
+                outcomes.append((time.perf_counter() - started, type(err).__name__))
+            if think:
+                await asyncio.sleep(rng.uniform(0.5 * think, 1.5 * think))
+    return outcomes
+
+
+def percentile(values: list[float], p: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(int(p / 100 * len(ordered)), len(ordered) - 1)]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--documents", type=int, default=10_000)
+    parser.add_argument("--searchers", type=int, default=20)
+    parser.add_argument("--seconds", type=float, default=120)
+    parser.add_argument("--think", type=float, default=0.0, help="mean seconds between a searcher's searches")
+    parser.add_argument("--no-ingest", action="store_true", help="searchers only, to tell their cost from ingestion's")
+    args = parser.parse_args()
+    lines = (SHARED / "bench" / "juristcu" / "queries.jsonl").read_text().splitlines()
+    queries = [json.loads(line)["text"] for line in lines]
+    with (
+        tempfile.TemporaryDirectory(prefix="precedente-load-") as folder,
+        RunningStack(Path(folder) / "stack") as stack,
+    ):
+        print(f"stack up at {stack.url}; writing {args.documents} documents into its index", flush=True)
+        started = time.perf_counter()
+        documents, chunks = asyncio.run(build_index(stack._database_url(), args.documents))
+        print(f"index: {documents} documents, {chunks} chunks in {time.perf_counter() - started:.0f} s", flush=True)
+        tokens = []
+        for n in range(args.searchers):
+            groups = ",".join(GROUP_SETS[n % len(GROUP_SETS)])
+            header = stack.headers(groups or None, user=f"advogado{n:02d}", roles=())
+            tokens.append(header["Authorization"].removeprefix("Bearer "))
+        stop, ingestion = threading.Event(), {}
+        uploader = threading.Thread(target=ingest_in_background, args=(stack, stop, ingestion), daemon=True)
+        if not args.no_ingest:
+            uploader.start()
+            time.sleep(5)  # ingestion under way before the searchers start
+        load_before = os.getloadavg()[0]
+
+        async def run_all() -> list:
+            until = time.monotonic() + args.seconds
+            runs = [searcher(stack.url, t, queries, until, args.think, i) for i, t in enumerate(tokens)]
+            return [o for outcome in await asyncio.gather(*runs) for o in outcome]
+
+        began = time.perf_counter()
+        outcomes = asyncio.run(run_all())
+        wall = time.perf_counter() - began
+        load_after = os.getloadavg()[0]
+        stop.set()
+        if uploader.is_alive():
+            uploader.join(timeout=180)
+        stages = Counter(stack.status(i)["stage"] for i in ingestion.get("ids", []))
+    latencies = [seconds * 1000 for seconds, status in outcomes if status == 200]
+    errors = Counter(str(status) for _, status in outcomes if status != 200)
+    print(f"\n{args.searchers} searchers, {wall:.0f} s, think time {args.think} s, {documents} documents "
+          f"({chunks} chunks), load average {load_before:.1f} -> {load_after:.1f} (2 cores)")  # fmt: skip
+    print(f"searches: {len(outcomes)} ({len(outcomes) / wall:.1f}/s), errors: {dict(errors) or 0}")
+    if latencies:
+        print(f"latency ms: p50 {statistics.median(latencies):.0f}  p95 {percentile(latencies, 95):.0f}  "
+              f"p99 {percentile(latencies, 99):.0f}  max {max(latencies):.0f}")  # fmt: skip
+    finished = sum(n for stage, n in stages.items() if stage in FINAL)
+    print(f"ingestion meanwhile: {ingestion.get('uploaded', 0)} PDFs uploaded, stages at the end {dict(stages)}"
+          f" ({finished} finished), upload errors {dict(ingestion.get('upload_errors', {})) or 0}")  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()

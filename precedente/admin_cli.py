@@ -1,0 +1,200 @@
+"""`precedente users`, `precedente keys` and `precedente audit`: accounts and the audit log.
+
+Through a running instance with an admin credential (PRECEDENTE_API_KEY, or the admin key `precedente up`
+keeps in its data directory), or with --local straight in the database of PRECEDENTE_DATABASE_URL: how an
+operator makes the first accounts of a production deployment, before anyone can sign in.
+"""
+
+import asyncio
+import json
+import sys
+from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime, timedelta
+from typing import Annotated, Any
+
+import asyncpg
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from precedente.credentials import api_client
+from shared import accounts
+from shared.db import create_pool
+from shared.settings import Settings
+
+console = Console()
+users_app = typer.Typer(help="People who sign in: add, list, remove.", no_args_is_help=True)
+keys_app = typer.Typer(help="API keys of systems and scripts: create, list, revoke.", no_args_is_help=True)
+
+ApiOption = Annotated[str | None, typer.Option("--api", help="Search API URL (default PRECEDENTE_API_URL).")]
+LocalOption = Annotated[
+    bool, typer.Option("--local", help="Straight in the database (PRECEDENTE_DATABASE_URL), not through the API.")
+]
+JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON.")]
+OPERATOR = "operator (--local)"
+
+
+def _api(method: str, path: str, api: str | None, **kwargs: Any) -> Any:
+    with api_client(api) as http:
+        response = http.request(method, path, **kwargs)
+    if response.status_code >= 400:
+        is_json = "json" in response.headers.get("content-type", "")
+        console.print(
+            f"[red]{response.status_code}[/red] {response.json().get('detail') if is_json else response.text}"
+        )
+        raise typer.Exit(1)
+    return response.json() if response.content else None
+
+
+def _local(work: Callable[[asyncpg.Pool], Awaitable[Any]]) -> Any:
+    url = Settings().database_url
+    if not url:
+        console.print("[red]--local needs PRECEDENTE_DATABASE_URL[/red]")
+        raise typer.Exit(2)
+
+    async def run() -> Any:
+        pool = await create_pool(url)
+        try:
+            return await work(pool)
+        finally:
+            await pool.close()
+
+    try:
+        return asyncio.run(run())
+    except accounts.AccountError as err:
+        console.print(f"[red]{err}[/red]")
+        raise typer.Exit(1) from err
+
+
+def _print(rows: list[dict[str, Any]], columns: list[str], as_json: bool) -> None:
+    if as_json:
+        sys.stdout.write(json.dumps(rows, ensure_ascii=False, indent=2, default=str) + "\n")
+        return
+    table = Table(*columns)
+    for row in rows:
+        table.add_row(*(", ".join(v) if isinstance(v := row.get(c), list) else str(v or "") for c in columns))
+    console.print(table)
+
+
+@users_app.command("add")
+def users_add(
+    name: str,
+    groups: Annotated[str, typer.Option(help="Comma-separated groups (matters, practice areas, clients).")] = "",
+    admin: Annotated[bool, typer.Option("--admin", help="Manages users, keys and reads the audit log.")] = False,
+    reviewer: Annotated[bool, typer.Option("--reviewer", help="Works the review queue.")] = False,
+    api: ApiOption = None,
+    local: LocalOption = False,
+) -> None:
+    """Add a person; prints a generated one-time password to hand over."""
+    roles = [r for r, wanted in (("admin", admin), ("reviewer", reviewer)) if wanted]
+    if local:
+        password = _local(
+            lambda pool: accounts.create_user(pool, name, groups=groups, roles=roles, created_by=OPERATOR)
+        )
+    else:
+        body = {"name": name, "groups": accounts.clean_names(groups, "group"), "roles": roles}
+        password = _api("POST", "/users", api, json=body)["password"]
+    console.print(f"user {name} added; one-time password (shown only now): {password}", markup=False)
+
+
+@users_app.command("list")
+def users_list(api: ApiOption = None, local: LocalOption = False, as_json: JsonOption = False) -> None:
+    rows = _local(accounts.list_users) if local else _api("GET", "/users", api)
+    _print(rows, ["name", "groups", "roles", "created_by", "created_at"], as_json)
+
+
+@users_app.command("remove")
+def users_remove(name: str, api: ApiOption = None, local: LocalOption = False) -> None:
+    """Remove a person: their sessions end at once."""
+    if local:
+        if not _local(lambda pool: accounts.remove_user(pool, name)):
+            console.print(f"[red]no user {name}[/red]")
+            raise typer.Exit(1)
+    else:
+        _api("DELETE", f"/users/{name}", api)
+    console.print(f"user {name} removed")
+
+
+@keys_app.command("create")
+def keys_create(
+    scope: Annotated[str, typer.Option(help="search, ingest, review or admin (comma-separated for several).")],
+    name: Annotated[str, typer.Option(help="What uses it, e.g. 'DMS Procuradoria'.")] = "",
+    groups: Annotated[str, typer.Option(help="Comma-separated groups whose documents it may see.")] = "",
+    api: ApiOption = None,
+    local: LocalOption = False,
+) -> None:
+    """Create an API key; prints it once (send it as Authorization: Bearer <key>)."""
+    name = name or f"{scope} key"
+    if local:
+        key_id, key = _local(
+            lambda pool: accounts.create_key(pool, name, scopes=scope, groups=groups, created_by=OPERATOR)
+        )
+    else:
+        body = {
+            "name": name,
+            "scopes": accounts.clean_names(scope, "scope"),
+            "groups": accounts.clean_names(groups, "group"),
+        }
+        made = _api("POST", "/keys", api, json=body)
+        key_id, key = made["id"], made["key"]
+    console.print(f"key {key_id} ({scope}) created; shown only now:\n{key}", markup=False)
+
+
+@keys_app.command("list")
+def keys_list(api: ApiOption = None, local: LocalOption = False, as_json: JsonOption = False) -> None:
+    rows = _local(accounts.list_keys) if local else _api("GET", "/keys", api)
+    _print(rows, ["id", "name", "scopes", "groups", "created_by", "revoked_at", "last_used_at"], as_json)
+
+
+@keys_app.command("revoke")
+def keys_revoke(key_id: str, api: ApiOption = None, local: LocalOption = False) -> None:
+    if local:
+        if not _local(lambda pool: accounts.revoke_key(pool, key_id)):
+            console.print(f"[red]no active key {key_id}[/red]")
+            raise typer.Exit(1)
+    else:
+        _api("DELETE", f"/keys/{key_id}", api)
+    console.print(f"key {key_id} revoked")
+
+
+def _since(value: str | None) -> datetime | None:
+    """An ISO date or time, or a span back from now: 30m, 12h, 7d."""
+    if not value:
+        return None
+    units = {"m": "minutes", "h": "hours", "d": "days"}
+    if value[-1] in units and value[:-1].isdigit():
+        return datetime.now(UTC) - timedelta(**{units[value[-1]]: int(value[:-1])})
+    try:
+        moment = datetime.fromisoformat(value)
+    except ValueError as err:
+        raise typer.BadParameter(f"{value!r}: an ISO date/time or a span such as 30m, 12h, 7d") from err
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+def audit_command(
+    user: Annotated[str | None, typer.Option(help="Only this actor (a user name, or key:<name>).")] = None,
+    since: Annotated[str | None, typer.Option(help="ISO date/time, or a span back from now: 30m, 12h, 7d.")] = None,
+    action: Annotated[
+        str | None, typer.Option(help="Only this action or family: search, document, review.approve...")
+    ] = None,
+    limit: Annotated[int, typer.Option(help="At most this many entries, newest first.")] = 200,
+    api: ApiOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Read the audit log: who searched for what, opened which document, changed which access list or account."""
+    params: dict[str, Any] = {"limit": limit}
+    if moment := _since(since):
+        params["since"] = moment.isoformat()
+    params.update({k: v for k, v in {"user": user, "action": action}.items() if v})
+    entries = _api("GET", "/audit", api, params=params)
+    if as_json:
+        sys.stdout.write(json.dumps(entries, ensure_ascii=False, indent=2) + "\n")
+        return
+    table = Table("at", "actor", "action", "documents", "query / detail")
+    for entry in entries:
+        what = entry["query"] if entry["query"] is not None else json.dumps(entry["detail"], ensure_ascii=False)
+        documents = ", ".join(d[:8] for d in entry["document_ids"][:5]) + (
+            "…" if len(entry["document_ids"]) > 5 else ""
+        )
+        table.add_row(entry["at"][:19], entry["actor"], entry["action"], documents, what[:120])
+    console.print(table)

@@ -1,0 +1,54 @@
+// Sign-in and sign-out against the search API (POST /auth/login, /auth/logout): the API owns accounts and sessions.
+import type { GatewayConfig } from "./config";
+import { bearer } from "./identity";
+import { validToken } from "./session";
+
+export type LoginResult =
+  | { kind: "ok"; token: string; expiresAt: string | undefined }
+  | { kind: "refused" }
+  | { kind: "throttled" }
+  | { kind: "unavailable"; reason: string };
+
+const TIMEOUT_MS = 15_000;
+
+export async function apiLogin(config: GatewayConfig, user: string, password: string): Promise<LoginResult> {
+  let response: Response;
+  try {
+    response = await fetch(`${config.apiUrl}/auth/login`, {
+      method: "POST",
+      headers: { accept: "application/json", "content-type": "application/json" },
+      body: JSON.stringify({ user, password }),
+      cache: "no-store",
+      redirect: "manual",
+      signal: AbortSignal.timeout(TIMEOUT_MS),
+    });
+  } catch (err) {
+    return { kind: "unavailable", reason: String(err) };
+  }
+  if (response.status === 429) return { kind: "throttled" };
+  if (response.status >= 500 || (response.status >= 300 && response.status < 400)) {
+    return { kind: "unavailable", reason: `POST /auth/login: ${response.status}` };
+  }
+  if (response.status !== 200) return { kind: "refused" }; // 401, or 4xx for a malformed name
+  const body = (await response.json().catch(() => null)) as { token?: unknown; expires_at?: unknown } | null;
+  const token = validToken(typeof body?.token === "string" ? body.token : undefined);
+  if (!token) return { kind: "unavailable", reason: "POST /auth/login: no usable token in the answer" };
+  return { kind: "ok", token, expiresAt: typeof body?.expires_at === "string" ? body.expires_at : undefined };
+}
+
+/** Ends the session at the API, so the token stops working even if a copy of the cookie survives. */
+export async function apiLogout(config: GatewayConfig, token: string): Promise<boolean> {
+  try {
+    const response = await fetch(`${config.apiUrl}/auth/logout`, {
+      method: "POST",
+      headers: { accept: "application/json", ...bearer(token) },
+      cache: "no-store",
+      redirect: "manual",
+      signal: AbortSignal.timeout(TIMEOUT_MS),
+    });
+    await response.arrayBuffer().catch(() => undefined); // drained (a small answer) so the connection is reused
+    return response.ok || response.status === 401; // 401: already ended
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,301 @@
+"""Who is calling: every route but /health needs `Authorization: Bearer <token>`, one of
+- a session token of a person signed in with a local account (`POST /auth/login`),
+- an API key of a system (scopes search, ingest, review, admin; groups of its own),
+- a JWT from the firm's OpenID Connect provider (PRECEDENTE_OIDC_*), verified against its key set.
+PRECEDENTE_AUTH_MODE=none makes everyone one anonymous caller: for local demos only, and it says so.
+
+Also here: sign-in and sign-out, the admin routes that manage people and keys, and per-caller rate limits.
+"""
+
+import asyncio
+import json
+import logging
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import jwt
+from fastapi import APIRouter, HTTPException, Request, Response
+from pydantic import BaseModel, Field
+
+from services.search import audit
+from services.search.deps import AdminDep, CallerDep, DbDep
+from services.search.ratelimit import RateLimiter, retry_after
+from shared import accounts
+from shared.accounts import ROLES, AccountError, Identity, clean_names
+from shared.settings import Settings
+
+log = logging.getLogger(__name__)
+router = APIRouter(tags=["identity"])
+
+DEMO_USER = "demonstracao"
+# Asymmetric algorithms only: an HMAC "JWT" would be signed with a secret the issuer shares with everyone.
+OIDC_ALGORITHMS = ["RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA"]
+
+
+def _unauthorized(detail: str) -> HTTPException:
+    return HTTPException(401, detail, headers={"WWW-Authenticate": "Bearer"})
+
+
+class OidcVerifier:
+    """JWT bearer tokens of one issuer: signature against its key set, exp/nbf/iat, iss and (if set) aud."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.jwks_client: jwt.PyJWKClient | None = None
+        self.keys: jwt.PyJWKSet | None = None
+        if settings.oidc_jwks_file:
+            self.keys = jwt.PyJWKSet.from_dict(json.loads(Path(settings.oidc_jwks_file).read_text()))
+        elif settings.oidc_jwks_url:
+            self.jwks_client = jwt.PyJWKClient(settings.oidc_jwks_url, cache_keys=True, lifespan=3600, timeout=5)
+        else:
+            raise ValueError("PRECEDENTE_OIDC_ISSUER is set without PRECEDENTE_OIDC_JWKS_URL or _JWKS_FILE")
+
+    def _signing_key(self, token: str) -> Any:
+        if self.jwks_client is not None:
+            return self.jwks_client.get_signing_key_from_jwt(token).key  # fetches again on an unknown kid
+        assert self.keys is not None
+        kid = jwt.get_unverified_header(token).get("kid")
+        for key in self.keys.keys:
+            if kid is None or key.key_id == kid:
+                return key.key
+        raise jwt.InvalidTokenError("no key of the issuer's key set matches the token's kid")
+
+    async def verify(self, token: str) -> Identity:
+        s = self.settings
+        try:
+            key = await asyncio.to_thread(self._signing_key, token)
+            claims = jwt.decode(
+                token,
+                key,
+                algorithms=OIDC_ALGORITHMS,
+                issuer=s.oidc_issuer,
+                audience=s.oidc_audience or None,
+                options={"require": ["exp", "iss", "sub"], "verify_aud": bool(s.oidc_audience)},
+                leeway=30,
+            )
+        except (jwt.PyJWTError, OSError) as err:
+            raise _unauthorized(f"invalid bearer token: {err}") from err
+        user = claims.get(s.oidc_user_claim) or claims["sub"]
+
+        def names(claim: str) -> list[str]:
+            value = claims.get(claim) or []
+            values = value.split() if isinstance(value, str) else value if isinstance(value, list) else []
+            return [v for v in values if isinstance(v, str) and accounts.NAME_PATTERN.fullmatch(v)]
+
+        roles = [r for r in names(s.oidc_roles_claim) if r in ROLES]
+        return Identity(str(user), "oidc", sorted(set(names(s.oidc_groups_claim))), roles, credential=f"oidc:{user}")
+
+
+class Authenticator:
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.oidc = OidcVerifier(settings) if settings.oidc_issuer else None
+        self.limits = {
+            "search": RateLimiter(
+                settings.rate_limit_searches_per_minute, int(settings.rate_limit_searches_per_minute / 5)
+            ),
+            "upload": RateLimiter(
+                settings.rate_limit_uploads_per_minute, int(settings.rate_limit_uploads_per_minute / 5)
+            ),
+        }
+        attempts = settings.login_attempts_per_minute
+        self.logins = RateLimiter(attempts, max(int(attempts), 1))  # per user name
+        # Per client address, more: behind the gateway every person signs in from the gateway's address.
+        self.logins_per_client = RateLimiter(attempts * 6, max(int(attempts * 6), 1))
+        self.anonymous = Identity(DEMO_USER, "anonymous", clean_names(settings.demo_groups, "group"))
+        if settings.auth_mode == "none":
+            log.warning(
+                "AUTHENTICATION IS OFF (PRECEDENTE_AUTH_MODE=none): every caller is %r with groups %s. "
+                "For local demonstrations only; never expose this instance.",
+                DEMO_USER,
+                self.anonymous.groups or "(none: public documents)",
+            )
+
+    async def authenticate(self, request: Request) -> Identity:
+        if self.settings.auth_mode == "none":
+            return self.anonymous
+        scheme, _, token = request.headers.get("authorization", "").partition(" ")
+        token = token.strip()
+        if scheme.lower() != "bearer" or not token:
+            raise _unauthorized("authentication required: send Authorization: Bearer <token>")
+        if token.startswith((accounts.SESSION_PREFIX, accounts.KEY_PREFIX)):
+            who = await accounts.resolve(request.app.state.db, token)
+            if who is None:
+                raise _unauthorized("invalid, expired or revoked credential")
+        elif self.oidc is not None and token.count(".") == 2:
+            who = await self.oidc.verify(token)
+        else:
+            raise _unauthorized("unknown kind of credential")
+        return who
+
+    def throttle(self, who: Identity, what: str) -> None:
+        """429 when the caller has spent their budget of searches or uploads: one runaway script or
+        crawler must not starve everyone else (the cheap routes are not limited)."""
+        if wait := self.limits[what].take(who.credential or who.user):
+            raise HTTPException(429, f"too many {what}s; slow down", headers={"Retry-After": retry_after(wait)})
+
+
+class LoginRequest(BaseModel):
+    user: str = Field(max_length=100)
+    password: str = Field(max_length=1000)
+
+
+class LoginAnswer(BaseModel):
+    token: str
+    user: str
+    groups: list[str]
+    roles: list[str]
+    expires_at: datetime
+
+
+class Me(BaseModel):
+    user: str
+    kind: str
+    groups: list[str]
+    roles: list[str]
+    scopes: list[str]
+    permissions: list[str]
+    auth_mode: str
+
+
+@router.post("/auth/login", response_model=LoginAnswer)
+async def login(body: LoginRequest, request: Request, db: DbDep) -> LoginAnswer:
+    authenticator: Authenticator = request.app.state.authenticator
+    client = request.client.host if request.client else "?"
+    limits = ((authenticator.logins, body.user), (authenticator.logins_per_client, client))
+    for limiter, key in limits:  # a guessing loop on one name, or from one place
+        if wait := limiter.take(key):
+            raise HTTPException(429, "too many sign-in attempts; wait", headers={"Retry-After": retry_after(wait)})
+    signed_in = await accounts.login(db, body.user, body.password)
+    if signed_in is None:
+        known = accounts.NAME_PATTERN.fullmatch(body.user) is not None
+        failed = Identity(body.user if known else "(invalid name)", "user")
+        await audit.record(db, failed, "auth.login_failed", detail={"client": client})
+        raise HTTPException(401, "usuário ou senha incorretos")
+    token, who, expires_at = signed_in
+    await audit.record(db, who, "auth.login", detail={"client": client})
+    return LoginAnswer(token=token, user=who.user, groups=who.groups, roles=who.roles, expires_at=expires_at)
+
+
+@router.post("/auth/logout", status_code=204)
+async def logout(request: Request, who: CallerDep, db: DbDep) -> Response:
+    _, _, token = request.headers.get("authorization", "").partition(" ")
+    if who.kind == "user":
+        await accounts.logout(db, token.strip())
+        await audit.record(db, who, "auth.logout")
+    return Response(status_code=204)
+
+
+@router.get("/auth/me", response_model=Me)
+async def me(request: Request, who: CallerDep) -> Me:
+    return Me(
+        user=who.user,
+        kind=who.kind,
+        groups=who.groups,
+        roles=who.roles,
+        scopes=who.scopes,
+        permissions=sorted(who.permissions),
+        auth_mode=request.app.state.settings.auth_mode,
+    )
+
+
+class NewUser(BaseModel):
+    name: str
+    groups: list[str] = Field(default_factory=list, max_length=1000)
+    roles: list[str] = Field(default_factory=list)
+    password: str | None = Field(None, description="At least 12 characters; omitted: one is generated and returned.")
+
+
+class UserCreated(BaseModel):
+    name: str
+    groups: list[str]
+    roles: list[str]
+    password: str | None = Field(None, description="Only when generated; shown this once.")
+
+
+class UserInfo(BaseModel):
+    name: str
+    groups: list[str]
+    roles: list[str]
+    created_by: str
+    created_at: datetime
+
+
+class NewKey(BaseModel):
+    name: str
+    scopes: list[str]
+    groups: list[str] = Field(default_factory=list, max_length=1000)
+
+
+class KeyCreated(BaseModel):
+    id: str
+    key: str = Field(description="Shown this once; only its digest is kept.")
+    name: str
+    scopes: list[str]
+    groups: list[str]
+
+
+class KeyInfo(BaseModel):
+    id: str
+    name: str
+    scopes: list[str]
+    groups: list[str]
+    created_by: str
+    created_at: datetime
+    revoked_at: datetime | None
+    last_used_at: datetime | None
+
+
+@router.post("/users", status_code=201, response_model=UserCreated)
+async def add_user(body: NewUser, who: AdminDep, db: DbDep) -> UserCreated:
+    try:
+        password = await accounts.create_user(
+            db, body.name, groups=body.groups, roles=body.roles, created_by=who.user, password=body.password
+        )
+    except AccountError as err:
+        raise HTTPException(409 if "already exists" in str(err) else 422, str(err)) from err
+    groups, roles = clean_names(body.groups, "group"), clean_names(body.roles, "role")
+    await audit.record(db, who, "user.add", detail={"name": body.name, "groups": groups, "roles": roles})
+    return UserCreated(name=body.name, groups=groups, roles=roles, password=None if body.password else password)
+
+
+@router.get("/users", response_model=list[UserInfo])
+async def users(who: AdminDep, db: DbDep) -> list[UserInfo]:
+    return [UserInfo(**user) for user in await accounts.list_users(db)]
+
+
+@router.delete("/users/{name}", status_code=204)
+async def remove_user(name: str, who: AdminDep, db: DbDep) -> Response:
+    if not await accounts.remove_user(db, name):
+        raise HTTPException(404, "no such user")
+    await audit.record(db, who, "user.remove", detail={"name": name})
+    return Response(status_code=204)
+
+
+@router.post("/keys", status_code=201, response_model=KeyCreated)
+async def create_key(body: NewKey, who: AdminDep, db: DbDep) -> KeyCreated:
+    try:
+        key_id, key = await accounts.create_key(
+            db, body.name, scopes=body.scopes, groups=body.groups, created_by=who.user
+        )
+    except AccountError as err:
+        raise HTTPException(422, str(err)) from err
+    scopes, groups = clean_names(body.scopes, "scope"), clean_names(body.groups, "group")
+    await audit.record(
+        db, who, "key.create", detail={"id": key_id, "name": body.name, "scopes": scopes, "groups": groups}
+    )
+    return KeyCreated(id=key_id, key=key, name=body.name, scopes=scopes, groups=groups)
+
+
+@router.get("/keys", response_model=list[KeyInfo])
+async def keys(who: AdminDep, db: DbDep) -> list[KeyInfo]:
+    return [KeyInfo(**key) for key in await accounts.list_keys(db)]
+
+
+@router.delete("/keys/{key_id}", status_code=204)
+async def revoke_key(key_id: str, who: AdminDep, db: DbDep) -> Response:
+    if not await accounts.revoke_key(db, key_id):
+        raise HTTPException(404, "no such active key")
+    await audit.record(db, who, "key.revoke", detail={"id": key_id})
+    return Response(status_code=204)

@@ -1,0 +1,268 @@
+"""People, sessions and API keys in PostgreSQL: what the search API authenticates against and what
+`precedente users` / `precedente keys` manage (through the API, or straight in the database).
+
+Secrets are shown once and never stored: passwords as scrypt hashes, session tokens and API key secrets
+(256 random bits) as SHA-256 digests.
+"""
+
+import base64
+import hashlib
+import hmac
+import re
+import secrets
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import asyncpg
+
+from shared.contracts import EVERYONE
+
+SESSION_PREFIX = "prs_"
+KEY_PREFIX = "prk_"
+SESSION_TTL = timedelta(hours=12)
+ADMIN_KEY_FILE = "admin.key"  # in the data directory of `precedente up`: the local CLI's credential
+
+ROLES = ("reviewer", "admin")
+SCOPES = ("search", "ingest", "review", "admin")
+PERMISSIONS = frozenset(SCOPES)
+# What a person may do besides their roles: search and open documents, upload, change access lists.
+PERSON_PERMISSIONS = frozenset({"search", "ingest"})
+
+# Safe in a header, a URL segment, a log line and the comma-separated groups of a form field.
+NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@+-]{0,99}$")
+
+# scrypt at N=2^14, r=8: about 16 MiB and 50 ms a check, the cost OWASP suggests for interactive logins.
+_SCRYPT_N, _SCRYPT_R, _SCRYPT_P = 2**14, 8, 1
+
+
+class AccountError(ValueError):
+    """A request about accounts that cannot be honoured; the message is safe to show the caller."""
+
+
+@dataclass(frozen=True)
+class Identity:
+    """Who is calling and what they may do. A role or scope never widens what documents they see."""
+
+    user: str
+    kind: str  # 'user', 'key', 'oidc', 'anonymous'
+    groups: list[str] = field(default_factory=list)
+    roles: list[str] = field(default_factory=list)
+    scopes: list[str] = field(default_factory=list)
+    credential: str = ""  # session digest or key id: what rate limits and logout key on
+
+    @property
+    def permissions(self) -> frozenset[str]:
+        if self.kind == "key":
+            return PERMISSIONS if "admin" in self.scopes else frozenset(self.scopes)
+        if "admin" in self.roles:
+            return PERMISSIONS
+        extra = {"review"} if "reviewer" in self.roles or self.kind == "anonymous" else set()
+        return PERSON_PERMISSIONS | extra
+
+    def may(self, permission: str) -> bool:
+        return permission in self.permissions
+
+
+def clean_names(values: list[str] | str | None, what: str) -> list[str]:
+    """Groups or roles as a sorted list without duplicates; a malformed name is refused, not dropped."""
+    if isinstance(values, str):
+        values = values.split(",")
+    found = set()
+    for raw in values or []:
+        value = raw.strip()
+        if not value or value == EVERYONE:
+            continue  # everyone already sees what is open to everyone
+        if not NAME_PATTERN.fullmatch(value):
+            raise AccountError(f"invalid {what} name {value!r}: letters, digits and . _ @ + - only")
+        found.add(value)
+    return sorted(found)
+
+
+def hash_password(password: str) -> str:
+    salt = secrets.token_bytes(16)
+    digest = hashlib.scrypt(password.encode(), salt=salt, n=_SCRYPT_N, r=_SCRYPT_R, p=_SCRYPT_P, dklen=32)
+    encode = base64.urlsafe_b64encode
+    return f"scrypt${_SCRYPT_N}${_SCRYPT_R}${_SCRYPT_P}${encode(salt).decode()}${encode(digest).decode()}"
+
+
+# Checked against when the user does not exist, so a wrong name costs the same time as a wrong password.
+_DUMMY_HASH = hash_password(secrets.token_urlsafe(16))
+
+
+def verify_password(password: str, stored: str | None) -> bool:
+    try:
+        scheme, n, r, p, salt, digest = (stored or _DUMMY_HASH).split("$")
+        expected = base64.urlsafe_b64decode(digest)
+        given = hashlib.scrypt(
+            password.encode(), salt=base64.urlsafe_b64decode(salt), n=int(n), r=int(r), p=int(p), dklen=len(expected)
+        )
+    except (ValueError, TypeError):
+        return False
+    return scheme == "scrypt" and stored is not None and hmac.compare_digest(given, expected)
+
+
+def digest(token: str) -> bytes:
+    return hashlib.sha256(token.encode()).digest()
+
+
+def new_password() -> str:
+    return secrets.token_urlsafe(15)  # 20 characters, 120 bits
+
+
+async def create_user(
+    pool: asyncpg.Pool | asyncpg.Connection,
+    name: str,
+    *,
+    groups: list[str] | str | None,
+    roles: list[str] | str | None,
+    created_by: str,
+    password: str | None = None,
+) -> str:
+    """Create a person; returns the password (generated when none is given, to be shown once)."""
+    if not NAME_PATTERN.fullmatch(name):
+        raise AccountError(f"invalid user name {name!r}: letters, digits and . _ @ + - only")
+    roles = clean_names(roles, "role")
+    if unknown := set(roles) - set(ROLES):
+        raise AccountError(f"unknown role(s) {', '.join(sorted(unknown))}; roles are {', '.join(ROLES)}")
+    if password is not None and len(password) < 12:
+        raise AccountError("a password needs at least 12 characters")
+    password = password or new_password()
+    inserted = await pool.fetchval(
+        "INSERT INTO users (name, password_hash, groups, roles, created_by) VALUES ($1, $2, $3, $4, $5)"
+        " ON CONFLICT (name) DO NOTHING RETURNING name",
+        name,
+        hash_password(password),
+        clean_names(groups, "group"),
+        roles,
+        created_by,
+    )
+    if inserted is None:
+        raise AccountError(f"user {name!r} already exists")
+    return password
+
+
+async def remove_user(pool: asyncpg.Pool, name: str) -> bool:
+    """Delete a person and, with them, every session they hold: access ends at once."""
+    return await pool.fetchval("DELETE FROM users WHERE name = $1 RETURNING true", name) is not None
+
+
+async def list_users(pool: asyncpg.Pool) -> list[dict]:
+    rows = await pool.fetch("SELECT name, groups, roles, created_by, created_at FROM users ORDER BY name")
+    return [dict(row) for row in rows]
+
+
+async def any_admin(pool: asyncpg.Pool) -> bool:
+    return bool(await pool.fetchval("SELECT EXISTS (SELECT 1 FROM users WHERE 'admin' = ANY(roles))"))
+
+
+async def create_key(
+    pool: asyncpg.Pool | asyncpg.Connection,
+    name: str,
+    *,
+    scopes: list[str] | str,
+    groups: list[str] | str | None,
+    created_by: str,
+) -> tuple[str, str]:
+    """Create an API key; returns (id, key). The key is shown once; only its digest is kept."""
+    scopes = clean_names(scopes, "scope")
+    if not scopes or set(scopes) - set(SCOPES):
+        raise AccountError(f"a key needs one or more scopes of {', '.join(SCOPES)} (got {', '.join(scopes) or 'none'})")
+    if not name.strip() or len(name) > 200:
+        raise AccountError("a key needs a name (at most 200 characters) saying what uses it")
+    key_id, secret = secrets.token_hex(6), secrets.token_urlsafe(32)
+    await pool.execute(
+        "INSERT INTO api_keys (id, secret_hash, name, scopes, groups, created_by) VALUES ($1, $2, $3, $4, $5, $6)",
+        key_id,
+        digest(secret),
+        name.strip(),
+        scopes,
+        clean_names(groups, "group"),
+        created_by,
+    )
+    return key_id, f"{KEY_PREFIX}{key_id}_{secret}"
+
+
+async def revoke_key(pool: asyncpg.Pool, key_id: str) -> bool:
+    revoked = await pool.fetchval(
+        "UPDATE api_keys SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL RETURNING true", key_id
+    )
+    return revoked is not None
+
+
+async def list_keys(pool: asyncpg.Pool) -> list[dict]:
+    rows = await pool.fetch(
+        "SELECT id, name, scopes, groups, created_by, created_at, revoked_at, last_used_at"
+        " FROM api_keys ORDER BY created_at"
+    )
+    return [dict(row) for row in rows]
+
+
+async def login(pool: asyncpg.Pool, name: str, password: str) -> tuple[str, Identity, datetime] | None:
+    """A new session for the right name and password; None otherwise, after the same work either way."""
+    row = None
+    if NAME_PATTERN.fullmatch(name):  # no account has another name (nor could PostgreSQL compare one holding NUL)
+        row = await pool.fetchrow("SELECT * FROM users WHERE name = $1 AND disabled_at IS NULL", name)
+    if not verify_password(password, row["password_hash"] if row else None) or row is None:
+        return None
+    token = SESSION_PREFIX + secrets.token_urlsafe(32)
+    expires_at = datetime.now(UTC) + SESSION_TTL
+    await pool.execute(
+        "INSERT INTO sessions (token_hash, user_name, expires_at) VALUES ($1, $2, $3)", digest(token), name, expires_at
+    )
+    await pool.execute("DELETE FROM sessions WHERE expires_at < now()")  # expired ones are dead weight
+    identity = Identity(user=name, kind="user", groups=list(row["groups"]), roles=list(row["roles"]))
+    return token, identity, expires_at
+
+
+async def logout(pool: asyncpg.Pool, token: str) -> None:
+    await pool.execute("DELETE FROM sessions WHERE token_hash = $1", digest(token))
+
+
+async def resolve(pool: asyncpg.Pool, token: str) -> Identity | None:
+    """The identity behind a session token or an API key, read fresh each time: removing a user or
+    revoking a key takes effect on the next request."""
+    if token.startswith(SESSION_PREFIX):
+        hashed = digest(token)
+        row = await pool.fetchrow(
+            "SELECT u.name, u.groups, u.roles FROM sessions s JOIN users u ON u.name = s.user_name"
+            " WHERE s.token_hash = $1 AND s.expires_at > now() AND u.disabled_at IS NULL",
+            hashed,
+        )
+        if row is None:
+            return None
+        return Identity(row["name"], "user", list(row["groups"]), list(row["roles"]), credential=hashed.hex()[:16])
+    if token.startswith(KEY_PREFIX):
+        key_id, _, secret = token[len(KEY_PREFIX) :].partition("_")
+        row = await pool.fetchrow(
+            "SELECT id, name, scopes, groups, secret_hash, last_used_at FROM api_keys"
+            " WHERE id = $1 AND revoked_at IS NULL",
+            key_id,
+        )
+        if row is None or not hmac.compare_digest(bytes(row["secret_hash"]), digest(secret)):
+            return None
+        if row["last_used_at"] is None or row["last_used_at"] < datetime.now(UTC) - timedelta(minutes=1):
+            # At most once a minute: a busy script's key must not turn every search into a row update.
+            await pool.execute("UPDATE api_keys SET last_used_at = now() WHERE id = $1", key_id)
+        return Identity(
+            f"key:{row['name']}", "key", list(row["groups"]), scopes=list(row["scopes"]), credential=row["id"]
+        )
+    return None
+
+
+async def bootstrap(pool: asyncpg.Pool, key_file: Path) -> str | None:
+    """First start of `precedente up`: an administrator "admin" with a generated password, returned to be
+    shown once (None when an admin exists), and an admin API key for the local CLI in `key_file` (0600),
+    made again if the file is missing or its key no longer works."""
+    password = None
+    if not await any_admin(pool):
+        password = await create_user(pool, "admin", groups=[], roles=["admin"], created_by="precedente up")
+    current = key_file.read_text().strip() if key_file.exists() else ""
+    if not current or await resolve(pool, current) is None:
+        _, key = await create_key(
+            pool, "local CLI (precedente up)", scopes=["admin"], groups=[], created_by="precedente up"
+        )
+        key_file.unlink(missing_ok=True)
+        key_file.touch(mode=0o600)
+        key_file.write_text(key + "\n")
+    return password

@@ -1,0 +1,106 @@
+"""The database and the broker taken away mid-ingestion: every document still ends indexed exactly once.
+
+Each test runs a stack of its own (`precedente up` with embedded PostgreSQL and Tansu), since it breaks its
+infrastructure. PostgreSQL is stopped with `pg_ctl -m fast` and started again on the same port; the broker
+is killed while the supervisor is paused, and recovered by the supervisor when it goes on.
+"""
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from tests.conftest import RunningStack
+from tests.e2e.test_resilience import SMALL_PDFS, assert_indexed_exactly_once, upload_variants, variant, wait_for_stage
+
+pytestmark = pytest.mark.e2e
+
+OUTAGE_S = 30
+IN_FLIGHT = {"extracted", "cleaned", "chunked", "annotated"}
+
+
+@pytest.fixture
+def own_stack(tmp_path: Path) -> Iterator[RunningStack]:
+    with RunningStack(tmp_path / "stack") as running:
+        yield running
+
+
+def service_logs(stack: RunningStack) -> str:
+    return "".join(stack.service_log(name) for name in ("extractor", "cleaner", "chunker", "annotator", "indexer"))
+
+
+def test_postgres_down_for_30_s_mid_ingestion(own_stack: RunningStack) -> None:
+    stack = own_stack
+    ids = upload_variants(stack, "pg-outage")
+    wait_for_stage(stack, ids, IN_FLIGHT)
+    health: list[int | str] = []
+    searches: list[int | str] = []
+    stack.stop_postgres()
+    try:
+        deadline = time.monotonic() + OUTAGE_S
+        while time.monotonic() < deadline:
+            for answers, call in (
+                (health, lambda: stack.client.get("/health", timeout=15)),
+                (searches, lambda: stack.client.post("/search", json={"query": "prazo"}, timeout=15)),
+            ):
+                try:
+                    answers.append(call().status_code)
+                except httpx.HTTPError as err:  # a hang or a dropped connection: not an answer
+                    answers.append(type(err).__name__)
+            time.sleep(1)
+    finally:
+        stack.start_postgres()
+    back = time.monotonic()
+
+    assert health and set(health) == {503}, health  # unavailable, never a 500 nor a hang
+    assert searches and set(searches) == {503}, searches  # every route: a client may retry a 503
+    assert_indexed_exactly_once(stack, ids)
+    print(f"indexed {len(ids)} documents {time.monotonic() - back:.0f} s after PostgreSQL came back")
+    assert stack.client.get("/health").status_code == 200
+    # The stages waited the outage out instead of failing the documents (none is in review or failed)...
+    assert "waits for the database and the broker" in service_logs(stack)
+    # ...and no failed attempt was counted against a document for it.
+    history = [h for document_id in ids for h in stack.status(document_id)["history"]]
+    assert not [h for h in history if h["stage"] in ("failed", "review")], history
+
+
+def test_broker_restarted_mid_ingestion(own_stack: RunningStack) -> None:
+    stack = own_stack
+    ids = upload_variants(stack, "broker-outage")
+    wait_for_stage(stack, ids, IN_FLIGHT)
+    stack.stop_broker()
+    try:
+        time.sleep(5)  # the services notice: consumers lose their group, publishes fail
+        assert stack.client.get("/health").status_code == 200  # search and the ledger need no broker
+    finally:
+        back = time.monotonic()
+        stack.start_broker()  # the supervisor restarts it, re-creates the topics, resumes from the ledger
+
+    recovery = stack.log_since_start()
+    assert "the broker exited" in recovery and "broker restarted" in recovery, recovery[-3000:]
+    assert_indexed_exactly_once(stack, ids)
+    print(f"indexed {len(ids)} documents {time.monotonic() - back:.0f} s after the broker came back")
+
+
+def test_upload_while_the_broker_is_down_is_kept_and_indexed_once(own_stack: RunningStack) -> None:
+    stack = own_stack
+    name = SMALL_PDFS[0]
+    content = variant(name, "outbox")
+    stack.stop_broker()
+    try:
+        accepted = stack.client.post("/documents", files={"file": (name, content)})
+        assert accepted.status_code == 202, accepted.text  # kept in the ledger, not lost with the broker
+        document_id = accepted.json()["document_id"]
+        waiting = stack.status(document_id)
+        assert waiting["stage"] == "submitted" and waiting["error"] == "waiting for the broker to take it", waiting
+        again = stack.upload(content=content, filename=name)  # the same file again: nothing twice
+        assert (again["document_id"], again["outcome"]) == (document_id, "unchanged")
+    finally:
+        back = time.monotonic()
+        stack.start_broker()
+
+    assert_indexed_exactly_once(stack, {document_id: name})
+    print(f"indexed {time.monotonic() - back:.0f} s after the broker came back")
+    assert stack.sql(f"SELECT reason_code IS NULL FROM documents WHERE id = '{document_id}'") == "True"

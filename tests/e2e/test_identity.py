@@ -1,0 +1,219 @@
+"""Identity on a real `precedente up`: the first administrator and the local admin key, the `users`, `keys` and
+`audit` commands, no secret nor searched or indexed text in any log, and the demo mode without sign-in."""
+
+import json
+import os
+import re
+import subprocess
+import sys
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import httpx
+import pytest
+
+from shared.accounts import ADMIN_KEY_FILE
+from tests.conftest import RunningStack
+
+pytestmark = pytest.mark.e2e
+
+ONE_TIME = re.compile(r"one-time password (\S+)")
+
+
+@dataclass
+class FirstStart:
+    stack: RunningStack
+    password: str  # the administrator's one-time password, as printed by the first start
+    printed: str  # what that first start printed
+
+
+@pytest.fixture(scope="module")
+def first(tmp_path_factory: pytest.TempPathFactory) -> Iterator[FirstStart]:
+    with RunningStack(tmp_path_factory.mktemp("identity")) as stack:
+        printed = stack.log_since_start()
+        found = ONE_TIME.search(printed)
+        assert found, printed
+        yield FirstStart(stack, found.group(1), printed)
+
+
+def precedente(stack: RunningStack, *args: str, key: str | None = None) -> subprocess.CompletedProcess:
+    """The command as an operator runs it against the stack: the admin key unless another credential is given."""
+    return subprocess.run(
+        [sys.executable, "-m", "precedente.cli", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**stack.cli_env(key), "COLUMNS": "200"},
+    )
+
+
+def sign_in(stack: RunningStack, user: str, password: str) -> str:
+    answer = stack.client.post("/auth/login", json={"user": user, "password": password}, headers={"Authorization": ""})
+    assert answer.status_code == 200, answer.text
+    return answer.json()["token"]
+
+
+def test_first_start_makes_an_admin_with_a_one_time_password_and_a_private_key(first: FirstStart) -> None:
+    stack = first.stack
+    assert "'admin'" in first.printed and f"one-time password {first.password}" in first.printed
+    key_file = stack.data_dir / ADMIN_KEY_FILE
+    assert key_file.stat().st_mode & 0o777 == 0o600
+    admin_key = key_file.read_text().strip()
+    assert admin_key.startswith("prk_")
+
+    token = sign_in(stack, "admin", first.password)
+    me = stack.client.get("/auth/me", headers={"Authorization": f"Bearer {token}"}).json()
+    assert (me["user"], me["kind"], me["roles"], me["auth_mode"]) == ("admin", "user", ["admin"], "required")
+    wrong = stack.client.post(
+        "/auth/login", json={"user": "admin", "password": "x" * 20}, headers={"Authorization": ""}
+    )
+    assert wrong.status_code == 401
+
+    stack.stop()
+    stack.start()
+    again = stack.log_since_start()
+    assert "is up" in again and "one-time password" not in again and first.password not in again
+    assert key_file.read_text().strip() == admin_key and key_file.stat().st_mode & 0o777 == 0o600
+    me = stack.client.get("/auth/me", headers={"Authorization": f"Bearer {admin_key}"}).json()
+    assert me["kind"] == "key" and "admin" in me["permissions"]
+    assert sign_in(stack, "admin", first.password).startswith("prs_")  # the same account, not a new one
+
+
+def test_users_keys_and_audit_commands(first: FirstStart) -> None:
+    stack = first.stack
+    session = sign_in(stack, "admin", first.password)  # acting as the person admin, so the log says "admin"
+
+    added = precedente(stack, "users", "add", "ana", "--groups", "socios", key=session)
+    assert added.returncode == 0, added.stdout + added.stderr
+    assert "one-time password" in added.stdout
+    ana_password = added.stdout.split()[-1]
+    assert sign_in(stack, "ana", ana_password).startswith("prs_")
+    assert precedente(stack, "users", "add", "ana", key=session).returncode != 0  # once only
+
+    made = precedente(stack, "keys", "create", "--scope", "search", "--groups", "socios", key=session)
+    assert made.returncode == 0, made.stdout + made.stderr
+    search_key = made.stdout.split()[-1]
+    assert search_key.startswith("prk_") and "shown only now" in made.stdout
+    me = stack.client.get("/auth/me", headers={"Authorization": f"Bearer {search_key}"}).json()
+    assert (me["groups"], me["permissions"]) == (["socios"], ["search"])
+
+    listed = precedente(stack, "users", "list", "--json")  # the local admin key
+    assert listed.returncode == 0, listed.stderr
+    users = {user["name"]: user for user in json.loads(listed.stdout)}
+    assert users["ana"]["groups"] == ["socios"] and users["admin"]["roles"] == ["admin"]
+    assert ana_password not in listed.stdout and "password" not in json.dumps(users["ana"])
+
+    audited = precedente(stack, "audit", "--user", "admin", "--json")
+    assert audited.returncode == 0, audited.stderr
+    entries = json.loads(audited.stdout)
+    assert {e["actor"] for e in entries} == {"admin"}
+    actions = [e["action"] for e in entries]
+    assert "user.add" in actions and "key.create" in actions and "auth.login" in actions
+    added_entry = next(e for e in entries if e["action"] == "user.add")
+    assert added_entry["detail"]["name"] == "ana" and added_entry["detail"]["groups"] == ["socios"]
+    assert search_key not in audited.stdout and ana_password not in audited.stdout  # not even in the log
+
+    recent = precedente(stack, "audit", "--since", "1h", "--json")
+    assert recent.returncode == 0, recent.stderr
+    recent_entries = json.loads(recent.stdout)
+    assert {"user.add", "key.create"} <= {e["action"] for e in recent_entries}
+    hour_ago = datetime.now(UTC) - timedelta(hours=1, minutes=1)
+    assert all(datetime.fromisoformat(e["at"]) >= hour_ago for e in recent_entries)
+    assert precedente(stack, "audit", "--since", "ontem").returncode != 0  # neither a date nor a span
+
+    refused = precedente(stack, "audit", key=search_key)
+    assert refused.returncode != 0
+    assert "403" in refused.stdout + refused.stderr
+    assert precedente(stack, "users", "list", key=search_key).returncode != 0
+
+
+def files_containing(folder: Path, secrets: dict[str, str]) -> dict[str, list[str]]:
+    """Which secret (by name) appears in which file under `folder`, bytes compared."""
+    found: dict[str, list[str]] = {}
+    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+        data = path.read_bytes()
+        for name, secret in secrets.items():
+            if secret.encode() in data:
+                found.setdefault(name, []).append(str(path.relative_to(folder)))
+    return found
+
+
+def test_no_secret_nor_searched_or_indexed_text_reaches_the_logs(first: FirstStart) -> None:
+    stack = first.stack
+    session = sign_in(stack, "admin", first.password)
+    as_admin = {"Authorization": f"Bearer {session}"}
+    made = stack.client.post(
+        "/keys", json={"name": "registro", "scopes": ["search", "ingest"], "groups": ["socios"]}, headers=as_admin
+    )
+    assert made.status_code == 201, made.text
+    new_key = made.json()["key"]
+    as_key = {"Authorization": f"Bearer {new_key}"}
+    wrong_password = f"senha-errada-{uuid.uuid4().hex[:10]}"  # what someone guessing types is a secret too
+    guessed = stack.client.post(
+        "/auth/login", json={"user": "admin", "password": wrong_password}, headers={"Authorization": ""}
+    )
+    assert guessed.status_code == 401
+    forged = f"{new_key.rsplit('_', 1)[0]}_{uuid.uuid4().hex}{uuid.uuid4().hex[:11]}"  # a real key id, a wrong secret
+    assert stack.client.get("/auth/me", headers={"Authorization": f"Bearer {forged}"}).status_code == 401
+
+    document_marker = f"xilofagozurra{uuid.uuid4().hex[:8]}"
+    query_marker = f"quimerofonia{uuid.uuid4().hex[:8]}"
+    text = (
+        f"Parecer interno sobre a cláusula {document_marker} de não concorrência do sócio retirante, "
+        "que vale por cinco anos em todo o território nacional e prevê multa em caso de descumprimento."
+    )
+    sent = stack.client.post(
+        "/documents", files={"file": ("parecer.txt", text.encode())}, data={"access_groups": "socios"}, headers=as_key
+    )
+    assert sent.status_code == 202, sent.text
+    document_id = sent.json()["document_id"]
+    assert stack.wait_final({document_id: "socios"}, timeout=300)[document_id]["stage"] == "indexed"
+    found = stack.client.post(
+        "/search", json={"query": f"cláusula {document_marker} do sócio retirante {query_marker}"}, headers=as_key
+    )
+    assert found.status_code == 200 and found.json()["results"][0]["document_id"] == document_id
+    opened = stack.client.get(f"/documents/{document_id}", headers=as_key)
+    assert opened.status_code == 200 and document_marker in opened.text
+    assert stack.client.post("/auth/logout", headers=as_admin).status_code == 204
+
+    stack.stop()  # every service flushes its log and its spans
+    logs = stack.data_dir / "logs"
+    # The logs are there and cover what was done (so finding nothing in them means something).
+    assert '"POST /search' in (logs / "search.log").read_text()
+    assert document_id in (logs / "traces.jsonl").read_text()
+    secrets = {
+        "admin password": first.password,
+        "session token": session,
+        "API key": new_key,
+        "API key secret": new_key.rsplit("_", 1)[1],
+        "admin key": (stack.data_dir / ADMIN_KEY_FILE).read_text().strip(),
+        "query marker": query_marker,
+        "document marker": document_marker,
+        "guessed password": wrong_password,
+        "forged key": forged,
+    }
+    assert files_containing(logs, secrets) == {}
+    assert first.password in (stack.data_dir / "up.log").read_text()  # printed once, on the console, by design
+
+
+def test_no_auth_mode_says_so_and_everyone_is_the_demo_user(tmp_path: Path) -> None:
+    helped = subprocess.run(
+        [sys.executable, "-m", "precedente.cli", "up", "--help"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "COLUMNS": "200"},
+    )
+    assert helped.returncode == 0 and "--no-auth" in helped.stdout
+    assert "demo" in helped.stdout.lower()
+
+    with RunningStack(tmp_path / "demo", extra_env={"PRECEDENTE_AUTH_MODE": "none"}) as stack:
+        assert "AUTHENTICATION IS OFF" in stack.service_log("search")
+        assert "AUTHENTICATION IS OFF" in stack.log_since_start()
+        me = httpx.get(f"{stack.url}/auth/me", timeout=30)
+        assert me.status_code == 200
+        assert (me.json()["auth_mode"], me.json()["kind"], me.json()["user"]) == ("none", "anonymous", "demonstracao")
+        assert httpx.get(f"{stack.url}/users", timeout=30).status_code == 403  # the demo user is no admin

