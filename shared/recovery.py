@@ -6,6 +6,8 @@ waits out an outage (shared/stage.py) instead of counting it against the documen
 
 import asyncio
 import logging
+from collections.abc import Awaitable, Callable
+from typing import TypeVar
 
 import asyncpg
 from faststream.kafka import KafkaBroker
@@ -19,6 +21,7 @@ from shared.settings import Settings
 log = logging.getLogger(__name__)
 
 PROBE_TIMEOUT_S = 5.0
+T = TypeVar("T")
 
 # Errors that only a lost or refused database connection raises, never the data a query was given.
 CONNECTION_LOST: tuple[type[Exception], ...] = (
@@ -55,6 +58,22 @@ async def infrastructure_down(err: BaseException, db: asyncpg.Pool) -> bool:
     if isinstance(err, (BrokerUnavailable, *CONNECTION_LOST)):
         return True
     return await database_problem(db) is not None
+
+
+async def outlasting_outages(
+    db: asyncpg.Pool, broker: KafkaBroker | None, work: Callable[[], Awaitable[T]], what: str
+) -> T:
+    """Run `work`, and again after the database and the broker answer, for as long as it fails because one of
+    them is down: a consumer that is not a stage (the indexer's deletions and access changes) must not drop
+    an event it received during an outage. Any other error is raised."""
+    while True:
+        try:
+            return await work()
+        except Exception as err:  # noqa: BLE001 - sorted right below: an outage is waited out, the rest raised
+            if not await infrastructure_down(err, db):
+                raise
+            log.warning("%s waits for the database and the broker (%s)", what, describe(err))
+            await wait_until_reachable(db, broker)
 
 
 async def wait_until_reachable(

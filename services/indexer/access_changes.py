@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from shared import ledger
+from shared import ledger, recovery
 from shared.contracts import DocumentAccessChanged, Topic
 from shared.stage import StageContext, subscriber
 
@@ -59,4 +59,6 @@ def subscribe(ctx: StageContext) -> None:
 
     @subscriber(ctx.broker, ctx.settings, Topic.ACCESS_CHANGED, GROUP_ID)
     async def on_access_changed(body: dict[str, Any]) -> None:
-        await handle_access_changed(ctx, body)
+        await recovery.outlasting_outages(
+            ctx.db, ctx.broker, lambda: handle_access_changed(ctx, body), "indexer: an access change"
+        )

@@ -16,7 +16,7 @@ from typing import Any
 import asyncpg
 from pydantic import ValidationError
 
-from shared import ledger
+from shared import ledger, recovery
 from shared.contracts import DocumentDeleted, Topic
 from shared.stage import StageContext, subscriber
 
@@ -111,4 +111,4 @@ def subscribe(ctx: StageContext) -> None:
 
     @subscriber(ctx.broker, ctx.settings, Topic.DELETED, GROUP_ID)
     async def on_deleted(body: dict[str, Any]) -> None:
-        await handle_deleted(ctx, body)
+        await recovery.outlasting_outages(ctx.db, ctx.broker, lambda: handle_deleted(ctx, body), "indexer: a deletion")

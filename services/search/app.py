@@ -11,7 +11,6 @@ from datetime import date
 from typing import Annotated, Any
 from urllib.parse import quote
 
-import asyncpg
 from fastapi import FastAPI, File, Form, HTTPException, Query, Request, UploadFile
 from fastapi.encoders import jsonable_encoder
 from fastapi.exception_handlers import request_validation_exception_handler
@@ -126,7 +125,7 @@ async def database_unavailable(request: Request, exc: Exception) -> Response:
 
 
 # Connection-level failures only: a query error is a bug and stays a 500.
-DATABASE_DOWN = (OSError, asyncpg.PostgresConnectionError, asyncpg.OperatorInterventionError)
+DATABASE_DOWN = (OSError, *recovery.CONNECTION_LOST)
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
