@@ -46,7 +46,7 @@ from services.cleaner.logic import clean_pages  # noqa: E402
 from services.indexer.service import CHUNK_COLUMNS  # noqa: E402
 from services.search import query  # noqa: E402
 from services.search.query import SearchFilters, SearchRequest, hybrid_search  # noqa: E402
-from services.search.ranking import Ranking  # noqa: E402
+from services.search.ranking import Ranking, ranking_from  # noqa: E402
 from shared.accounts import create_key  # noqa: E402
 from shared.db import create_pool, migrate  # noqa: E402
 from shared.embedded import EmbeddedBroker, EmbeddedPostgres, free_port  # noqa: E402
@@ -462,18 +462,6 @@ class Case:
     vector: np.ndarray
 
 
-def ranking_of(settings: Settings) -> Ranking:
-    """The ranking the app builds from its settings (services/search/app.py)."""
-    return Ranking(
-        fusion=settings.search_fusion,
-        dense_weight=settings.search_dense_weight,
-        bm25_k1=settings.search_bm25_k1,
-        bm25_b=settings.search_bm25_b,
-        feedback_docs=settings.search_feedback_docs,
-        feedback_weight=settings.search_feedback_weight,
-    )
-
-
 def _ms(started: float) -> float:
     return (time.perf_counter() - started) * 1000
 
@@ -583,7 +571,7 @@ async def bench(
 ) -> None:
     url = postgres.url
     settings = Settings()
-    ranking = ranking_of(settings)
+    ranking = ranking_from(settings)
     candidates = query.Candidates(settings.search_candidates, settings.search_lexical_candidates).at_least(5)
     lines = (SHARED / "bench" / "juristcu" / "queries.jsonl").read_text().splitlines()
     queries = [json.loads(line)["text"] for line in lines][: args.queries]

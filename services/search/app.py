@@ -29,7 +29,7 @@ from services.search.auth import router as auth_router
 from services.search.deps import ACCESS_CLAUSE, CallerDep, DbDep, IngesterDep, ReaderDep, SearcherDep, visible_document
 from services.search.llm_rerank import llm_rerank
 from services.search.query import Candidates, SearchRequest, SearchResult, hybrid_search
-from services.search.ranking import Ranking
+from services.search.ranking import ranking_from
 from services.search.review import router as review_router
 from services.search.status import router as status_router
 from shared import ledger, outbox, recovery, telemetry
@@ -168,14 +168,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             **dict.fromkeys(DATABASE_DOWN, database_unavailable),
         },
     )
-    ranking = Ranking(
-        fusion=settings.search_fusion,
-        dense_weight=settings.search_dense_weight,
-        bm25_k1=settings.search_bm25_k1,
-        bm25_b=settings.search_bm25_b,
-        feedback_docs=settings.search_feedback_docs,
-        feedback_weight=settings.search_feedback_weight,
-    )
+    ranking = ranking_from(settings)
     use_llm = settings.rerank_llm_provider != "none"
     app.state.settings = settings
     app.state.authenticator = Authenticator(settings)

@@ -160,16 +160,18 @@ WITH dense AS MATERIALIZED (
 )
 """
 
-# $13: the query's lexemes. Each candidate's count of each of them is what BM25 needs from its text.
+# $13: the query's lexemes. Each candidate's count of each of them is what BM25 needs from its text, and
+# where the first one stands (positions are sorted) what the lead needs.
 _POOL = """
 SELECT c.id, c.document_id, c.char_start, c.char_end, c.embedding,
-       public.tsvector_token_count(c.tsv) AS lexemes, tf.terms, tf.counts,
+       public.tsvector_token_count(c.tsv) AS lexemes, tf.terms, tf.counts, tf.firsts,
        c.document_type, c.court, c.relator, c.judging_body
 FROM candidates
 JOIN chunks c USING (id)
 CROSS JOIN LATERAL (
     SELECT coalesce(array_agg(u.lexeme), '{}') AS terms,
-           coalesce(array_agg(coalesce(array_length(u.positions, 1), 1)), '{}') AS counts
+           coalesce(array_agg(coalesce(array_length(u.positions, 1), 1)), '{}') AS counts,
+           coalesce(array_agg(coalesce(u.positions[1], 1)), '{}') AS firsts
     FROM unnest(c.tsv) u
     WHERE u.lexeme = ANY($13::text[])
 ) tf
@@ -382,6 +384,7 @@ async def hybrid_search(
                 row["embedding"].to_numpy(),
                 row["lexemes"],
                 dict(zip(row["terms"], row["counts"], strict=True)),
+                dict(zip(row["terms"], row["firsts"], strict=True)),
             )
             for row in rows
         ]

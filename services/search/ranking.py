@@ -4,27 +4,33 @@ The pool is the union of the dense and the lexical candidates, so both scores ar
 candidate and can be fused on their values (z-scores over the pool) rather than on ranks alone. Each
 choice here was measured on JurisTCU (see the issue notes): BM25 with Anserini's defaults (k1 0.9,
 b 0.4) beats PostgreSQL's ts_rank; z-score fusion at 0.7 dense beats reciprocal ranks; moving the
-query vector towards the mean of the top five (Rocchio, weight 0.5) lifts real users' short queries.
+query vector towards the mean of the top five (Rocchio, weight 0.5) lifts real users' short queries;
+a passage that opens with the query's words (the lead: an ementa or enunciado states its subject
+first, a section its heading) outranks one that mentions them in passing.
 Lexical feedback and the concept layer as query expansion were measured too and lost.
 """
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 import numpy as np
+
+from shared.settings import Settings
 
 RRF_K = 60
 
 
 @dataclass(frozen=True)
 class PoolEntry:
-    """One candidate with what ranking needs: its vector, its length, and its count of each query lexeme."""
+    """One candidate with what ranking needs: its vector, its length, its count of each query lexeme and
+    where each first occurs (word position from 1, as in its tsvector)."""
 
     id: int
     embedding: np.ndarray
     lexemes: int
     term_counts: dict[str, int]
+    first_positions: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -42,6 +48,21 @@ class Ranking:
     bm25_b: float = 0.4
     feedback_docs: int = 5
     feedback_weight: float = 0.5
+    lead_weight: float = 0.3
+    lead_words: float = 10.0
+
+
+def ranking_from(settings: Settings) -> Ranking:
+    return Ranking(
+        fusion=settings.search_fusion,
+        dense_weight=settings.search_dense_weight,
+        bm25_k1=settings.search_bm25_k1,
+        bm25_b=settings.search_bm25_b,
+        feedback_docs=settings.search_feedback_docs,
+        feedback_weight=settings.search_feedback_weight,
+        lead_weight=settings.search_lead_weight,
+        lead_words=settings.search_lead_words,
+    )
 
 
 def bm25(pool: list[PoolEntry], lexemes: list[str], stats: CollectionStatistics, k1: float, b: float) -> np.ndarray:
@@ -56,13 +77,33 @@ def bm25(pool: list[PoolEntry], lexemes: list[str], stats: CollectionStatistics,
     mean_length = stats.mean_lexemes or float(np.mean([entry.lexemes for entry in pool])) or 1.0
     scores = np.zeros(len(pool))
     for lexeme in dict.fromkeys(lexemes):
-        frequency = min(stats.document_frequency.get(lexeme, 0), total)
-        idf = math.log(1 + (total - frequency + 0.5) / (frequency + 0.5))
+        idf = _idf(min(stats.document_frequency.get(lexeme, 0), total), total)
         for i, entry in enumerate(pool):
             tf = entry.term_counts.get(lexeme, 0)
             if tf:
                 scores[i] += idf * tf * (k1 + 1) / (tf + k1 * (1 - b + b * entry.lexemes / mean_length))
     return scores
+
+
+def _idf(frequency: int, total: int) -> float:
+    return math.log(1 + (total - frequency + 0.5) / (frequency + 0.5))
+
+
+def lead(pool: list[PoolEntry], lexemes: list[str], stats: CollectionStatistics, words: float) -> np.ndarray:
+    """How early each candidate says the query's words: per lexeme 1 / (1 + words before it / `words`),
+    0 when absent, averaged with idf weights (a rare term opening the passage says most about its subject).
+    """
+    total = max(stats.chunks, len(pool))
+    weights = {
+        lexeme: _idf(min(stats.document_frequency.get(lexeme, 0), total), total) for lexeme in dict.fromkeys(lexemes)
+    }
+    norm = sum(weights.values()) or 1.0
+    scores = np.zeros(len(pool))
+    for i, entry in enumerate(pool):
+        for lexeme, weight in weights.items():
+            if (position := entry.first_positions.get(lexeme)) is not None:
+                scores[i] += weight / (1 + (position - 1) / words)
+    return scores / norm
 
 
 def _z(values: np.ndarray) -> np.ndarray:
@@ -76,11 +117,14 @@ def _reciprocal_ranks(values: np.ndarray) -> np.ndarray:
     return 1.0 / (RRF_K + ranks)
 
 
-def fuse(dense: np.ndarray, lexical: np.ndarray, ranking: Ranking) -> np.ndarray:
+def fuse(dense: np.ndarray, lexical: np.ndarray, ranking: Ranking, opening: np.ndarray | None = None) -> np.ndarray:
+    """Dense and BM25 fused; the lead (`opening`) is added on the same scale, weighted by lead_weight."""
     if ranking.fusion == "rrf":
-        return _reciprocal_ranks(dense) + _reciprocal_ranks(lexical)
+        fused = _reciprocal_ranks(dense) + _reciprocal_ranks(lexical)
+        return fused if opening is None else fused + ranking.lead_weight * _reciprocal_ranks(opening)
     weight = min(max(ranking.dense_weight, 0.0), 1.0)
-    return weight * _z(dense) + (1 - weight) * _z(lexical)
+    fused = weight * _z(dense) + (1 - weight) * _z(lexical)
+    return fused if opening is None else fused + ranking.lead_weight * _z(opening)
 
 
 def rank_pool(
@@ -95,10 +139,11 @@ def rank_pool(
         return np.zeros(0)
     vectors = np.vstack([entry.embedding for entry in pool]).astype(np.float32)
     lexical = bm25(pool, lexemes, stats, ranking.bm25_k1, ranking.bm25_b)
-    scores = fuse(vectors @ query_vector, lexical, ranking)
+    opening = lead(pool, lexemes, stats, ranking.lead_words) if ranking.lead_weight > 0 else None
+    scores = fuse(vectors @ query_vector, lexical, ranking, opening)
     if ranking.feedback_docs > 0 and ranking.feedback_weight > 0:
         top = np.argsort(-scores, kind="stable")[: ranking.feedback_docs]
         moved = query_vector + ranking.feedback_weight * vectors[top].mean(axis=0)
         moved /= np.linalg.norm(moved) or 1.0
-        scores = fuse(vectors @ moved, lexical, ranking)
+        scores = fuse(vectors @ moved, lexical, ranking, opening)
     return scores

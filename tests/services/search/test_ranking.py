@@ -5,7 +5,7 @@ import math
 import numpy as np
 
 from services.search.query import preselection_query
-from services.search.ranking import CollectionStatistics, PoolEntry, Ranking, bm25, fuse, rank_pool
+from services.search.ranking import CollectionStatistics, PoolEntry, Ranking, bm25, fuse, lead, rank_pool
 
 
 def unit(*values: float) -> np.ndarray:
@@ -67,6 +67,22 @@ def test_feedback_moves_the_query_towards_what_ranks_first() -> None:
     with_feedback = rank_pool(pool, query, ["a"], stats, Ranking(feedback_docs=2, feedback_weight=1.0))
     assert without[3] < without[2]
     assert with_feedback[3] > with_feedback[2]
+
+
+def test_a_passage_opening_with_the_query_words_outranks_one_saying_them_in_passing() -> None:
+    """Same words, same counts, same vector: only where they stand differs."""
+    opening = PoolEntry(1, unit(1, 0, 0), 30, {"fracion": 1, "licit": 1}, {"fracion": 1, "licit": 2})
+    in_passing = PoolEntry(2, unit(1, 0, 0), 30, {"fracion": 1, "licit": 1}, {"fracion": 25, "licit": 3})
+    rare_late = PoolEntry(3, unit(1, 0, 0), 30, {"fracion": 1, "licit": 1}, {"fracion": 25, "licit": 1})
+    absent = PoolEntry(4, unit(1, 0, 0), 30, {}, {})
+    pool = [opening, in_passing, rare_late, absent]
+    leads = lead(pool, ["fracion", "licit"], STATS, words=10.0)
+    assert leads[0] > leads[2] > leads[1] > leads[3] == 0
+    assert leads[2] < 0.5  # the rare word (idf ~5) late weighs more than the common one (idf ~0.7) first
+    scores = rank_pool(pool, unit(1, 0, 0), ["fracion", "licit"], STATS, Ranking(feedback_docs=0))
+    assert scores[0] > scores[1]
+    flat = rank_pool(pool, unit(1, 0, 0), ["fracion", "licit"], STATS, Ranking(feedback_docs=0, lead_weight=0))
+    assert flat[0] == flat[1]
 
 
 def test_an_empty_pool_ranks_nothing() -> None:
