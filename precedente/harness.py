@@ -281,15 +281,39 @@ class RunningStack:
         return EmbeddedPostgres(self.data_dir, port=port)
 
     def stop_postgres(self) -> None:
-        """Stop the stack's embedded PostgreSQL (`pg_ctl stop -m fast` on <data dir>/pg); the services keep running."""
+        """Take the stack's embedded PostgreSQL away until start_postgres(): the supervisor is paused (SIGSTOP),
+        so that it cannot start it again yet, and it is stopped (`pg_ctl stop -m fast`). The services keep
+        running, without a database."""
+        assert self.process is not None
         postgres = self._embedded_postgres()
+        self.process.send_signal(signal.SIGSTOP)
         postgres.stop()
         if (postgres.pgdata / "postmaster.pid").exists():
             raise RuntimeError(f"PostgreSQL in {postgres.pgdata} did not stop")
 
-    def start_postgres(self) -> None:
-        """Start the stack's PostgreSQL again, on the port the services know."""
-        self._embedded_postgres().start()
+    def start_postgres(self, timeout: float = 180) -> None:
+        """Let the supervisor go on: it finds the database stopped and starts it again on the same port."""
+        assert self.process is not None
+        before = self.log_since_start().count("PostgreSQL restarted")
+        self.process.send_signal(signal.SIGCONT)
+        self.wait_for_log("PostgreSQL restarted", timeout, before)
+
+    def kill_postgres(self) -> None:
+        """SIGKILL the stack's postmaster, as a crash or the OOM killer would; the supervisor is not paused."""
+        pid = int((self._embedded_postgres().pgdata / "postmaster.pid").read_text().split("\n", 1)[0])
+        os.kill(pid, signal.SIGKILL)
+
+    def wait_for_log(self, marker: str, timeout: float, before: int) -> None:
+        """Until `precedente up` has logged `marker` more than `before` times."""
+        assert self.process is not None
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.log_since_start().count(marker) > before:
+                return
+            if self.process.poll() is not None:
+                raise RuntimeError(f"precedente up exited:\n{self.log_tail()}")
+            time.sleep(0.5)
+        raise TimeoutError(f"precedente up did not log {marker!r} in {timeout}s:\n{self.log_tail()}")
 
     def _broker_process(self) -> psutil.Process:
         assert self.process is not None
@@ -315,14 +339,6 @@ class RunningStack:
         """Let the supervisor go on: it finds the broker dead and recovers it (a new broker on the same port, the
         topics, the unfinished documents published again from the ledger). Returns once it says so."""
         assert self.process is not None
-        marker = "broker restarted"
-        before = self.log_since_start().count(marker)
+        before = self.log_since_start().count("broker restarted")
         self.process.send_signal(signal.SIGCONT)
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.log_since_start().count(marker) > before:
-                return
-            if self.process.poll() is not None:
-                raise RuntimeError(f"precedente up exited:\n{self.log_tail()}")
-            time.sleep(0.5)
-        raise TimeoutError(f"the supervisor did not recover the broker in {timeout}s:\n{self.log_tail()}")
+        self.wait_for_log("broker restarted", timeout, before)

@@ -4,7 +4,8 @@ The supervisor starts the embedded database and broker (unless external ones are
 applies migrations, creates the topics, starts every service as a child process, resumes the
 documents the ledger says are unfinished, restarts a service that dies, restarts the embedded
 broker if it dies (re-creating its topics and resuming from the ledger: it kept both in memory
-only), and on SIGINT/SIGTERM stops everything in reverse order.
+only), restarts the embedded database if it stops (the services wait for it meanwhile), and on
+SIGINT/SIGTERM stops everything in reverse order.
 """
 
 import asyncio
@@ -56,6 +57,38 @@ class Child:
 
 
 @dataclass
+class DatabaseWatch:
+    """The embedded PostgreSQL, checked every second and started again (crash recovery included) when it is
+    not running, with backoff while it refuses; the services wait out the outage meanwhile (shared/recovery.py)."""
+
+    checked_at: float = 0.0
+    retry_at: float | None = None  # when to try starting it again; None while it runs
+    died_at: float = 0.0
+    tries: int = 0
+
+    def check(self, postgres: EmbeddedPostgres, now: float) -> None:
+        if self.retry_at is None:
+            if now - self.checked_at < 1.0:
+                return
+            self.checked_at = now
+            if postgres.running():
+                return
+            log.warning("PostgreSQL is not running; starting it again on port %s", postgres.port)
+            self.retry_at, self.died_at, self.tries = now, now, 0
+        if now < self.retry_at:
+            return
+        try:
+            postgres.start()
+        except (RuntimeError, OSError, subprocess.SubprocessError) as err:
+            self.tries += 1
+            self.retry_at = time.monotonic() + min(2**self.tries, 30)
+            log.warning("PostgreSQL did not start yet (%s); trying again", str(err).splitlines()[0])
+            return
+        log.warning("PostgreSQL restarted %.1f s after it was found stopped", time.monotonic() - self.died_at)
+        self.retry_at = None
+
+
+@dataclass
 class Stack:
     settings: Settings
     data_dir: Path
@@ -97,7 +130,6 @@ class Stack:
                 "PRECEDENTE_API_HOST": self.settings.api_host,
                 "PRECEDENTE_DATA_DIR": str(self.data_dir),
                 "OPENBLAS_NUM_THREADS": "1",
-                "OMP_THREAD_LIMIT": os.environ.get("OMP_THREAD_LIMIT", "1"),
                 # Traces of every service in one JSON-lines file unless configured otherwise.
                 "PRECEDENTE_TELEMETRY_EXPORTER": os.environ.get("PRECEDENTE_TELEMETRY_EXPORTER", "jsonl"),
                 "PRECEDENTE_TELEMETRY_FILE": os.environ.get(
@@ -209,12 +241,15 @@ class Stack:
         raise TimeoutError(f"the search API did not become healthy at {url}")
 
     def supervise(self) -> None:
-        """Restart services that die, and the embedded broker, until asked to stop."""
+        """Restart services that die, the embedded database and the embedded broker, until asked to stop."""
         restart_at: dict[str, float] = {}
         broker_at: float | None = None  # when to try recovering the embedded broker; None while it runs
         broker_died, broker_tries = 0.0, 0
+        database = DatabaseWatch()
         while not self.stopping:
             now = time.monotonic()
+            if self.postgres is not None:
+                database.check(self.postgres, now)
             if broker_at is None and self.broker is not None and self.broker.process is not None:
                 code = self.broker.process.poll()
                 if code is not None:

@@ -18,6 +18,8 @@ import subprocess
 import time
 from pathlib import Path
 
+import psutil
+
 log = logging.getLogger(__name__)
 
 PG_SYSTEM_USER = "precedente-pg"
@@ -139,6 +141,14 @@ class EmbeddedPostgres:
             tail = self.logfile.read_text(errors="replace")[-2000:] if self.logfile.exists() else ""
             raise RuntimeError(f"PostgreSQL did not start: {err.stderr}\n{tail}") from err
         return self.url
+
+    def running(self) -> bool:
+        """Whether the postmaster named in postmaster.pid is alive (it is not our child: pg_ctl daemonizes it)."""
+        try:
+            pid = int((self.pgdata / "postmaster.pid").read_text().split("\n", 1)[0])
+            return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+        except (OSError, ValueError, psutil.Error):
+            return False
 
     def _stop_leftover(self) -> None:
         """A crashed run may have left a postmaster behind on this data directory."""

@@ -1,8 +1,9 @@
 """The database and the broker taken away mid-ingestion: every document still ends indexed exactly once.
 
 Each test runs a stack of its own (`precedente up` with embedded PostgreSQL and Tansu), since it breaks its
-infrastructure. PostgreSQL is stopped with `pg_ctl -m fast` and started again on the same port; the broker
-is killed while the supervisor is paused, and recovered by the supervisor when it goes on.
+infrastructure. For an outage of a set length, PostgreSQL is stopped with `pg_ctl -m fast` and the broker
+is killed while the supervisor is paused; the supervisor starts each again when it goes on. A postmaster
+killed outright, the supervisor running, is started again by it at once.
 """
 
 import time
@@ -64,6 +65,22 @@ def test_postgres_down_for_30_s_mid_ingestion(own_stack: RunningStack) -> None:
     # ...and no failed attempt was counted against a document for it.
     history = [h for document_id in ids for h in stack.status(document_id)["history"]]
     assert not [h for h in history if h["stage"] in ("failed", "review")], history
+
+
+def test_a_killed_database_is_started_again_by_the_supervisor(own_stack: RunningStack) -> None:
+    """SIGKILL of the postmaster mid-ingestion (a crash, the OOM killer): `precedente up` notices, starts it
+    again (crash recovery from its WAL) and the documents in flight end indexed exactly once."""
+    stack = own_stack
+    ids = upload_variants(stack, "pg-killed")
+    wait_for_stage(stack, ids, IN_FLIGHT)
+    before = stack.log_since_start().count("PostgreSQL restarted")
+    killed = time.monotonic()
+    stack.kill_postgres()
+    stack.wait_for_log("PostgreSQL restarted", 120, before)
+    print(f"PostgreSQL running again {time.monotonic() - killed:.1f} s after the kill")
+    assert "PostgreSQL is not running; starting it again" in stack.log_since_start()
+    assert_indexed_exactly_once(stack, ids)
+    assert stack.client.get("/health").status_code == 200
 
 
 def test_broker_restarted_mid_ingestion(own_stack: RunningStack) -> None:
