@@ -1,4 +1,4 @@
-"""`precedente users`, `precedente keys` and `precedente audit`: accounts and the audit log.
+"""`precedente users`, `precedente keys`, `precedente password` and `precedente audit`: accounts and the audit log.
 
 Through a running instance with an admin credential (PRECEDENTE_API_KEY, or the admin key `precedente up`
 keeps in its data directory), or with --local straight in the database of PRECEDENTE_DATABASE_URL: how an
@@ -13,6 +13,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Annotated, Any
 
 import asyncpg
+import httpx
 import typer
 from rich.console import Console
 from rich.table import Table
@@ -23,7 +24,7 @@ from shared.db import create_pool
 from shared.settings import Settings
 
 console = Console()
-users_app = typer.Typer(help="People who sign in: add, list, remove.", no_args_is_help=True)
+users_app = typer.Typer(help="People who sign in: add, list, password, remove.", no_args_is_help=True)
 keys_app = typer.Typer(help="API keys of systems and scripts: create, list, revoke.", no_args_is_help=True)
 
 ApiOption = Annotated[str | None, typer.Option("--api", help="Search API URL (default PRECEDENTE_API_URL).")]
@@ -34,14 +35,16 @@ JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON.")]
 OPERATOR = "operator (--local)"
 
 
+def _detail(response: httpx.Response) -> str:
+    is_json = "json" in response.headers.get("content-type", "")
+    return str(response.json().get("detail")) if is_json else response.text
+
+
 def _api(method: str, path: str, api: str | None, **kwargs: Any) -> Any:
     with api_client(api) as http:
         response = http.request(method, path, **kwargs)
     if response.status_code >= 400:
-        is_json = "json" in response.headers.get("content-type", "")
-        console.print(
-            f"[red]{response.status_code}[/red] {response.json().get('detail') if is_json else response.text}"
-        )
+        console.print(f"[red]{response.status_code}[/red] {_detail(response)}")
         raise typer.Exit(1)
     return response.json() if response.content else None
 
@@ -94,7 +97,56 @@ def users_add(
     else:
         body = {"name": name, "groups": accounts.clean_names(groups, "group"), "roles": roles}
         password = _api("POST", "/users", api, json=body)["password"]
-    console.print(f"user {name} added; one-time password (shown only now): {password}", markup=False)
+    console.print(
+        f"user {name} added; one-time password (shown only now; `precedente password` changes it): {password}",
+        markup=False,
+    )
+
+
+@users_app.command("password")
+def users_password(
+    name: str,
+    password: Annotated[
+        str | None, typer.Option(help="The new password (12+ characters); omitted: one is generated.")
+    ] = None,
+    api: ApiOption = None,
+    local: LocalOption = False,
+) -> None:
+    """Set a person's password (a forgotten one): every session of theirs ends."""
+    if local:
+        chosen = _local(lambda pool: accounts.reset_password(pool, name, password))
+    else:
+        chosen = _api("POST", f"/users/{name}/password", api, json={"password": password})["password"]
+    if password is None:
+        console.print(f"new password of {name} (shown only now): {chosen}", markup=False)
+    else:
+        console.print(f"password of {name} set")
+
+
+def password_command(
+    user: Annotated[str, typer.Option(prompt="Usuário", help="Your user name.")],
+    api: ApiOption = None,
+) -> None:
+    """Change your own password (asked for, not echoed): signs in with the current one, sets the new one,
+    signs out. Your other sessions end."""
+    current = typer.prompt("Senha atual", hide_input=True)
+    new = typer.prompt("Nova senha (12 caracteres ou mais)", hide_input=True, confirmation_prompt=True)
+    with httpx.Client(base_url=(api or Settings().api_url).rstrip("/"), timeout=60) as http:
+        signed_in = http.post("/auth/login", json={"user": user, "password": current})
+        if signed_in.status_code != 200:
+            console.print(f"[red]{signed_in.status_code}[/red] {_detail(signed_in)}")
+            raise typer.Exit(1)
+        session = {"Authorization": f"Bearer {signed_in.json()['token']}"}
+        try:
+            changed = http.post(
+                "/auth/password", json={"current_password": current, "new_password": new}, headers=session
+            )
+        finally:
+            http.post("/auth/logout", headers=session)
+    if changed.status_code != 204:
+        console.print(f"[red]{changed.status_code}[/red] {_detail(changed)}")
+        raise typer.Exit(1)
+    console.print(f"password of {user} changed; your other sessions have ended")
 
 
 @users_app.command("list")

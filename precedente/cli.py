@@ -18,7 +18,7 @@ from rich.console import Console  # noqa: E402
 from rich.progress import Progress  # noqa: E402
 from rich.table import Table  # noqa: E402
 
-from precedente.admin_cli import audit_command, keys_app, users_app  # noqa: E402
+from precedente.admin_cli import audit_command, keys_app, password_command, users_app  # noqa: E402
 from precedente.credentials import auth_headers  # noqa: E402
 from precedente.harness import FINAL  # noqa: E402
 from precedente.review_cli import review_app  # noqa: E402
@@ -380,6 +380,7 @@ def status_command(
 
 
 app.command("audit")(audit_command)
+app.command("password")(password_command)
 
 
 def main() -> None:

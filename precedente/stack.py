@@ -362,7 +362,8 @@ def run_up(settings: Settings, data_dir: Path, port: int) -> None:
             if stack.first_admin_password:
                 print(
                     f"First start: sign in as 'admin' with the one-time password {stack.first_admin_password}\n"
-                    "  (shown only now; `precedente users add NAME --groups A,B` makes the others; the local CLI\n"
+                    "  (shown only now: change it on the web page, Senha, or with `precedente password --user admin`;\n"
+                    "  `precedente users add NAME --groups A,B` makes the others; the local CLI\n"
                     f"  uses the admin key in {stack.data_dir / accounts.ADMIN_KEY_FILE})"
                 )
             if settings.auth_mode == "none":

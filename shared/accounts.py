@@ -32,6 +32,8 @@ PERSON_PERMISSIONS = frozenset({"search", "ingest"})
 # Safe in a header, a URL segment, a log line and the comma-separated groups of a form field.
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@+-]{0,99}$")
 
+MIN_PASSWORD = 12
+
 # scrypt at N=2^14, r=8: about 16 MiB and 50 ms a check, the cost OWASP suggests for interactive logins.
 _SCRYPT_N, _SCRYPT_R, _SCRYPT_P = 2**14, 8, 1
 
@@ -125,9 +127,7 @@ async def create_user(
     roles = clean_names(roles, "role")
     if unknown := set(roles) - set(ROLES):
         raise AccountError(f"unknown role(s) {', '.join(sorted(unknown))}; roles are {', '.join(ROLES)}")
-    if password is not None and len(password) < 12:
-        raise AccountError("a password needs at least 12 characters")
-    password = password or new_password()
+    password = _checked(password) if password is not None else new_password()
     inserted = await pool.fetchval(
         "INSERT INTO users (name, password_hash, groups, roles, created_by) VALUES ($1, $2, $3, $4, $5)"
         " ON CONFLICT (name) DO NOTHING RETURNING name",
@@ -142,8 +142,47 @@ async def create_user(
     return password
 
 
+def _checked(password: str) -> str:
+    if len(password) < MIN_PASSWORD:
+        raise AccountError(f"a password needs at least {MIN_PASSWORD} characters")
+    return password
+
+
+async def change_password(pool: asyncpg.Pool, name: str, current: str, new: str, keep_session: str = "") -> bool:
+    """A person's own change: the current password first (False when wrong). Every other session of theirs
+    ends, so a password that leaked stops working everywhere it was used."""
+    row = await pool.fetchrow("SELECT password_hash FROM users WHERE name = $1 AND disabled_at IS NULL", name)
+    if not verify_password(current, row["password_hash"] if row else None) or row is None:
+        return False
+    if new == current:
+        raise AccountError("the new password is the current one")
+    await _set_password(pool, name, _checked(new), keep_session)
+    return True
+
+
+async def reset_password(pool: asyncpg.Pool, name: str, password: str | None = None) -> str:
+    """An administrator's reset: the given or a generated password (returned, to be shown once); every
+    session of the person ends."""
+    password = _checked(password) if password is not None else new_password()
+    if not NAME_PATTERN.fullmatch(name) or not await _set_password(pool, name, password, ""):
+        raise AccountError(f"no user {name!r}")
+    return password
+
+
+async def _set_password(pool: asyncpg.Pool, name: str, password: str, keep_session: str) -> bool:
+    async with pool.acquire() as conn, conn.transaction():
+        updated = await conn.fetchval(
+            "UPDATE users SET password_hash = $2 WHERE name = $1 RETURNING true", name, hash_password(password)
+        )
+        kept = digest(keep_session) if keep_session else b""
+        await conn.execute("DELETE FROM sessions WHERE user_name = $1 AND token_hash <> $2", name, kept)
+    return updated is not None
+
+
 async def remove_user(pool: asyncpg.Pool, name: str) -> bool:
     """Delete a person and, with them, every session they hold: access ends at once."""
+    if not NAME_PATTERN.fullmatch(name):  # no account has another name (nor could PostgreSQL compare one with NUL)
+        return False
     return await pool.fetchval("DELETE FROM users WHERE name = $1 RETURNING true", name) is not None
 
 

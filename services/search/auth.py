@@ -187,6 +187,33 @@ async def logout(request: Request, who: CallerDep, db: DbDep) -> Response:
     return Response(status_code=204)
 
 
+class PasswordChange(BaseModel):
+    current_password: str = Field(max_length=1000)
+    new_password: str = Field(max_length=1000, description=f"At least {accounts.MIN_PASSWORD} characters.")
+
+
+@router.post("/auth/password", status_code=204)
+async def change_password(body: PasswordChange, request: Request, who: CallerDep, db: DbDep) -> Response:
+    """A person signed in with a local account changes their own password; their other sessions end."""
+    if who.kind != "user":
+        raise HTTPException(403, "only a person signed in with a local account has a password to change here")
+    authenticator: Authenticator = request.app.state.authenticator
+    if wait := authenticator.logins.take(who.user):  # the current password is guessed like a sign-in's
+        raise HTTPException(429, "too many attempts; wait", headers={"Retry-After": retry_after(wait)})
+    _, _, token = request.headers.get("authorization", "").partition(" ")
+    try:
+        changed = await accounts.change_password(
+            db, who.user, body.current_password, body.new_password, keep_session=token.strip()
+        )
+    except AccountError as err:
+        raise HTTPException(422, str(err)) from err
+    if not changed:
+        await audit.record(db, who, "auth.password_change_failed")
+        raise HTTPException(403, "a senha atual está incorreta")
+    await audit.record(db, who, "auth.password_change")
+    return Response(status_code=204)
+
+
 @router.get("/auth/me", response_model=Me)
 async def me(request: Request, who: CallerDep) -> Me:
     return Me(
@@ -258,6 +285,26 @@ async def add_user(body: NewUser, who: AdminDep, db: DbDep) -> UserCreated:
     groups, roles = clean_names(body.groups, "group"), clean_names(body.roles, "role")
     await audit.record(db, who, "user.add", detail={"name": body.name, "groups": groups, "roles": roles})
     return UserCreated(name=body.name, groups=groups, roles=roles, password=None if body.password else password)
+
+
+class PasswordReset(BaseModel):
+    password: str | None = Field(None, description="At least 12 characters; omitted: one is generated and returned.")
+
+
+class PasswordSet(BaseModel):
+    name: str
+    password: str | None = Field(None, description="Only when generated; shown this once.")
+
+
+@router.post("/users/{name}/password", response_model=PasswordSet)
+async def reset_password(name: str, body: PasswordReset, who: AdminDep, db: DbDep) -> PasswordSet:
+    """An administrator sets a person's password (a forgotten one); every session of theirs ends."""
+    try:
+        password = await accounts.reset_password(db, name, body.password)
+    except AccountError as err:
+        raise HTTPException(404 if str(err).startswith("no user") else 422, str(err)) from err
+    await audit.record(db, who, "user.password_reset", detail={"name": name})
+    return PasswordSet(name=name, password=None if body.password else password)
 
 
 @router.get("/users", response_model=list[UserInfo])

@@ -8,10 +8,10 @@ header the browser sends.
 Two stacks, one after the other (two at once are heavy for a small machine):
 - a demo stack (`PRECEDENTE_AUTH_MODE=none`): the banner on every page, never a sign-in, only the demo
   group's documents;
-- a stack with sign-in (the default): ana (socios, reviewer) and bruno (contencioso) are made through
-  `POST /users`; two documents of ../shared/docs (one open to everyone, one for "socios"), a text whose
-  content carries `<script>alert(1)</script>` and whose title and type hints are HTML, a scan that ends in
-  the review queue and an original uploaded as HTML.
+- a stack with sign-in (the default): ana (socios, reviewer), bruno (contencioso) and carla (who changes
+  her password on the page) are made through `POST /users`; two documents of ../shared/docs (one open to
+  everyone, one for "socios"), a text whose content carries `<script>alert(1)</script>` and whose title
+  and type hints are HTML, a scan that ends in the review queue and an original uploaded as HTML.
 services/gateway/e2e/gateway.e2e.mjs drives Debian's chromium through playwright-core against both; the
 security headers and CORS are checked here over plain HTTP.
 
@@ -45,9 +45,10 @@ GATEWAY_DIR = REPO / "services" / "gateway"
 SCENARIO = GATEWAY_DIR / "e2e" / "gateway.e2e.mjs"
 CHROMIUM = os.environ.get("PRECEDENTE_CHROMIUM", "/usr/bin/chromium")
 SCREENSHOTS = REPO / "docs" / "screenshots"
-PASSWORDS = {"ana": "ana-senha-forte-1", "bruno": "bruno-senha-forte-2"}
+PASSWORDS = {"ana": "ana-senha-forte-1", "bruno": "bruno-senha-forte-2", "carla": "carla-senha-forte-3"}
 # name -> (groups, roles): ana works the review queue, so she is a reviewer.
-PEOPLE = {"ana": (["socios"], ["reviewer"]), "bruno": (["contencioso"], [])}
+# carla changes her password on the page.
+PEOPLE = {"ana": (["socios"], ["reviewer"]), "bruno": (["contencioso"], []), "carla": ([], [])}
 DEMO_GROUP = "contencioso"
 SCRIPT_TEXT = (
     "Nota interna do escritório sobre o xilógrafo quimérico.\n\n"
@@ -320,6 +321,7 @@ def test_the_page_in_a_browser(node: str, web_stack: RunningStack, documents: di
             "REVIEW_FILE": REVIEW_FILE,
             "ANA_PASSWORD": PASSWORDS["ana"],
             "BRUNO_PASSWORD": PASSWORDS["bruno"],
+            "CARLA_PASSWORD": PASSWORDS["carla"],
             "ADMIN_KEY": web_stack.admin_key(),
         },
     )

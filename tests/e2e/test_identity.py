@@ -130,6 +130,47 @@ def test_users_keys_and_audit_commands(first: FirstStart) -> None:
     assert precedente(stack, "users", "list", key=search_key).returncode != 0
 
 
+def test_passwords_are_changed_by_their_owner_and_reset_by_an_administrator(first: FirstStart) -> None:
+    stack = first.stack
+    added = precedente(stack, "users", "add", "bruno", "--groups", "socios")
+    assert added.returncode == 0, added.stdout + added.stderr
+    given = added.stdout.split()[-1]
+    elsewhere = sign_in(stack, "bruno", given)  # a session on another device
+
+    chosen = "cavalo-grampo-bateria-" + uuid.uuid4().hex[:6]
+    changed = subprocess.run(
+        [sys.executable, "-m", "precedente.cli", "password", "--user", "bruno"],
+        input=f"{given}\n{chosen}\n{chosen}\n",
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**stack.cli_env(), "COLUMNS": "200"},  # the admin key is not what signs in: the password is
+    )
+    assert changed.returncode == 0, changed.stdout + changed.stderr
+    assert chosen not in changed.stdout and given not in changed.stdout  # asked for, never echoed
+    anonymous = {"Authorization": ""}
+    assert (
+        stack.client.post("/auth/login", json={"user": "bruno", "password": given}, headers=anonymous).status_code
+        == 401
+    )
+    assert stack.client.get("/auth/me", headers={"Authorization": f"Bearer {elsewhere}"}).status_code == 401
+    session = sign_in(stack, "bruno", chosen)
+
+    wrong = precedente(stack, "password", "--user", "bruno")  # no input at all: refused, nothing changed
+    assert wrong.returncode != 0
+    assert sign_in(stack, "bruno", chosen).startswith("prs_")
+
+    reset = precedente(stack, "users", "password", "bruno")  # forgotten: the admin key sets a new one
+    assert reset.returncode == 0, reset.stdout + reset.stderr
+    fresh = reset.stdout.split()[-1]
+    assert stack.client.get("/auth/me", headers={"Authorization": f"Bearer {session}"}).status_code == 401
+    assert sign_in(stack, "bruno", fresh).startswith("prs_")
+    assert precedente(stack, "users", "password", "ninguem").returncode != 0
+
+    actions = [e["action"] for e in json.loads(precedente(stack, "audit", "--json").stdout)]
+    assert "auth.password_change" in actions and "user.password_reset" in actions
+
+
 def files_containing(folder: Path, secrets: dict[str, str]) -> dict[str, list[str]]:
     """Which secret (by name) appears in which file under `folder`, bytes compared."""
     found: dict[str, list[str]] = {}

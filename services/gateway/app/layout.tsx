@@ -44,6 +44,7 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
           {identity && !identity.demo && (
             <form method="post" action="/auth/logout" className="user">
               <span>{identity.user}</span>
+              {identity.kind === "user" && <a href="/senha">Senha</a>}
               <button type="submit">Sair</button>
             </form>
           )}

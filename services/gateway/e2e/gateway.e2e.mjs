@@ -333,6 +333,37 @@ async function signedInScenarios() {
     assert.deepEqual(violations, [], "no Content-Security-Policy violation");
   }, ana);
 
+  await scenario("password: the wrong current one refused, the change kept, the old one dead", async (context) => {
+    const old = need("CARLA_PASSWORD");
+    const chosen = `${old}-trocada`;
+    const page = await signIn(context, "carla", old);
+    await page.getByRole("link", { name: "Senha", exact: true }).click();
+    await page.waitForURL(`${GW}/senha`);
+    const change = async (current, next, again = next) => {
+      await page.getByLabel("Senha atual").fill(current);
+      await page.getByLabel("Nova senha (").fill(next);
+      await page.getByLabel("Confirme a nova senha").fill(again);
+      await page.getByRole("button", { name: "Alterar senha" }).click();
+    };
+    await change("nao-e-a-senha-atual", chosen);
+    await page.waitForURL(/erro=atual/);
+    await page.getByRole("alert").filter({ hasText: "A senha atual está incorreta" }).waitFor();
+    await change(old, chosen, `${chosen}x`);
+    await page.waitForURL(/erro=diferentes/);
+    await change(old, chosen);
+    await page.waitForURL(/\/senha\?ok=/);
+    await page.getByRole("status").filter({ hasText: "Senha alterada" }).waitFor();
+    await page.getByRole("button", { name: "Sair" }).click();
+    await page.waitForURL(/\/login/);
+    const refused = await context.request.post(`${GW}/auth/login`, {
+      form: { username: "carla", password: old, next: "/" },
+      headers: { origin: GW },
+      maxRedirects: 0,
+    });
+    assert.match(refused.headers().location ?? "", /erro=credenciais/, "the old password no longer signs in");
+    await signIn(context, "carla", chosen);
+  });
+
   await scenario("ingestion status: counts per stage and the latest stopped documents", async (context) => {
     const page = await openPage(context, "/ingestao");
     const stages = page.locator("section.counts").first();

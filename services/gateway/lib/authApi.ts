@@ -10,6 +10,8 @@ export type LoginResult =
   | { kind: "unavailable"; reason: string };
 
 const TIMEOUT_MS = 15_000;
+/** The API's own minimum length of a password (shared/accounts.py), said on the form before asking it. */
+export const MIN_PASSWORD = 12;
 
 export async function apiLogin(config: GatewayConfig, user: string, password: string): Promise<LoginResult> {
   let response: Response;
@@ -50,5 +52,50 @@ export async function apiLogout(config: GatewayConfig, token: string): Promise<b
     return response.ok || response.status === 401; // 401: already ended
   } catch {
     return false;
+  }
+}
+
+export type PasswordChangeResult =
+  | { kind: "ok" }
+  | { kind: "wrong" } // the current password is not right
+  | { kind: "refused"; reason: string } // the new one is not accepted (too short, the same)
+  | { kind: "throttled" }
+  | { kind: "expired" } // the session is no longer valid: sign in again
+  | { kind: "unavailable"; reason: string };
+
+/** POST /auth/password as the signed-in person: the API checks the current password and ends their other sessions. */
+export async function apiChangePassword(
+  config: GatewayConfig,
+  token: string,
+  currentPassword: string,
+  newPassword: string,
+): Promise<PasswordChangeResult> {
+  let response: Response;
+  try {
+    response = await fetch(`${config.apiUrl}/auth/password`, {
+      method: "POST",
+      headers: { accept: "application/json", "content-type": "application/json", ...bearer(token) },
+      body: JSON.stringify({ current_password: currentPassword, new_password: newPassword }),
+      cache: "no-store",
+      redirect: "manual",
+      signal: AbortSignal.timeout(TIMEOUT_MS),
+    });
+  } catch (err) {
+    return { kind: "unavailable", reason: String(err) };
+  }
+  const body = (await response.json().catch(() => null)) as { detail?: unknown } | null;
+  switch (response.status) {
+    case 204:
+      return { kind: "ok" };
+    case 401:
+      return { kind: "expired" };
+    case 403:
+      return { kind: "wrong" };
+    case 422:
+      return { kind: "refused", reason: typeof body?.detail === "string" ? body.detail : "senha não aceita" };
+    case 429:
+      return { kind: "throttled" };
+    default:
+      return { kind: "unavailable", reason: `POST /auth/password: ${response.status}` };
   }
 }

@@ -34,13 +34,14 @@ export const ACCOUNTS: Record<string, { password: string; groups: string[]; role
 export function identityApi(options: { authMode?: "required" | "none"; sessions?: Map<string, string> } = {}): Handler {
   const sessions = options.sessions ?? new Map<string, string>();
   const authMode = options.authMode ?? "required";
+  const passwords = new Map(Object.entries(ACCOUNTS).map(([name, account]) => [name, account.password]));
   return ({ method, path, headers, body }) => {
     const token = /^Bearer (\S+)$/.exec(headers.authorization ?? "")?.[1];
     const user = token ? sessions.get(token) : undefined;
     if (method === "POST" && path === "/auth/login") {
       const { user: name, password } = JSON.parse(body) as { user: string; password: string };
       const account = ACCOUNTS[name];
-      if (!account || account.password !== password) return { status: 401, json: { detail: "usuário ou senha incorretos" } };
+      if (!account || passwords.get(name) !== password) return { status: 401, json: { detail: "usuário ou senha incorretos" } };
       const issued = `prs_${"x".repeat(39)}${sessions.size.toString().padStart(4, "0")}`;
       sessions.set(issued, name);
       const expires = new Date(Date.now() + 12 * 3600 * 1000).toISOString();
@@ -49,6 +50,16 @@ export function identityApi(options: { authMode?: "required" | "none"; sessions?
     if (method === "POST" && path === "/auth/logout") {
       if (!user || !token) return { status: 401, json: { detail: "sessão inválida" }, headers: { "www-authenticate": "Bearer" } };
       sessions.delete(token);
+      return { status: 204 };
+    }
+    if (method === "POST" && path === "/auth/password") {
+      if (!user || !token) return { status: 401, json: { detail: "sessão inválida" }, headers: { "www-authenticate": "Bearer" } };
+      const change = JSON.parse(body) as { current_password: string; new_password: string };
+      if (passwords.get(user) !== change.current_password) return { status: 403, json: { detail: "a senha atual está incorreta" } };
+      if (change.new_password.length < 12) return { status: 422, json: { detail: "a password needs at least 12 characters" } };
+      if (change.new_password === change.current_password) return { status: 422, json: { detail: "the new password is the current one" } };
+      passwords.set(user, change.new_password);
+      for (const [other, name] of sessions) if (name === user && other !== token) sessions.delete(other);
       return { status: 204 };
     }
     if (authMode === "none") {

@@ -4,6 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest
 import { OPTIONS, POST as proxyPost, GET as proxyGet } from "../app/api/[...path]/route";
 import { POST as login } from "../app/auth/login/route";
 import { POST as logout } from "../app/auth/logout/route";
+import { POST as changePassword } from "../app/auth/password/route";
 import { ACCOUNTS, deadUrl, type FakeApi, identityApi, startFakeApi } from "./fakeApi";
 
 const GW = "http://gw.test:3000";
@@ -158,6 +159,69 @@ describe("POST /auth/logout", () => {
 function context(...path: string[]) {
   return { params: Promise.resolve({ path }) };
 }
+
+describe("POST /auth/password", () => {
+  async function signedIn(): Promise<string> {
+    const response = await login(loginForm(ana));
+    return /precedente_session=([^;]+)/.exec(response.headers.get("set-cookie") ?? "")?.[1] ?? "";
+  }
+
+  function passwordForm(token: string, fields: Record<string, string>, origin = GW): Request {
+    return new Request(`${GW}/auth/password`, {
+      method: "POST",
+      headers: { host: "gw.test:3000", origin, cookie: `precedente_session=${token}` },
+      body: new URLSearchParams(fields),
+    });
+  }
+
+  const chosen = "uma-senha-nova-e-longa";
+
+  it("sends the change as the session's bearer, keeps this session and ends the others", async () => {
+    useApi();
+    const other = await signedIn();
+    const token = await signedIn();
+    const fields = { current_password: ACCOUNTS.ana!.password, new_password: chosen, confirm_password: chosen };
+    const response = await changePassword(passwordForm(token, fields));
+    expect(response.status).toBe(303);
+    expect(response.headers.get("location")).toBe("/senha?ok=ok");
+    const sent = api.seen.find((request) => request.path === "/auth/password");
+    expect(sent?.headers.authorization).toBe(`Bearer ${token}`);
+    expect(sent?.headers.cookie).toBeUndefined();
+    expect(JSON.parse(sent?.body ?? "")).toEqual({ current_password: ACCOUNTS.ana!.password, new_password: chosen });
+    expect(sessions.has(token)).toBe(true);
+    expect(sessions.has(other)).toBe(false);
+  });
+
+  it("says what is wrong without asking the API when it can, and maps the API's refusals", async () => {
+    useApi();
+    const token = await signedIn();
+    const cases: [Record<string, string>, string][] = [
+      [{ current_password: ACCOUNTS.ana!.password, new_password: chosen, confirm_password: "outra" }, "/senha?erro=diferentes"],
+      [{ current_password: ACCOUNTS.ana!.password, new_password: "curta", confirm_password: "curta" }, "/senha?erro=curta"],
+      [{ current_password: "", new_password: chosen, confirm_password: chosen }, "/senha?erro=atual"],
+    ];
+    for (const [fields, location] of cases) {
+      expect((await changePassword(passwordForm(token, fields))).headers.get("location")).toBe(location);
+    }
+    expect(api.seen.filter((request) => request.path === "/auth/password")).toHaveLength(0);
+    const wrong = { current_password: "nao-e-esta-senha", new_password: chosen, confirm_password: chosen };
+    expect((await changePassword(passwordForm(token, wrong))).headers.get("location")).toBe("/senha?erro=atual");
+    const same = ACCOUNTS.ana!.password; // long enough: the API refuses it as the current one
+    const unchanged = { current_password: same, new_password: same, confirm_password: same };
+    expect((await changePassword(passwordForm(token, unchanged))).headers.get("location")).toBe("/senha?erro=igual");
+  });
+
+  it("sends a dead session to sign-in, refuses another origin, and says when the API is down", async () => {
+    useApi();
+    const fields = { current_password: ACCOUNTS.ana!.password, new_password: chosen, confirm_password: chosen };
+    const dead = await changePassword(passwordForm("prs_morto", fields));
+    expect(dead.headers.get("location")).toBe("/login?next=%2Fsenha");
+    const token = await signedIn();
+    expect((await changePassword(passwordForm(token, fields, "http://evil.example"))).status).toBe(403);
+    useApi({}, await deadUrl());
+    expect((await changePassword(passwordForm(token, fields))).headers.get("location")).toBe("/senha?erro=indisponivel");
+  });
+});
 
 describe("/api/* proxy", () => {
   it("sends the API the cookie's token as a bearer and nothing identity-like from the browser", async () => {

@@ -137,6 +137,45 @@ async def test_sign_in_sessions_and_removal(client: httpx.AsyncClient, pool: asy
     assert actions == ["user.add", "auth.login_failed", "auth.login", "auth.logout", "auth.login", "user.remove"]
 
 
+async def test_a_person_changes_their_password_and_an_admin_resets_it(
+    client: httpx.AsyncClient, pool: asyncpg.Pool
+) -> None:
+    here = await person_headers(pool, ["civel"], user="diana")
+    there = await person_headers(pool, ["civel"], user="diana")  # the same person on another device
+    current, chosen = "senha-de-teste-diana", "outra-senha-bem-longa"
+
+    def change(old: str, new: str) -> dict[str, Any]:
+        return {"json": {"current_password": old, "new_password": new}, "headers": here}
+
+    assert (await client.post("/auth/password", **change("senha-errada-000", chosen))).status_code == 403
+    assert (await client.post("/auth/password", **change(current, "curta"))).status_code == 422
+    assert (await client.post("/auth/password", **change(current, current))).status_code == 422
+    assert (await client.post("/auth/password", **change(current, chosen))).status_code == 204
+    assert (await client.get("/auth/me", headers=here)).status_code == 200  # the session that changed it stays
+    assert (await client.get("/auth/me", headers=there)).status_code == 401  # every other one ends
+    assert await accounts.login(pool, "diana", current) is None
+    assert await accounts.login(pool, "diana", chosen) is not None
+
+    key = await key_headers(pool, "admin")  # a key, or any caller without a local password, has none to change
+    assert (await client.post("/auth/password", json=change(chosen, "x" * 12)["json"], headers=key)).status_code == 403
+
+    reset = await client.post("/users/diana/password", json={}, headers=key)
+    assert reset.status_code == 200 and len(reset.json()["password"]) >= 20
+    assert (await client.get("/auth/me", headers=here)).status_code == 401  # a reset ends every session
+    assert await accounts.login(pool, "diana", reset.json()["password"]) is not None
+    given = await client.post("/users/diana/password", json={"password": "definida-pelo-admin"}, headers=key)
+    assert given.status_code == 200 and given.json()["password"] is None  # not echoed back
+    assert (await client.post("/users/ninguem/password", json={}, headers=key)).status_code == 404
+    assert (await client.post("/users/diana%00/password", json={}, headers=key)).status_code == 404
+    outsider = await person_headers(pool, ["civel"], user="eduardo", roles=())
+    assert (await client.post("/users/diana/password", json={}, headers=outsider)).status_code == 403
+
+    actions = [r["action"] for r in await pool.fetch("SELECT action FROM audit_log WHERE actor = 'diana' ORDER BY id")]
+    assert actions.count("auth.password_change_failed") == 1 and actions.count("auth.password_change") == 1
+    resets = await pool.fetch("SELECT detail FROM audit_log WHERE action = 'user.password_reset'")
+    assert len(resets) == 2 and all("definida" not in r["detail"] for r in resets)
+
+
 async def test_api_keys_are_shown_once_and_revocable(client: httpx.AsyncClient, pool: asyncpg.Pool) -> None:
     admin = await key_headers(pool, "admin")
     made = await client.post("/keys", json={"name": "DMS", "scopes": ["ingest"], "groups": ["socios"]}, headers=admin)

@@ -1,0 +1,73 @@
+import { MIN_PASSWORD } from "../../lib/authApi";
+import { requireIdentity } from "../../lib/server";
+
+type Props = { searchParams: Promise<Record<string, string | string[] | undefined>> };
+
+const MESSAGES: Record<string, string> = {
+  atual: "A senha atual está incorreta.",
+  diferentes: "A nova senha e a confirmação não são iguais.",
+  curta: `A nova senha precisa de pelo menos ${MIN_PASSWORD} caracteres.`,
+  igual: "A nova senha é igual à atual.",
+  tentativas: "Muitas tentativas; aguarde um minuto.",
+  indisponivel: "O serviço de autenticação está indisponível. Tente de novo em instantes ou avise o suporte.",
+};
+
+export default async function Password({ searchParams }: Props) {
+  const identity = await requireIdentity("/senha");
+  const params = await searchParams;
+  if (identity.kind !== "user") {
+    return (
+      <section className="login">
+        <h1>Senha</h1>
+        <p>Esta conta não tem senha no Precedente: ela entra pelo provedor de identidade do escritório ou pelo modo demonstração.</p>
+      </section>
+    );
+  }
+  const code = typeof params.erro === "string" ? params.erro : "";
+  const message = code ? (MESSAGES[code] ?? MESSAGES.atual) : "";
+  return (
+    <section className="login">
+      <h1>Alterar senha</h1>
+      {params.ok !== undefined && (
+        <p className="ok" role="status">
+          Senha alterada. As suas outras sessões foram encerradas.
+        </p>
+      )}
+      {message && (
+        <p className="error" role="alert" id="senha-erro">
+          {message}
+        </p>
+      )}
+      <form method="post" action="/auth/password" aria-describedby={message ? "senha-erro" : undefined}>
+        <input type="text" name="username" autoComplete="username" value={identity.user} readOnly hidden />
+        <div className="field">
+          <label htmlFor="senha-atual">Senha atual</label>
+          <input id="senha-atual" name="current_password" type="password" autoComplete="current-password" required />
+        </div>
+        <div className="field">
+          <label htmlFor="senha-nova">Nova senha ({MIN_PASSWORD} caracteres ou mais)</label>
+          <input
+            id="senha-nova"
+            name="new_password"
+            type="password"
+            autoComplete="new-password"
+            minLength={MIN_PASSWORD}
+            required
+          />
+        </div>
+        <div className="field">
+          <label htmlFor="senha-confirma">Confirme a nova senha</label>
+          <input
+            id="senha-confirma"
+            name="confirm_password"
+            type="password"
+            autoComplete="new-password"
+            minLength={MIN_PASSWORD}
+            required
+          />
+        </div>
+        <button type="submit">Alterar senha</button>
+      </form>
+    </section>
+  );
+}
