@@ -24,7 +24,7 @@ from shared.db import create_pool
 from shared.settings import Settings
 
 console = Console()
-users_app = typer.Typer(help="People who sign in: add, list, password, remove.", no_args_is_help=True)
+users_app = typer.Typer(help="People who sign in: add, list, password, disable, enable, remove.", no_args_is_help=True)
 keys_app = typer.Typer(help="API keys of systems and scripts: create, list, revoke.", no_args_is_help=True)
 
 ApiOption = Annotated[str | None, typer.Option("--api", help="Search API URL (default PRECEDENTE_API_URL).")]
@@ -152,7 +152,28 @@ def password_command(
 @users_app.command("list")
 def users_list(api: ApiOption = None, local: LocalOption = False, as_json: JsonOption = False) -> None:
     rows = _local(accounts.list_users) if local else _api("GET", "/users", api)
-    _print(rows, ["name", "groups", "roles", "created_by", "created_at"], as_json)
+    _print(rows, ["name", "groups", "roles", "created_by", "created_at", "disabled_at"], as_json)
+
+
+@users_app.command("disable")
+def users_disable(name: str, api: ApiOption = None, local: LocalOption = False) -> None:
+    """Suspend a person (their sessions end at once); `users enable` lets them back in."""
+    _switch(name, True, api, local)
+
+
+@users_app.command("enable")
+def users_enable(name: str, api: ApiOption = None, local: LocalOption = False) -> None:
+    _switch(name, False, api, local)
+
+
+def _switch(name: str, disabled: bool, api: str | None, local: bool) -> None:
+    if local:
+        if not _local(lambda pool: accounts.set_disabled(pool, name, disabled)):
+            console.print(f"[red]no user {name}[/red]")
+            raise typer.Exit(1)
+    else:
+        _api("POST", f"/users/{name}/{'disable' if disabled else 'enable'}", api)
+    console.print(f"user {name} {'disabled' if disabled else 'enabled'}")
 
 
 @users_app.command("remove")

@@ -300,7 +300,8 @@ class RunningStack:
 
     def kill_postgres(self) -> None:
         """SIGKILL the stack's postmaster, as a crash or the OOM killer would; the supervisor is not paused."""
-        pid = int((self._embedded_postgres().pgdata / "postmaster.pid").read_text().split("\n", 1)[0])
+        pid = self._embedded_postgres().postmaster_pid()
+        assert pid is not None, "PostgreSQL is not running"
         os.kill(pid, signal.SIGKILL)
 
     def wait_for_log(self, marker: str, timeout: float, before: int) -> None:

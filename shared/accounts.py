@@ -170,13 +170,31 @@ async def reset_password(pool: asyncpg.Pool, name: str, password: str | None = N
 
 
 async def _set_password(pool: asyncpg.Pool, name: str, password: str, keep_session: str) -> bool:
+    hashed = hash_password(password)  # ~50 ms of scrypt, not while holding a connection
     async with pool.acquire() as conn, conn.transaction():
         updated = await conn.fetchval(
-            "UPDATE users SET password_hash = $2 WHERE name = $1 RETURNING true", name, hash_password(password)
+            "UPDATE users SET password_hash = $2 WHERE name = $1 RETURNING true", name, hashed
         )
         kept = digest(keep_session) if keep_session else b""
         await conn.execute("DELETE FROM sessions WHERE user_name = $1 AND token_hash <> $2", name, kept)
     return updated is not None
+
+
+async def set_disabled(pool: asyncpg.Pool, name: str, disabled: bool) -> bool:
+    """Suspend a person (on leave, under review) keeping their groups and roles, or let them back in. A
+    suspension ends their sessions at once; they sign in again only once enabled. False: no such user."""
+    if not NAME_PATTERN.fullmatch(name):
+        return False
+    async with pool.acquire() as conn, conn.transaction():
+        found = await conn.fetchval(
+            "UPDATE users SET disabled_at = CASE WHEN $2 THEN coalesce(disabled_at, now()) END"
+            " WHERE name = $1 RETURNING true",
+            name,
+            disabled,
+        )
+        if found and disabled:
+            await conn.execute("DELETE FROM sessions WHERE user_name = $1", name)
+    return found is not None
 
 
 async def remove_user(pool: asyncpg.Pool, name: str) -> bool:
@@ -187,7 +205,7 @@ async def remove_user(pool: asyncpg.Pool, name: str) -> bool:
 
 
 async def list_users(pool: asyncpg.Pool) -> list[dict]:
-    rows = await pool.fetch("SELECT name, groups, roles, created_by, created_at FROM users ORDER BY name")
+    rows = await pool.fetch("SELECT name, groups, roles, created_by, created_at, disabled_at FROM users ORDER BY name")
     return [dict(row) for row in rows]
 
 

@@ -142,12 +142,18 @@ class EmbeddedPostgres:
             raise RuntimeError(f"PostgreSQL did not start: {err.stderr}\n{tail}") from err
         return self.url
 
-    def running(self) -> bool:
-        """Whether the postmaster named in postmaster.pid is alive (it is not our child: pg_ctl daemonizes it)."""
+    def postmaster_pid(self) -> int | None:
+        """The process id postmaster.pid names (it is not our child: pg_ctl daemonizes it), if the file is there."""
         try:
-            pid = int((self.pgdata / "postmaster.pid").read_text().split("\n", 1)[0])
-            return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
-        except (OSError, ValueError, psutil.Error):
+            return int((self.pgdata / "postmaster.pid").read_text().split("\n", 1)[0])
+        except (OSError, ValueError):
+            return None
+
+    def running(self) -> bool:
+        pid = self.postmaster_pid()
+        try:
+            return pid is not None and psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+        except psutil.Error:
             return False
 
     def _stop_leftover(self) -> None:

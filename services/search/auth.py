@@ -247,6 +247,7 @@ class UserInfo(BaseModel):
     roles: list[str]
     created_by: str
     created_at: datetime
+    disabled_at: datetime | None = Field(None, description="Suspended since; null while the person may sign in.")
 
 
 class NewKey(BaseModel):
@@ -310,6 +311,24 @@ async def reset_password(name: str, body: PasswordReset, who: AdminDep, db: DbDe
 @router.get("/users", response_model=list[UserInfo])
 async def users(who: AdminDep, db: DbDep) -> list[UserInfo]:
     return [UserInfo(**user) for user in await accounts.list_users(db)]
+
+
+@router.post("/users/{name}/disable", status_code=204)
+async def disable_user(name: str, who: AdminDep, db: DbDep) -> Response:
+    """Suspend a person: their sessions end at once, their account (groups, roles) stays for later."""
+    return await _set_disabled(name, True, who, db)
+
+
+@router.post("/users/{name}/enable", status_code=204)
+async def enable_user(name: str, who: AdminDep, db: DbDep) -> Response:
+    return await _set_disabled(name, False, who, db)
+
+
+async def _set_disabled(name: str, disabled: bool, who: Identity, db: Any) -> Response:
+    if not await accounts.set_disabled(db, name, disabled):
+        raise HTTPException(404, f"no user {name!r}")
+    await audit.record(db, who, "user.disable" if disabled else "user.enable", detail={"name": name})
+    return Response(status_code=204)
 
 
 @router.delete("/users/{name}", status_code=204)

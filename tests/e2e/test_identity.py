@@ -130,7 +130,7 @@ def test_users_keys_and_audit_commands(first: FirstStart) -> None:
     assert precedente(stack, "users", "list", key=search_key).returncode != 0
 
 
-def test_passwords_are_changed_by_their_owner_and_reset_by_an_administrator(first: FirstStart) -> None:
+def test_passwords_changed_by_their_owner_reset_by_an_administrator_and_accounts_suspended(first: FirstStart) -> None:
     stack = first.stack
     added = precedente(stack, "users", "add", "bruno", "--groups", "socios")
     assert added.returncode == 0, added.stdout + added.stderr
@@ -167,8 +167,16 @@ def test_passwords_are_changed_by_their_owner_and_reset_by_an_administrator(firs
     assert sign_in(stack, "bruno", fresh).startswith("prs_")
     assert precedente(stack, "users", "password", "ninguem").returncode != 0
 
+    assert precedente(stack, "users", "disable", "bruno").returncode == 0  # on leave: out, account kept
+    refused = stack.client.post("/auth/login", json={"user": "bruno", "password": fresh}, headers={"Authorization": ""})
+    assert refused.status_code == 401
+    listed = {u["name"]: u for u in json.loads(precedente(stack, "users", "list", "--json").stdout)}
+    assert listed["bruno"]["disabled_at"] and listed["bruno"]["groups"] == ["socios"]
+    assert precedente(stack, "users", "enable", "bruno").returncode == 0
+    assert sign_in(stack, "bruno", fresh).startswith("prs_")
+
     actions = [e["action"] for e in json.loads(precedente(stack, "audit", "--json").stdout)]
-    assert "auth.password_change" in actions and "user.password_reset" in actions
+    assert {"auth.password_change", "user.password_reset", "user.disable", "user.enable"} <= set(actions)
 
 
 def files_containing(folder: Path, secrets: dict[str, str]) -> dict[str, list[str]]:

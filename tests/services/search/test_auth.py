@@ -176,6 +176,27 @@ async def test_a_person_changes_their_password_and_an_admin_resets_it(
     assert len(resets) == 2 and all("definida" not in r["detail"] for r in resets)
 
 
+async def test_a_suspended_person_is_out_at_once_and_back_when_enabled(
+    client: httpx.AsyncClient, pool: asyncpg.Pool
+) -> None:
+    session = await person_headers(pool, ["trabalhista"], user="fabio")
+    admin = await key_headers(pool, "admin")
+    assert (await client.post("/users/fabio/disable", headers=session)).status_code == 403  # not an admin
+    assert (await client.post("/users/fabio/disable", headers=admin)).status_code == 204
+    assert (await client.get("/auth/me", headers=session)).status_code == 401  # out at once
+    assert await accounts.login(pool, "fabio", "senha-de-teste-fabio") is None
+    listed = {u["name"]: u for u in (await client.get("/users", headers=admin)).json()}
+    assert listed["fabio"]["disabled_at"] is not None and listed["fabio"]["groups"] == ["trabalhista"]
+    assert (await client.post("/users/fabio/enable", headers=admin)).status_code == 204
+    again = await client.post("/auth/login", json={"user": "fabio", "password": "senha-de-teste-fabio"})
+    assert again.status_code == 200 and again.json()["groups"] == ["trabalhista"]  # the same account
+    listed = {u["name"]: u for u in (await client.get("/users", headers=admin)).json()}
+    assert listed["fabio"]["disabled_at"] is None
+    assert (await client.post("/users/ninguem/disable", headers=admin)).status_code == 404
+    audited = await pool.fetch("SELECT action FROM audit_log WHERE detail->>'name' = 'fabio' ORDER BY id")
+    assert [r["action"] for r in audited] == ["user.disable", "user.enable"]
+
+
 async def test_api_keys_are_shown_once_and_revocable(client: httpx.AsyncClient, pool: asyncpg.Pool) -> None:
     admin = await key_headers(pool, "admin")
     made = await client.post("/keys", json={"name": "DMS", "scopes": ["ingest"], "groups": ["socios"]}, headers=admin)
