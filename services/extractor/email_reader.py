@@ -208,8 +208,14 @@ def email_attachments(data: bytes, filename: str = "message.eml") -> list[Attach
     return found
 
 
+# Headers written back as they were read: refolding a long or odd header runs it through the header
+# parser and folder of the email package, which raise AttributeError, IndexError, UnicodeError... on
+# hostile values (bench/fuzz_extractor.py found five).
+_WRITE_BACK = email.policy.default.clone(refold_source="none", max_line_length=None)
+
+
 def _message_bytes(message: email.message.Message) -> bytes:
-    """An attached e-mail written back as .eml bytes.
+    """An attached e-mail written back as .eml bytes, its headers untouched.
 
     BytesGenerator cannot write back some messages it parsed: a multipart whose boundary parameter
     has no value keeps its body as one string, which get_payload() hands the generator with its
@@ -217,9 +223,9 @@ def _message_bytes(message: email.message.Message) -> bytes:
     letters replaced; the rest of the message, and its other undecoded bytes, come back as they were.
     """
     try:
-        return message.as_bytes(policy=email.policy.default)
+        return message.as_bytes(policy=_WRITE_BACK)
     except UnicodeEncodeError:
-        return message.as_string(policy=email.policy.default).encode("utf-8", "surrogateescape")
+        return message.as_string(policy=_WRITE_BACK).encode("utf-8", "surrogateescape")
 
 
 def _body_parts(message: email.message.EmailMessage) -> list[email.message.Message]:

@@ -213,3 +213,41 @@ def test_attached_email_that_bytesgenerator_cannot_write_back_is_still_attached(
     assert b"Subject: original" in attachments[0].data
     assert b"Cumprimento de senten" in attachments[0].data
     assert extract(FORWARD_WITH_BROKEN_MULTIPART, "encaminhada.eml").pages[0].text.endswith("segue")
+
+
+def _forward(inner_headers: bytes) -> bytes:
+    """A message with one attached e-mail whose headers are the fuzzer's (minimized)."""
+    return b'Content-Type: multipart/mixed; boundary="B"\n--B\nContent-Type: message/rfc822\n\n' + inner_headers
+
+
+HEADERS_THE_EMAIL_PACKAGE_CANNOT_REFOLD = {
+    "AttributeError ('Group' object has no attribute 'local_part')": (
+        b"From: " + b"a" * 219 + b"%" + b"a" * 188 + b"position: attachment; f"
+    ),
+    "IndexError (list index out of range, _header_value_parser.startswith_fws)": (
+        b"From: " + b"a" * 333 + b'=============2968406672628594240=="'
+    ),
+    "UnicodeEncodeError ('ascii', _encoded_words.encode)": (
+        b"To: joao@escrit\xb6o\xff =?uescFrom: =?utf-8?b?Content-Transfer-Encoding: @@@ritorio?="
+    ),
+    "UnicodeEncodeError (surrogates not allowed)": (
+        b"To: multipart\xd0\x9el" + b"\x8c" * 8 + b"," * 10 + b"(" + b"," * 90 + b"\x8c" * 5 + b"tivl"
+        + b"\x8c" * 8 + b",,,,,,ype: text/plain;"
+    ),
+    "UnicodeError (the 'idna' codec has no 'replace')": (
+        b'Content-Type: text/plain; charset="idna\nMIME-Version: ' + b"a" * 171 + b"quoted-printable"
+        + b"a" * 189 + b"/N, S\xc3\nCumprimento de senten\xc3"
+    ),
+}  # fmt: skip
+"""Minimized from the fuzzer: long or odd headers of an attached e-mail, which Message.as_bytes refolded."""
+
+
+@pytest.mark.parametrize("found", HEADERS_THE_EMAIL_PACKAGE_CANNOT_REFOLD)
+def test_attached_email_is_written_back_with_its_headers_as_they_were(found: str) -> None:
+    """email_attachments let these out of Message.as_bytes/as_string (email/policy.py, _fold)."""
+    headers = HEADERS_THE_EMAIL_PACKAGE_CANNOT_REFOLD[found]
+    attachments = email_attachments(_forward(headers), "encaminhada.eml")
+    assert [a.content_type for a in attachments] == ["message/rfc822"]
+    first_line = headers.split(b"\n", 1)[0]
+    assert attachments[0].data.startswith(first_line[: first_line.index(b":") + 1])
+    assert len(attachments[0].data) >= len(first_line)  # not folded away, not dropped
