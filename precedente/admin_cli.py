@@ -10,6 +10,7 @@ import json
 import sys
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime, timedelta
+from functools import partial
 from typing import Annotated, Any
 
 import asyncpg
@@ -167,24 +168,34 @@ def users_enable(name: str, api: ApiOption = None, local: LocalOption = False) -
 
 
 def _switch(name: str, disabled: bool, api: str | None, local: bool) -> None:
+    verb = "disable" if disabled else "enable"
+    _change(
+        local,
+        lambda pool: accounts.set_disabled(pool, name, disabled),
+        f"no user {name}",
+        "POST",
+        f"/users/{name}/{verb}",
+        api,
+    )
+    console.print(f"user {name} {verb}d")
+
+
+def _change(
+    local: bool, work: Callable[[asyncpg.Pool], Awaitable[bool]], missing: str, method: str, path: str, api: str | None
+) -> None:
+    """One change to an account or key: straight in the database (False: nothing to change) or through the API."""
     if local:
-        if not _local(lambda pool: accounts.set_disabled(pool, name, disabled)):
-            console.print(f"[red]no user {name}[/red]")
+        if not _local(work):
+            console.print(f"[red]{missing}[/red]")
             raise typer.Exit(1)
     else:
-        _api("POST", f"/users/{name}/{'disable' if disabled else 'enable'}", api)
-    console.print(f"user {name} {'disabled' if disabled else 'enabled'}")
+        _api(method, path, api)
 
 
 @users_app.command("remove")
 def users_remove(name: str, api: ApiOption = None, local: LocalOption = False) -> None:
     """Remove a person: their sessions end at once."""
-    if local:
-        if not _local(lambda pool: accounts.remove_user(pool, name)):
-            console.print(f"[red]no user {name}[/red]")
-            raise typer.Exit(1)
-    else:
-        _api("DELETE", f"/users/{name}", api)
+    _change(local, lambda pool: accounts.remove_user(pool, name), f"no user {name}", "DELETE", f"/users/{name}", api)
     console.print(f"user {name} removed")
 
 
@@ -221,12 +232,8 @@ def keys_list(api: ApiOption = None, local: LocalOption = False, as_json: JsonOp
 
 @keys_app.command("revoke")
 def keys_revoke(key_id: str, api: ApiOption = None, local: LocalOption = False) -> None:
-    if local:
-        if not _local(lambda pool: accounts.revoke_key(pool, key_id)):
-            console.print(f"[red]no active key {key_id}[/red]")
-            raise typer.Exit(1)
-    else:
-        _api("DELETE", f"/keys/{key_id}", api)
+    revoke = partial(accounts.revoke_key, key_id=key_id)
+    _change(local, revoke, f"no active key {key_id}", "DELETE", f"/keys/{key_id}", api)
     console.print(f"key {key_id} revoked")
 
 
