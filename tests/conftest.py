@@ -1,11 +1,13 @@
 """Shared test fixtures: the data beside the checkout and a real running stack (`precedente up`)."""
 
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
+import asyncpg
 import pytest
 
 from precedente.harness import FINAL, RunningStack
+from shared.db import create_pool, migrate
 from shared.embedded import EmbeddedPostgres
 from shared.payloads import Page
 
@@ -35,6 +37,15 @@ def database_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         yield url
     finally:
         postgres.stop()
+
+
+@pytest.fixture(scope="module")
+async def pool(database_url: str) -> AsyncIterator[asyncpg.Pool]:
+    """A connection pool on the module's database, migrated (a module may define its own instead)."""
+    await migrate(database_url)
+    db = await create_pool(database_url)
+    yield db
+    await db.close()
 
 
 @pytest.fixture(scope="session")

@@ -1,21 +1,10 @@
 """The schema and the ledger against a real embedded PostgreSQL (pgvector, unaccent, Portuguese)."""
 
-from collections.abc import AsyncIterator
-
 import asyncpg
-import pytest
 
 from shared import ledger
 from shared.contracts import MetadataHints, Source
-from shared.db import create_pool, migrate, migration_files
-
-
-@pytest.fixture(scope="module")
-async def pool(database_url: str) -> AsyncIterator[asyncpg.Pool]:
-    await migrate(database_url)
-    db = await create_pool(database_url)
-    yield db
-    await db.close()
+from shared.db import migrate, migration_files
 
 
 async def test_migrations_apply_once(database_url: str, pool: asyncpg.Pool) -> None:

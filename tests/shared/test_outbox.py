@@ -20,19 +20,10 @@ from faststream.kafka import KafkaBroker
 from shared import ledger, outbox, recovery
 from shared.broker import BrokerUnavailable, ensure_topics, make_broker, publish, topic_name
 from shared.contracts import DocumentSubmitted, MetadataHints, Source, Stage, Topic
-from shared.db import create_pool, migrate
 from shared.embedded import EmbeddedBroker
 from shared.settings import Settings
 
 DOWN_TIMEOUT_S = 1.0  # how long a publish waits for a broker these tests have stopped
-
-
-@pytest.fixture(scope="module")
-async def pool(database_url: str) -> AsyncIterator[asyncpg.Pool]:
-    await migrate(database_url)
-    db = await create_pool(database_url)
-    yield db
-    await db.close()
 
 
 @pytest.fixture(scope="module")
