@@ -47,6 +47,35 @@ EMBEDDED_BROKER_DEFAULTS = {
 }
 
 
+def orphans_of(data_dir: Path) -> list[psutil.Process]:
+    """Processes left by an earlier run on this data directory: every service and whatever it started
+    (the extractor's reading children, their Tesseract runs) carry PRECEDENTE_DATA_DIR in their
+    environment, whichever process group they made for themselves. This process and its ancestors are
+    not orphans."""
+    mine = {os.getpid(), *(p.pid for p in psutil.Process().parents())}
+    wanted = str(data_dir)
+    found = []
+    for process in psutil.process_iter():
+        try:
+            if process.pid not in mine and process.environ().get("PRECEDENTE_DATA_DIR") == wanted:
+                found.append(process)
+        except psutil.Error:  # gone meanwhile, or another user's
+            continue
+    return found
+
+
+def end_orphans(data_dir: Path) -> int:
+    """SIGKILL the orphans of this data directory; how many there were."""
+    doomed = [p for p in orphans_of(data_dir) if p.status() != psutil.STATUS_ZOMBIE]
+    for process in doomed:
+        with contextlib.suppress(psutil.Error):
+            process.kill()
+    psutil.wait_procs(doomed, timeout=5)
+    if doomed:
+        log.warning("ended %d processes left by an earlier run on %s", len(doomed), data_dir)
+    return len(doomed)
+
+
 @dataclass
 class Child:
     name: str
@@ -110,6 +139,7 @@ class Stack:
     def start(self) -> None:
         self.data_dir.mkdir(parents=True, exist_ok=True)
         self.logs.mkdir(exist_ok=True)
+        end_orphans(self.data_dir)  # an earlier run killed outright leaves its services' children running
         database_url = self.settings.database_url
         if not database_url:
             self.postgres = EmbeddedPostgres(self.data_dir)
@@ -345,6 +375,7 @@ class Stack:
             self.broker.stop()
         if self.postgres:
             self.postgres.stop()
+        end_orphans(self.data_dir)  # children that outlived their service (a SIGKILLed extractor's readers)
 
 
 def run_up(settings: Settings, data_dir: Path, port: int) -> None:

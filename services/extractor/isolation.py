@@ -11,6 +11,8 @@ import contextlib
 import os
 import resource
 import signal
+import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
@@ -18,16 +20,39 @@ from concurrent.futures.process import BrokenProcessPool
 from multiprocessing import get_context
 from typing import Any, TypeVar
 
+import psutil
+
 from services.extractor.errors import BadInput
 
 T = TypeVar("T")
 
 
-def _prepare_child(megabytes: int) -> None:
-    """Cap the child's address space, and make it a process group so its Tesseract runs die with it."""
+WATCH_INTERVAL_S = 0.5
+
+
+def _owner_alive(pid: int, started: float) -> bool:
+    try:
+        return psutil.Process(pid).create_time() == started  # the same process, not a reused pid
+    except psutil.Error:
+        return False
+
+
+def _watch_owner(pid: int, started: float) -> None:
+    """End this child and its Tesseract runs as soon as the extractor that owns it is gone, however it went
+    (a SIGKILL or the OOM killer run no clean-up): the child is in a process group of its own, so neither
+    the kernel nor `precedente up` would otherwise stop it, and it would go on reading for minutes."""
+    while _owner_alive(pid, started):
+        time.sleep(WATCH_INTERVAL_S)
+    os.killpg(0, signal.SIGKILL)
+
+
+def _prepare_child(megabytes: int, owner: int, owner_started: float) -> None:
+    """Cap the child's address space, make it a process group so its Tesseract runs die with it, and watch
+    the extractor that owns it (its parent is the forkserver, so a parent-death signal would not do)."""
     os.setpgrp()
     limit = megabytes * 1024 * 1024
     resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    threading.Thread(target=_watch_owner, args=(owner, owner_started), daemon=True, name="owner-watch").start()
 
 
 class IsolatedRunner:
@@ -45,7 +70,7 @@ class IsolatedRunner:
                 max_workers=1,
                 mp_context=get_context("forkserver"),
                 initializer=_prepare_child,
-                initargs=(self.memory_mb,),
+                initargs=(self.memory_mb, os.getpid(), psutil.Process().create_time()),
             )
         return self._pool
 

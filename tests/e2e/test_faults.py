@@ -121,3 +121,47 @@ def test_upload_while_the_broker_is_down_is_kept_and_indexed_once(own_stack: Run
     assert_indexed_exactly_once(stack, {document_id: name})
     print(f"indexed {time.monotonic() - back:.0f} s after the broker came back")
     assert stack.sql(f"SELECT reason_code IS NULL FROM documents WHERE id = '{document_id}'") == "True"
+
+
+def test_a_sigkilled_extractor_leaves_no_reading_process_behind(own_stack: RunningStack) -> None:
+    """The OOM killer's way: SIGKILL to the extractor alone, mid-OCR. Its reading child (a process group of
+    its own) and that child's Tesseract runs end with it; the supervisor starts a new extractor."""
+    import psutil
+
+    from tests.conftest import DOCS
+
+    stack = own_stack
+    scan = DOCS / "scanned" / "stj_resp_1543564_sp_scan_hard.pdf"
+    stack.client.post("/documents", files={"file": (scan.name, scan.read_bytes(), "application/pdf")})
+    (extractor,) = stack.service_processes("extractor")
+
+    def ocr_running(processes: list[psutil.Process]) -> bool:
+        names = []
+        for process in processes:
+            try:
+                names.append(process.name())
+            except psutil.NoSuchProcess:
+                continue
+        return any(name.startswith("tesseract") for name in names)
+
+    deadline, descendants = time.monotonic() + 120, []
+    while time.monotonic() < deadline and not ocr_running(descendants):
+        descendants = extractor.children(recursive=True)
+        time.sleep(0.2)
+    assert ocr_running(descendants), "the scan never reached OCR"
+    extractor.kill()
+
+    def gone(process: psutil.Process) -> bool:
+        try:
+            return process.status() == psutil.STATUS_ZOMBIE
+        except psutil.NoSuchProcess:
+            return True
+
+    deadline = time.monotonic() + 15
+    while time.monotonic() < deadline and not all(gone(p) for p in descendants):
+        time.sleep(0.2)
+    assert [p.pid for p in descendants if not gone(p)] == []
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not stack.service_processes("extractor"):
+        time.sleep(0.5)
+    assert stack.service_processes("extractor")  # the supervisor started it again

@@ -66,3 +66,53 @@ def test_a_file_that_needs_more_memory_than_allowed_ends_with_a_reason() -> None
         assert "memory" in err.value.reason or "malloc" in err.value.reason
     finally:
         runner.close()
+
+
+# A worker that owns an IsolatedRunner and reads the hard scan in it, printing its reading child's pid.
+OWNER = """
+import sys
+from pathlib import Path
+from services.extractor.isolation import IsolatedRunner
+from services.extractor.logic import extract
+
+scan = Path(sys.argv[1])
+IsolatedRunner(timeout_s=600, memory_mb=2048).run(extract, scan.read_bytes(), scan.name, label=scan.name)
+"""
+
+
+def _tesseract(process: psutil.Process) -> bool:
+    try:
+        return process.name().startswith("tesseract")
+    except psutil.NoSuchProcess:  # one page's OCR ended meanwhile
+        return False
+
+
+def _gone(pid: int) -> bool:
+    try:
+        return psutil.Process(pid).status() == psutil.STATUS_ZOMBIE  # dead, waiting for a reaper
+    except psutil.NoSuchProcess:
+        return True
+
+
+def test_a_killed_worker_takes_its_reading_child_and_ocr_with_it(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    repo = Path(__file__).resolve().parents[3]
+    owner = subprocess.Popen([sys.executable, "-c", OWNER, str(SCAN)], cwd=repo)
+    try:
+        deadline = time.monotonic() + 60
+        readers: list[psutil.Process] = []
+        while time.monotonic() < deadline and not any(_tesseract(p) for p in readers):
+            readers = psutil.Process(owner.pid).children(recursive=True)
+            time.sleep(0.2)
+        assert any(_tesseract(p) for p in readers), "the scan never reached OCR"
+        descendants = [p.pid for p in readers]
+        owner.kill()  # SIGKILL, as the OOM killer does: no clean-up runs in the worker
+        owner.wait()
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and not all(_gone(pid) for pid in descendants):
+            time.sleep(0.2)
+        assert [pid for pid in descendants if not _gone(pid)] == []
+    finally:
+        owner.kill()
