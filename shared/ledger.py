@@ -39,8 +39,14 @@ class Submission:
     """What the ledger decided about an incoming file."""
 
     document_id: uuid.UUID
-    outcome: str  # "new", "new_version", "unchanged", "duplicate", "retry", "forbidden"
+    outcome: str  # "new", "new_version", "unchanged", "duplicate", "retry"; "forbidden" for an anonymous outsider
     event: DocumentSubmitted | None
+
+
+def outsiders_external_id(external_id: str, submitted_by: str) -> str:
+    """The external id an upload gets when its own names a document behind the caller's wall: the same one
+    for the same caller every time (a second upload is "unchanged", as anyone's would be)."""
+    return f"{external_id}#from:{submitted_by}"
 
 
 async def register_submission(
@@ -61,21 +67,29 @@ async def register_submission(
 ) -> Submission:
     """Decide whether a file is new, a new version of a known document, or something we already have.
 
-    With `caller_groups`, a new version of an existing external id is refused ("forbidden") unless the caller
-    may see that document or submitted it: an external id must not let anyone overwrite a document, and
-    its access lists, from outside its wall."""
+    With `caller_groups`, an external id (or, without one, the bytes: their hash is the default external id)
+    of a document the caller may neither see nor has submitted is not that document's: the upload becomes the
+    caller's own document under an external id scoped to them, exactly as a new upload would, so an
+    external id can neither overwrite a document and its access lists from outside its wall nor tell the
+    caller that something lies behind it."""
     access_groups = sorted(set(access_groups))
     deny_groups = sorted(set(deny_groups or []))
     async with db.acquire() as conn, conn.transaction():
-        await conn.execute("SELECT pg_advisory_xact_lock(hashtext($1))", external_id)
-        row = await conn.fetchrow(
-            "SELECT *, public.precedente_visible(access_groups, deny_groups, $2::text[]) AS visible"
-            " FROM documents WHERE external_id = $1 FOR UPDATE",
-            external_id,
-            caller_groups or [],
-        )
-        outsider = row is not None and caller_groups is not None and not row["visible"]
-        if outsider and (submitted_by is None or row["submitted_by"] != submitted_by):
+        row = None
+        for scoped in (False, True):
+            if scoped:
+                external_id = outsiders_external_id(external_id, submitted_by or "")
+            await conn.execute("SELECT pg_advisory_xact_lock(hashtext($1))", external_id)
+            row = await conn.fetchrow(
+                "SELECT *, public.precedente_visible(access_groups, deny_groups, $2::text[]) AS visible"
+                " FROM documents WHERE external_id = $1 FOR UPDATE",
+                external_id,
+                caller_groups or [],
+            )
+            outsider = row is not None and caller_groups is not None and not row["visible"]
+            if not outsider or (submitted_by is not None and row["submitted_by"] == submitted_by):
+                break
+        else:  # only a caller with groups but no name (no API caller) ends here
             return Submission(row["id"], "forbidden", None)
         if row is None:
             # The same content under the same access list (allow and deny) is the same document; under

@@ -330,16 +330,35 @@ async def test_an_external_id_does_not_open_a_document_to_an_outsider(
     document_id = made.json()["document_id"]
     before = await pool.fetchrow("SELECT * FROM documents WHERE id = $1", uuid.UUID(document_id))
 
-    for content in (b"Conteudo trocado por quem nao pode ver o original.", original):  # new bytes, or the same
-        for form in ({"access_groups": "*"}, {"access_groups": "socios", "deny_groups": "diretoria"}, {}):
-            answer = await client.post(
-                "/documents",
-                files={"file": ("ata.txt", content)},
-                data={"external_id": external_id, **form},
-                headers=outsider,
-            )
-            assert answer.status_code == 403, (content, form, answer.status_code, answer.text)
-            assert document_id not in answer.text  # not even the id of what is behind the wall
+    # No oracle: the outsider's uploads under that external id answer exactly as the same sequence under an
+    # external id and bytes nobody used (each becomes the outsider's own document), so nothing tells them that
+    # a document lies behind the wall.
+    async def answers(used_id: str, contents: tuple[bytes, bytes]) -> list[tuple[int, str]]:
+        seen = []
+        for content in contents:  # new bytes, then the walled file's own (or, for the control, other new ones)
+            for form in ({"access_groups": "*"}, {"access_groups": "socios", "deny_groups": "diretoria"}, {}):
+                answer = await client.post(
+                    "/documents",
+                    files={"file": ("ata.txt", content)},
+                    data={"external_id": used_id, **form},
+                    headers=outsider,
+                )
+                assert document_id not in answer.text  # not even the id of what is behind the wall
+                seen.append((answer.status_code, answer.json()["outcome"]))
+        return seen
+
+    walled = await answers(external_id, (b"Conteudo trocado por quem nao pode ver o original.", original))
+    control = await answers(f"dms:{uuid.uuid4()}", (f"Nota {uuid.uuid4()}".encode(), f"Ata {uuid.uuid4()}".encode()))
+    assert walled == control and walled[0] == (202, "new")
+    # Bytes identical to a walled file (their hash is the default external id): a new document of the
+    # outsider's, as any new file would be.
+    secret = f"Parecer reservado à diretoria {uuid.uuid4()}.".encode()
+    walled_file = await client.post(
+        "/documents", files={"file": ("p.txt", secret)}, data={"access_groups": "diretoria"}, headers=owner
+    )
+    same_bytes = await client.post("/documents", files={"file": ("p.txt", secret)}, headers=outsider)
+    assert (same_bytes.status_code, same_bytes.json()["outcome"]) == (202, "new"), same_bytes.text
+    assert same_bytes.json()["document_id"] != walled_file.json()["document_id"]
     after = await pool.fetchrow("SELECT * FROM documents WHERE id = $1", uuid.UUID(document_id))
     assert dict(after) == dict(before)
     assert after["access_groups"] == ["diretoria"] and after["content_hash"] == before["content_hash"]
