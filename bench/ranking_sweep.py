@@ -57,7 +57,8 @@ async def rank(
         page = await hybrid_search(pool, request, vector, [], Candidates().at_least(RUN_DEPTH), ranking)
         ranked: list[str] = []
         for result in page.results:
-            ranked += [corpus_id for corpus_id in ids.get(result.document_id, []) if corpus_id not in ranked]
+            for document_id in [result.document_id, *(copy.document_id for copy in result.copies)]:
+                ranked += [corpus_id for corpus_id in ids.get(document_id, []) if corpus_id not in ranked]
         run[query.id] = ranked[:RUN_DEPTH]
     return run
 

@@ -15,6 +15,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 import httpx  # noqa: E402
 import typer  # noqa: E402
 from rich.console import Console  # noqa: E402
+from rich.markup import escape  # noqa: E402
 from rich.progress import Progress  # noqa: E402
 from rich.table import Table  # noqa: E402
 
@@ -227,13 +228,18 @@ def search(
     if as_json:
         sys.stdout.write(json.dumps(body, ensure_ascii=False, indent=2) + "\n")
         return
+    if body["results"] and body.get("no_strong_match"):
+        console.print("Nada claramente relevante foi encontrado; os resultados abaixo são apenas os mais próximos.")
     for rank, item in enumerate(body["results"], start=1):
-        console.rule(
-            f"{rank}. {item['document_title']} — {item['document_type_label'] or '?'}, {item['court_label'] or '?'}, "
-            f"{item['document_date'] or 's/d'}, p. {item['page_number']}"
+        source = item.get("citation") or (
+            f"{item['document_title']} — {item['document_type_label'] or '?'}, {item['court_label'] or '?'}, "
+            f"{item['document_date'] or 's/d'}"
         )
+        console.rule(escape(f"{rank}. [{item.get('relevance', '?')}] {source}, p. {item['page_number']}"), style="dim")
         console.print(item["chunk_text"][:600], markup=False)
-        console.print(f"[dim]{item['relevance_explanation']}[/dim]")
+        console.print(item["relevance_explanation"], style="dim", markup=False)
+        if item.get("copies"):
+            console.print("cópias: " + ", ".join(c["filename"] for c in item["copies"]), style="dim", markup=False)
     if not body["results"]:
         console.print("no results")
 

@@ -71,7 +71,8 @@ def wait_indexed(
 
 
 def rank_documents(client: httpx.Client, query: str, ids: dict[str, list[str]]) -> tuple[list[str], list[float]]:
-    """The corpus ids in the order of their best chunk; the score is the reciprocal of that rank.
+    """The corpus ids in the order of their work's best passage, each work's copies right after it (they
+    are one entry for the lawyer); the score is the reciprocal of that rank.
 
     Asking for RUN_DEPTH results keeps the candidate pool what a lawyer's search ranks (the pool is
     never smaller than top_k, and search_candidates defaults to RUN_DEPTH), so the run measures the
@@ -81,9 +82,10 @@ def rank_documents(client: httpx.Client, query: str, ids: dict[str, list[str]]) 
     response.raise_for_status()
     ranking: list[str] = []
     for result in response.json()["results"]:
-        for corpus_id in ids.get(result["document_id"], []):
-            if corpus_id not in ranking:
-                ranking.append(corpus_id)
+        for document_id in [result["document_id"], *(copy["document_id"] for copy in result.get("copies", []))]:
+            for corpus_id in ids.get(document_id, []):
+                if corpus_id not in ranking:
+                    ranking.append(corpus_id)
     ranking = ranking[:RUN_DEPTH]
     return ranking, [1.0 / rank for rank in range(1, len(ranking) + 1)]
 

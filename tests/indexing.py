@@ -20,8 +20,12 @@ async def index_with_the_indexer(
     access_groups: list[str] | None = None,
     metadata: DocumentMetadata | None = None,
     deny_groups: list[str] | None = None,
+    chunks: list[Chunk] | None = None,
 ) -> uuid.UUID:
-    """One document of these chunks, registered in the ledger and indexed; returns its id."""
+    """One document of these chunks, registered in the ledger and indexed; returns its id.
+
+    chunks: the chunker's own chunks (offsets, section_path, is_ementa), indexed as they are instead of `texts`.
+    """
     submission = await ledger.register_submission(
         pool,
         external_id=f"test:{uuid.uuid4()}",
@@ -34,20 +38,21 @@ async def index_with_the_indexer(
         hints=MetadataHints(),
         deny_groups=deny_groups,
     )
-    chunks, offset = [], 0
-    for i, text in enumerate(texts):
-        chunks.append(
-            Chunk(
-                ordinal=i,
-                text=text,
-                page_start=1,
-                page_end=1,
-                char_start=offset,
-                char_end=offset + len(text),
-                token_count=20,
+    if chunks is None:
+        chunks, offset = [], 0
+        for i, text in enumerate(texts):
+            chunks.append(
+                Chunk(
+                    ordinal=i,
+                    text=text,
+                    page_start=1,
+                    page_end=1,
+                    char_start=offset,
+                    char_end=offset + len(text),
+                    token_count=20,
+                )
             )
-        )
-        offset += len(text) + 2
+            offset += len(text) + 2
     key = await put_model(
         pool,
         stage_key(submission.document_id, 1, "annotated"),

@@ -16,6 +16,7 @@ from typing import Any
 import asyncpg
 from pydantic import ValidationError
 
+from services.indexer import works
 from shared import ledger, recovery
 from shared.contracts import DocumentDeleted, Topic
 from shared.stage import StageContext, subscriber
@@ -46,7 +47,9 @@ async def purge(db: asyncpg.Pool, event: DocumentDeleted) -> Purged:
             detail = f"deleted ({event.source.value})" + (f": {event.reason}" if event.reason else "")
             if document_id != row["id"]:
                 detail += f"; it came inside {row['id']}"
-            marked += await ledger.mark_deleted(conn, document_id, version, detail)
+            if await ledger.mark_deleted(conn, document_id, version, detail):
+                marked += 1
+                await works.forget(conn, document_id)  # it must not keep holding its copies together
             chunks += _count(
                 await conn.execute("DELETE FROM chunks WHERE document_id = $1 AND version <= $2", document_id, version)
             )

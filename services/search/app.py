@@ -26,12 +26,15 @@ from services.search import audit
 from services.search.access import router as access_router
 from services.search.auth import Authenticator
 from services.search.auth import router as auth_router
-from services.search.deps import ACCESS_CLAUSE, CallerDep, DbDep, IngesterDep, ReaderDep, SearcherDep, visible_document
+from services.search.boundary import InputBoundary
+from services.search.deps import ACCESS_CLAUSE, AdminDep, DbDep, IngesterDep, ReaderDep, SearcherDep, visible_document
 from services.search.llm_rerank import llm_rerank
+from services.search.pdf_passage import highlight_passage
 from services.search.query import Candidates, SearchRequest, SearchResult, hybrid_search
 from services.search.ranking import ranking_from
 from services.search.review import router as review_router
 from services.search.status import router as status_router
+from services.search.syntax import parse_query
 from shared import ledger, outbox, recovery, telemetry
 from shared.broker import make_broker, publish
 from shared.contracts import EVERYONE, DocumentDeleted, MetadataHints, Source, Stage, Topic
@@ -42,9 +45,19 @@ from shared.storage import get_blob, original_key, put_blob
 
 
 class SearchResponse(BaseModel):
-    results: list[SearchResult]
+    results: list[SearchResult] = Field(description="One entry per work (a decision and its copies are one).")
     facets: dict[str, dict[str, int]] = Field(
         default_factory=dict, description="Documents per value of document_type, court, relator, judging_body."
+    )
+    total: int = Field(0, description="Works among this query's candidates under these filters: what paging reaches.")
+    relevant_total: int = Field(0, description='Of them, the works graded "forte" or "provável".')
+    offset: int = 0
+    no_strong_match: bool = Field(
+        False,
+        description='No work is at least "provável": nothing relevant was found; the results are only the closest.',
+    )
+    vague_query: bool = Field(
+        False, description='One word that names no subject ("direito"): every result is "fraca"; say more.'
     )
 
 
@@ -168,6 +181,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             **dict.fromkeys(DATABASE_DOWN, database_unavailable),
         },
     )
+    app.add_middleware(InputBoundary)  # NUL or broken Unicode in a path, query or JSON body: 422, never a 500
     ranking = ranking_from(settings)
     use_llm = settings.rerank_llm_provider != "none"
     app.state.settings = settings
@@ -185,7 +199,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         return {"status": "ok"}
 
     @app.get("/metrics", include_in_schema=False)
-    async def metrics(who: CallerDep) -> Response:
+    async def metrics(who: AdminDep) -> Response:
+        """Counters of every document, whatever its access list: administrators only (scrapers use the
+        internal metrics port, PRECEDENTE_METRICS_PORT, which needs no credential and is not published)."""
         return Response(generate_latest(), media_type=CONTENT_TYPE_LATEST)
 
     @app.post("/search", response_model=SearchResponse)
@@ -218,15 +234,26 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         state = request.app.state
         if getattr(state, "query_vectors", None) is None or state.query_vectors.embedder is not state.embedder:
             state.query_vectors = QueryCache(state.embedder)
-        vector = await asyncio.to_thread(state.query_vectors.query, body.query)
-        candidates = Candidates(settings.search_candidates, settings.search_lexical_candidates).at_least(body.top_k)
-        shown = max(body.top_k, settings.rerank_llm_candidates) if use_llm else body.top_k
+        vector = await asyncio.to_thread(state.query_vectors.query, parse_query(body.query).text)
+        wanted = body.offset + body.top_k
+        candidates = Candidates(settings.search_candidates, settings.search_lexical_candidates).at_least(wanted)
+        # The seed's stage 2: the model reorders the first page's top candidates (by relevance only).
+        rerank = use_llm and body.offset == 0 and body.sort == "relevance"
+        shown = max(body.top_k, settings.rerank_llm_candidates) if rerank else body.top_k
         page = await hybrid_search(pool, body, vector, who.groups, candidates, ranking, limit=shown)
-        results, facets = page.results, page.facets
-        if use_llm and (chosen := await llm_rerank(body.query, results, settings, top_n=min(body.top_k, 5))):
-            picked = {(result.document_id, result.char_start) for result in chosen}
-            results = chosen + [r for r in results if (r.document_id, r.char_start) not in picked]
-        return SearchResponse(results=results[: body.top_k], facets=facets)
+        results = page.results
+        if rerank and (chosen := await llm_rerank(body.query, results, settings, top_n=min(body.top_k, 5))):
+            picked = {result.work_id for result in chosen}
+            results = chosen + [r for r in results if r.work_id not in picked]
+        return SearchResponse(
+            results=results[: body.top_k],
+            facets=page.facets,
+            total=page.total,
+            relevant_total=page.relevant_total,
+            offset=body.offset,
+            no_strong_match=page.no_strong_match,
+            vague_query=page.vague,
+        )
 
     @app.post("/documents", status_code=202, response_model=UploadAccepted)
     async def upload(
@@ -317,9 +344,20 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         who: SearcherDep,
         pool: DbDep,
         break_glass: Annotated[str | None, Query(max_length=500)] = None,
+        passage: Annotated[
+            int | None,
+            Query(
+                ge=1,
+                le=2**63 - 1,
+                description="A chunk id of this document (a search result's): a PDF is served with that passage "
+                "highlighted on its pages; other formats, or a PDF whose text layer does not hold it, as they are.",
+            ),
+        ] = None,
     ) -> Response:
         """The original file. An admin may open a document their groups may not see only by giving a reason
-        (`?break_glass=...`): a role is not a bypass, and that reading is on record as such."""
+        (`?break_glass=...`): a role is not a bypass, and that reading is on record as such. `?passage=` highlights
+        a search hit in a PDF; a chunk of another document is a 404, so no one reads another document's text through
+        one they may open."""
         if break_glass and who.may("admin"):
             row = await pool.fetchrow(
                 "SELECT *, " + ACCESS_CLAUSE + " AS visible FROM documents WHERE id = $1", document_id, who.groups
@@ -336,11 +374,21 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         if row["stage"] == Stage.DELETED:
             raise HTTPException(410, "document deleted by its owner")  # its original is gone with it
         content = await get_blob(pool, row["blob_key"])
+        media_type = row["content_type"] or "application/octet-stream"
+        if passage is not None and media_type.startswith("application/pdf"):
+            chunk = await pool.fetchrow(
+                "SELECT page_start, page_end, text FROM chunks WHERE id = $1 AND document_id = $2", passage, document_id
+            )
+            if chunk is None:
+                raise HTTPException(404, "passage not found in this document")
+            highlighted = await asyncio.to_thread(
+                highlight_passage, content, chunk["page_start"], chunk["page_end"], chunk["text"]
+            )
+            content = highlighted or content  # no text layer to mark (a scan): the original as it is
         # A filename is the uploader's text: ASCII without quotes or control characters in filename=, the
         # rest percent-encoded in filename*, so it can neither break the header nor inject another one.
         ascii_name = "".join(c if 32 <= ord(c) < 127 and c not in '"\\;' else "_" for c in row["filename"])
         utf8_name = quote(row["filename"], safe="")  # RFC 5987: every byte outside attr-char escaped, "/" too
-        media_type = row["content_type"] or "application/octet-stream"
         headers = {
             "Content-Disposition": f"inline; filename=\"{ascii_name}\"; filename*=UTF-8''{utf8_name}",
             "X-Content-Type-Options": "nosniff",

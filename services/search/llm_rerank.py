@@ -7,8 +7,10 @@ short timeout and no retry, and any failure (timeout, connection error, HTTP err
 usable entry) returns None so the caller keeps its own ranking. The answer is untrusted: an entry with an
 index we did not send, a repeated index or an empty explanation is dropped alone, and explanations are cut
 to one plain line. Passages are data, not instructions: they are delimited, their angle brackets escaped,
-and whatever comes back still goes through the same validation. Logs name reasons and counts, never the
-query or a document's text.
+and whatever comes back still goes through the same validation. A line that names an article, law, súmula or
+precedent, or a proper name (a party, a judge, a body), that the passage and its card do not carry is the
+model inventing: that line alone is replaced by the local explanation (services/search/explain.py), and the
+model's order stands. Logs name reasons and counts, never the query or a document's text.
 """
 
 import logging
@@ -18,11 +20,23 @@ from typing import Any
 
 import httpx
 
+from services.annotator.citations import extract_citations
+from services.search.concepts import concept_index
+from services.search.explain import explain
 from services.search.query import SearchResult
+from shared.legal_codes import fold
 from shared.llm import PROVIDERS, Endpoint, LLMFailure, StructuredPrompt, structured_call
 from shared.settings import Settings
 
-__all__ = ["MAX_EXPLANATION_CHARS", "TOOL_NAME", "build_prompt", "clean_explanation", "llm_rerank", "select"]
+__all__ = [
+    "MAX_EXPLANATION_CHARS",
+    "TOOL_NAME",
+    "build_prompt",
+    "clean_explanation",
+    "llm_rerank",
+    "select",
+    "ungrounded",
+]
 
 log = logging.getLogger(__name__)
 
@@ -185,6 +199,104 @@ def select(raw: Any, count: int, top_n: int) -> tuple[list[tuple[int, str]], lis
     return chosen, dropped
 
 
+# --- grounding --------------------------------------------------------------------------------------------
+
+# Capitalised words of legal writing that name no one: a line may use them though the passage does not.
+_COMMON_CAPITALISED_TEXT = (
+    "tribunal tribunais turma camara corte plenario sessao relator relatora relatoria ministro ministra "
+    "desembargador desembargadora juiz juiza juizo poder judiciario justica codigo codigos lei leis sumula sumulas "
+    "constituicao federal direito recurso especial extraordinario ementa acordao voto relatorio dispositivo "
+    "fundamentacao artigo artigos inciso paragrafo alinea caput resp aresp agint agrg edcl trecho civil penal "
+    "processual constitucional administrativo tributario trabalhista trabalho consumidor empresarial publico publica"
+)
+_COMMON_CAPITALISED = frozenset(_COMMON_CAPITALISED_TEXT.split())
+_CAPITAL = r"[A-ZÀ-ÖØ-Ý][\wÀ-ÖØ-öø-ÿ'’-]*"
+_NAME = re.compile(rf"(?<![\w-]){_CAPITAL}(?:\s+(?:(?:de|do|da|dos|das|e)\s+)?{_CAPITAL})*")
+_CONNECTORS = frozenset({"de", "do", "da", "dos", "das", "e"})
+_ROMAN = re.compile(r"^[IVXLC]+$")
+_SENTENCE_START = re.compile(r"(?:^|[.!?…:]\s+)[\"“«‘'(\[]*$")
+_NUMBER = re.compile(r"\d[\d.]*")
+
+
+def _numbers(text: str) -> set[str]:
+    return {n.replace(".", "").lstrip("0") for n in _NUMBER.findall(text)}
+
+
+def _cited_in(ident: str, shown_ids: list[str], shown_numbers: set[str]) -> bool:
+    """The line's id names what the passage cites: the same id, a less specific one ("CDC" for "CDC, art.
+    14", "REsp 1.602.076" for ".../SP"), a súmula's court the passage leaves implicit; or, where the
+    citation parser reads the passage's spelling differently ("Súmula 331, IV, do TST"), an act the passage
+    cites whose numbers (the act's or precedent's, and the article's) the passage writes."""
+    if any(p == ident or p.startswith((ident + ",", ident + "/")) or ident.startswith(p + "/") for p in shown_ids):
+        return True
+    head, _, provisions = ident.partition(",")
+    head_known = any(p == head or p.startswith((head + ",", head + "/")) for p in shown_ids)
+    head_number = _NUMBER.search(head)
+    if not head_known and not (head_number and _numbers(head_number.group()) <= shown_numbers):
+        return False
+    return _numbers(provisions) <= shown_numbers
+
+
+def _name_in(name: str, folded: str, shown: str) -> bool:
+    """A run of capitalised words is in what the model was shown: as written (accents and case aside),
+    under another name of its concept ("STJ" for "Superior Tribunal de Justiça"), or word by word."""
+    words = [(word, fold(word).lower()) for word in name.split()]
+    if re.search(r"(?<!\w)" + r"\s+".join(re.escape(folded_word) for _, folded_word in words), folded):
+        return True
+    if concept_index().in_passage(name, shown):
+        return True
+    return all(
+        w in _CONNECTORS
+        or w in _COMMON_CAPITALISED
+        or _ROMAN.match(word)
+        or re.search(rf"(?<!\w){re.escape(w)}", folded)
+        for word, w in words
+    )
+
+
+def ungrounded(line: str, result: SearchResult) -> str | None:
+    """Why the model's line is not grounded in what it was shown of this result ("citation": an article,
+    law, súmula or precedent it does not cite; "name": a proper name it does not carry), None when it is.
+
+    What was shown: the passage, the title, the court and the type (the card's header). A sentence's first
+    word is capitalised for no name, so it is not taken for one; a name that is itself a citation ("Lei de
+    Arbitragem") is judged as a citation.
+    """
+    shown = " \n".join(
+        part
+        for part in (result.chunk_text, result.document_title, result.court_label, result.court,
+                     result.document_type_label)
+        if part
+    )  # fmt: skip
+    if cited := extract_citations(line):
+        shown_ids, shown_numbers = extract_citations(shown), _numbers(shown)
+        if not all(_cited_in(ident, shown_ids, shown_numbers) for ident in cited):
+            return "citation"
+    folded = fold(shown).lower()
+    for match in _NAME.finditer(line):
+        name = match.group()
+        if _SENTENCE_START.search(line, 0, match.start()):
+            name = name.partition(" ")[2].lstrip()
+            while name.split(" ", 1)[0] in _CONNECTORS:
+                name = name.partition(" ")[2].lstrip()
+        if not name or extract_citations(name):
+            continue
+        if all(fold(w).lower() in _COMMON_CAPITALISED or _ROMAN.match(w) for w in name.split() if len(w) > 1):
+            continue
+        if not _name_in(name, folded, shown):
+            return "name"
+    return None
+
+
+def _grounded(query: str, result: SearchResult, line: str, replaced: list[str]) -> SearchResult:
+    """The candidate with the model's line, or with the local explanation when the line is not grounded."""
+    if reason := ungrounded(line, result):
+        replaced.append(reason)
+        offline = explain(query, result.chunk_text, result.section_path)
+        return result.model_copy(update={"relevance_explanation": offline.text, "explanation_span": offline.sentence})
+    return result.model_copy(update={"relevance_explanation": line})
+
+
 # --- public API --------------------------------------------------------------------------------------------
 
 
@@ -197,9 +309,10 @@ async def llm_rerank(
     client: httpx.AsyncClient | None = None,
 ) -> list[SearchResult] | None:
     """The model's top_n (or fewer) among the first `rerank_llm_candidates` candidates, in its order, each a
-    copy of the candidate with relevance_explanation replaced by the model's line; candidates it did not pick
-    are not returned. None when the provider is "none", there is nothing to rank, or the call fails or
-    yields no valid entry (the reason is logged as a warning): the caller then keeps its local ranking."""
+    copy of the candidate with relevance_explanation replaced by the model's line, or by the local explanation
+    where the line is not grounded in the passage (see ungrounded); candidates it did not pick are not
+    returned. None when the provider is "none", there is nothing to rank, or the call fails or yields no valid
+    entry (the reason is logged as a warning): the caller then keeps its local ranking."""
     endpoint = Endpoint.from_settings(settings, "rerank_llm")
     sent = candidates[: max(settings.rerank_llm_candidates, 0)]
     top_n = min(top_n, len(sent))
@@ -215,7 +328,15 @@ async def llm_rerank(
         log.info("LLM rerank: dropped %d entries (%s)", len(dropped), ", ".join(sorted(set(dropped))))
     if not chosen:
         return _failed(endpoint, len(sent), "no valid entry in the answer")
-    return [sent[i].model_copy(update={"relevance_explanation": line}) for i, line in chosen]
+    replaced: list[str] = []
+    results = [_grounded(query, sent[i], line, replaced) for i, line in chosen]
+    if replaced:
+        log.info(
+            "LLM rerank: %d explanations not grounded in their passage (%s), replaced by the local ones",
+            len(replaced),
+            ", ".join(sorted(set(replaced))),
+        )
+    return results
 
 
 def _failed(endpoint: Endpoint, count: int, reason: str) -> None:

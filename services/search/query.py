@@ -7,19 +7,33 @@ the same candidates, so they describe what this query found under these filters 
 documents the caller may see.
 """
 
-import re
-import unicodedata
-from dataclasses import dataclass
+import uuid
+from dataclasses import dataclass, field
 from datetime import date
-from typing import Annotated
+from typing import Annotated, Literal
 
 import asyncpg
 import numpy as np
 from pydantic import AfterValidator, BaseModel, Field, field_validator
 
 from services.annotator.citations import extract_citations
-from services.search.concepts import concept_index
-from services.search.ranking import CollectionStatistics, PoolEntry, Ranking, rank_pool
+from services.annotator.cnj import CNJ, CNJ_DIGITS
+from services.search.ementa import ementas
+from services.search.explain import GENERIC_STEMS, explain, highlight_spans
+from services.search.grouping import Passage, WorkGroup, group_by_work
+from services.search.ranking import CollectionStatistics, PoolEntry, PoolScores, Ranking, score_pool
+from services.search.relevance import (
+    Grade,
+    RelevanceFeatures,
+    RelevanceModel,
+    coverage,
+    idf_weights,
+    known_terms,
+    relevance_model,
+    specificity,
+)
+from services.search.syntax import ParsedQuery, parse_query, required_clause
+from shared.legal.citation import CitationFields, format_citation
 from shared.legal_codes import label, normalize_court, normalize_document_type
 
 DEFAULT_RANKING = Ranking()
@@ -101,10 +115,43 @@ class SearchFilters(BaseModel):
 class SearchRequest(BaseModel):
     query: Text = Field(min_length=1, max_length=2000)
     filters: SearchFilters = Field(default_factory=SearchFilters)
-    top_k: int = Field(5, ge=1, le=200)
+    top_k: int = Field(5, ge=1, le=200, description="Works per page.")
+    offset: int = Field(0, ge=0, le=1000, description="Works to skip: the second page of five is offset 5.")
+    sort: Literal["relevance", "date"] = Field(
+        "relevance",
+        description='"date": newest first, the works graded "forte" or "provável" before the weak ones.',
+    )
+
+
+class OtherPassage(BaseModel):
+    """Another passage of the same work that says something else (repeats of the best one are dropped)."""
+
+    passage_id: int
+    document_id: str
+    chunk_text: str
+    page_number: int
+    page_end: int
+    section_path: str | None = None
+    char_start: int = 0
+    char_end: int = 0
+    highlights: list[tuple[int, int]] = Field(default_factory=list)
+    document_url: str
+
+
+class DocumentCopy(BaseModel):
+    """Another file of the same decision or act (a scan, an ementa-only extract), visible to the caller."""
+
+    document_id: str
+    title: str
+    filename: str
+    document_type: str | None = None
+    page_count: int | None = None
+    document_url: str
 
 
 class SearchResult(BaseModel):
+    """One work (a decision, an act, a parecer): its best passage, and what a lawyer needs to cite it."""
+
     chunk_text: str
     document_title: str
     document_date: date | None
@@ -123,10 +170,31 @@ class SearchResult(BaseModel):
     highlights: list[tuple[int, int]] = Field(
         default_factory=list, description="[start, end) offsets in chunk_text of the words matching the query."
     )
+    passage_id: int = Field(0, description="The passage (chunk) id: GET /documents/{document_id}?passage= marks it.")
+    work_id: str = Field("", description="The decision or act this file is a copy of; one result per work.")
+    relevance: Literal["forte", "provável", "fraca"] = Field(
+        "fraca", description="Calibrated grade (services/search/relevance.py): how likely a judge calls it relevant."
+    )
+    relevance_probability: float = Field(0.0, description="The calibrated probability behind the grade.")
+    explanation_span: tuple[int, int] | None = Field(
+        None, description="[start, end) in chunk_text of the sentence that carries the query's concept."
+    )
+    other_passages: list[OtherPassage] = Field(default_factory=list, description="Up to two more of the work's.")
+    copies: list[DocumentCopy] = Field(default_factory=list, description="The work's other files you may see.")
+    citation: str | None = Field(None, description="The reference to paste in a petition, from the metadata.")
+    ementa: str | None = None
+    document_url: str = Field("", description="The original, opening at the passage's page (marked in PDFs).")
+    process_number: str | None = None
+    procedural_class: str | None = None
+    relator: str | None = None
+    judging_body: str | None = None
+    judgment_date: date | None = None
+    publication_date: date | None = None
 
 
 # $2 groups, $3 types, $4 courts, $5 from, $6 to, $9 relators, $10 judging bodies, $11 cited-law prefixes
-# ($1 query vector, $7 dense candidates, $8 full-text preselection tsquery, $12 lexical candidates)
+# ($1 query vector, $7 dense candidates, $8 full-text preselection tsquery, $12 lexical candidates,
+# $13 the query's lexemes, $14 the syntax requirement or NULL, $15 the CNJ numbers the query names, digits only)
 # A cited-law prefix is compared with starts_with, not LIKE: a "%" or "_" a caller types is no wildcard.
 FILTERS = """
       public.precedente_visible(c.access_groups, c.deny_groups, $2::text[])
@@ -139,7 +207,7 @@ FILTERS = """
       AND ($11::text[] IS NULL OR EXISTS (
             SELECT 1 FROM unnest(c.citations) cited, unnest($11::text[]) wanted
             WHERE cited = wanted OR starts_with(cited, wanted || ',')))
-"""
+      AND """ + required_clause("$14")  # the lawyer's syntax: phrases, exclusions, OU (services/search/syntax.py)
 
 # Dense and lexical candidates under the same filters; the lexical ones preselected by ts_rank on
 # $8, the query's informative lexemes (see preselection_query), then all re-ranked in ranking.py.
@@ -155,8 +223,13 @@ WITH dense AS MATERIALIZED (
     WHERE q.query <> ''::tsquery AND c.tsv @@ q.query AND {FILTERS}
     ORDER BY ts_rank(c.tsv, q.query) DESC
     LIMIT $12
+), identified AS MATERIALIZED (
+    SELECT c.id FROM chunks c JOIN documents d ON d.id = c.document_id
+    WHERE $15::text[] IS NOT NULL AND regexp_replace(d.process_number, '\\D', '', 'g') = ANY($15) AND {FILTERS}
+    ORDER BY c.ordinal
+    LIMIT 20
 ), candidates AS (
-    SELECT id FROM dense UNION SELECT id FROM lexical
+    SELECT id FROM dense UNION SELECT id FROM lexical UNION SELECT id FROM identified
 )
 """
 
@@ -165,9 +238,12 @@ WITH dense AS MATERIALIZED (
 _POOL = """
 SELECT c.id, c.document_id, c.char_start, c.char_end, c.embedding,
        public.tsvector_token_count(c.tsv) AS lexemes, tf.terms, tf.counts, tf.firsts,
-       c.document_type, c.court, c.relator, c.judging_body
+       c.document_type, c.court, c.relator, c.judging_body, c.document_date,
+       coalesce(d.work_id, d.id)::text AS work_id,
+       coalesce(regexp_replace(d.process_number, '\\D', '', 'g') = ANY($15), false) AS identified
 FROM candidates
 JOIN chunks c USING (id)
+JOIN documents d ON d.id = c.document_id
 CROSS JOIN LATERAL (
     SELECT coalesce(array_agg(u.lexeme), '{}') AS terms,
            coalesce(array_agg(coalesce(array_length(u.positions, 1), 1)), '{}') AS counts,
@@ -184,92 +260,29 @@ LEFT JOIN lexicon l USING (lexeme)
 """
 
 _DETAILS = """
-SELECT c.id, c.document_id, c.text, c.page_start, c.page_end, c.char_start, c.char_end, c.section_path,
-       c.document_type, c.court, c.document_date, coalesce(d.title, d.filename) AS title
+SELECT c.id, c.document_id, c.text, c.page_start, c.page_end, c.char_start, c.char_end, c.section_path, c.citations
 FROM chunks c
-JOIN documents d ON d.id = c.document_id
 WHERE c.id = ANY($1::bigint[])
 """
 
+# The metadata a card shows and a citation is built from, of the documents whose passages are shown.
+_DOCUMENTS = """
+SELECT d.id, coalesce(d.title, d.filename) AS title, d.filename, d.content_type, d.document_type, d.court,
+       d.document_date, d.process_number, d.procedural_class, d.relator, d.judging_body, d.judgment_date,
+       d.publication_date, d.page_count
+FROM documents d
+WHERE d.id = ANY($1::uuid[])
+"""
 
-def _fold(text: str) -> str:
-    return "".join(ch for ch in unicodedata.normalize("NFD", text.lower()) if unicodedata.category(ch) != "Mn")
-
-
-# Query words that say nothing about the concept; they are neither highlighted nor named.
-_STOPWORDS_TEXT = (
-    "para pela pelo pelas pelos como sobre entre quando mais menos isso esta este essa esse aquele aquela "
-    "qual quais onde seja sido sendo tem temos deve devem pode podem cabe caso casos sera seria ser quem "
-    "porque pois tambem ainda apenas mesmo mesma outro outra outros outras todo toda todos todas numa num "
-    "dos das nos nas com sem"
-)
-STOPWORDS = frozenset(_STOPWORDS_TEXT.split())
-
-
-def _matches(query: str, passage: str) -> list[tuple[int, int, str]]:
-    """Spans of passage words sharing a stem-like prefix (6 letters, accent-insensitive) with a query word.
-
-    Each span comes with the query word it matches, so the explanation names exactly what is highlighted.
-    """
-    stems: dict[str, str] = {}
-    for word in re.findall(r"\w{4,}", query):
-        folded = _fold(word)
-        if folded not in STOPWORDS:
-            stems.setdefault(folded[:6], word)
-    found = []
-    for match in re.finditer(r"\w{4,}", passage):
-        folded = _fold(match.group())
-        for stem, word in stems.items():
-            if folded.startswith(stem):
-                found.append((match.start(), match.end(), word))
-                break
-    return found
-
-
-def highlight_spans(query: str, passage: str) -> list[tuple[int, int]]:
-    """Character offsets in the passage of the words that match the query and of the concepts it names
-    in other words ("empresa de pequeno porte" for "epp"), for the UI to highlight; sorted, disjoint."""
-    spans = [(start, end) for start, end, _ in _matches(query, passage)]
-    spans += [span for _, found in concept_index().in_passage(query, passage) for span in found]
-    merged: list[tuple[int, int]] = []
-    for start, end in sorted(spans):
-        if merged and start < merged[-1][1]:
-            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
-        else:
-            merged.append((start, end))
-    return merged
-
-
-def shared_terms(query: str, passage: str, limit: int = 4) -> list[str]:
-    """The query words found in the passage, in the order the passage uses them."""
-    found: list[str] = []
-    for _, _, word in _matches(query, passage):
-        if word not in found:
-            found.append(word)
-    return found[:limit]
-
-
-def explain(
-    query: str,
-    passage: str,
-    similarity: float,
-    page: int,
-    section: str | None = None,
-    court: str | None = None,
-    year: int | None = None,
-) -> str:
-    """One line, in the lawyer's language, on why this passage came up, built only from the passage and
-    its metadata: closeness, the concept it carries under another name, shared words, where, which court."""
-    closeness = "alta" if similarity >= 0.85 else "média" if similarity >= 0.78 else "baixa"
-    line = f"Proximidade semântica {closeness} com a consulta ({similarity:.2f})"
-    for match, found in concept_index().in_passage(query, passage)[:2]:
-        start, end = found[0]
-        line += f"; conceito: {passage[start:end]} (= {match.written})"
-    if terms := shared_terms(query, passage):
-        line += "; termos em comum: " + ", ".join(terms)
-    line += f"; {section}, página {page}" if section else f"; página {page}"
-    origin = " ".join(part for part in (court, str(year) if year else None) if part)
-    return line + (f"; {origin}." if origin else ".")
+# The other files of these works the caller may see ($2: the caller's groups), oldest first.
+_COPIES = """
+SELECT d.id, coalesce(d.work_id, d.id) AS work_id, coalesce(d.title, d.filename) AS title, d.filename,
+       d.content_type, d.document_type, d.page_count
+FROM documents d
+WHERE coalesce(d.work_id, d.id) = ANY($1::uuid[]) AND d.stage <> 'deleted'  -- index documents_work
+  AND public.precedente_visible(d.access_groups, d.deny_groups, $2::text[])
+ORDER BY d.created_at, d.id
+"""
 
 
 def _arguments(
@@ -306,15 +319,6 @@ async def _candidates(
         return await conn.fetch(sql, *arguments)
 
 
-def _overlaps(a: asyncpg.Record, b: asyncpg.Record) -> bool:
-    """Two passages of one document sharing more than half of the shorter (the ementa and its chunk)."""
-    if a["document_id"] != b["document_id"]:
-        return False
-    shared = min(a["char_end"], b["char_end"]) - max(a["char_start"], b["char_start"])
-    shorter = min(a["char_end"] - a["char_start"], b["char_end"] - b["char_start"])
-    return shorter > 0 and shared > shorter / 2
-
-
 def preselection_query(lexemes: list[str], stats: CollectionStatistics) -> str:
     """The tsquery that preselects full-text candidates: an OR of the query's informative lexemes.
 
@@ -346,19 +350,147 @@ def preselection_query(lexemes: list[str], stats: CollectionStatistics) -> str:
 class SearchPage:
     results: list[SearchResult]
     facets: dict[str, dict[str, int]]
+    total: int = 0  # works among the candidates: what paging can reach
+    relevant_total: int = 0  # of them, graded "forte" or "provável"
+    no_strong_match: bool = True  # no work is at least "provável": say so, show the closest as weak
+    features: list[RelevanceFeatures] = field(default_factory=list)  # of each result (bench/calibrate.py fits on them)
+    vague: bool = False  # a query of one common word: every grade is "fraca" (vague_query)
 
 
 def _facets(rows: list[asyncpg.Record]) -> dict[str, dict[str, int]]:
     """Documents per value of each facet among the candidates: what this query found under these filters."""
-    documents: dict[str, dict[str, set]] = {field: {} for field in FACET_FIELDS}
+    documents: dict[str, dict[str, set]] = {facet: {} for facet in FACET_FIELDS}
     for row in rows:
-        for field in FACET_FIELDS:
-            if row[field] is not None:
-                documents[field].setdefault(row[field], set()).add(row["document_id"])
+        for facet in FACET_FIELDS:
+            if row[facet] is not None:
+                documents[facet].setdefault(row[facet], set()).add(row["document_id"])
     return {
-        field: dict(sorted(((value, len(ids)) for value, ids in values.items()), key=lambda item: (-item[1], item[0])))
-        for field, values in documents.items()
+        facet: dict(sorted(((value, len(ids)) for value, ids in values.items()), key=lambda item: (-item[1], item[0])))
+        for facet, values in documents.items()
     }
+
+
+def document_url(document_id: object, content_type: str | None, page: int, passage_id: int) -> str:
+    """The original at the passage's page; a PDF is served with the passage marked (GET /documents/{id})."""
+    if content_type and content_type.startswith("application/pdf"):
+        return f"/documents/{document_id}?passage={passage_id}#page={page}"
+    return f"/documents/{document_id}"
+
+
+@dataclass(frozen=True)
+class GradedWork:
+    group: WorkGroup
+    features: RelevanceFeatures
+    probability: float
+    grade: Grade
+
+
+VAGUE_SHARE = 0.5
+"""A query of one word names no subject when the word is one of legal writing's own ("direito", "processo",
+"recurso": explain.GENERIC_STEMS) or is in more than half of the chunks: its results are never more than
+"fraca". A collection's subject is still one ("arbitragem" in an arbitration practice's archive); two words
+or more are left to the model."""
+
+
+def vague_query(lexemes: list[str], stats: CollectionStatistics) -> bool:
+    distinct = set(lexemes)
+    if len(distinct) != 1:
+        return False
+    (lexeme,) = distinct
+    common = stats.document_frequency.get(lexeme, 0) > VAGUE_SHARE * max(stats.chunks, 1)
+    return common or lexeme[:6] in GENERIC_STEMS
+
+
+def grade_works(
+    groups: list[WorkGroup],
+    pool: list[PoolEntry],
+    scores: PoolScores,
+    lexemes: list[str],
+    stats: CollectionStatistics,
+    model: RelevanceModel,
+) -> list[GradedWork]:
+    """Each work's calibrated grade, from its best passage's features (services/search/relevance.py)."""
+    if not groups:
+        return []
+    vague = vague_query(lexemes, stats)
+    weights = idf_weights(lexemes, stats.document_frequency, stats.chunks)
+    known = known_terms(weights, stats.document_frequency)
+    specific = specificity(weights, stats.document_frequency, stats.chunks)
+    background = float(np.median(scores.dense)) if len(scores.dense) else 0.0
+    mean, spread = float(scores.fused.mean()), float(scores.fused.std()) or 1.0
+    graded = []
+    for group in groups:
+        i = group.best
+        features = RelevanceFeatures(
+            similarity=float(scores.dense[i]),
+            similarity_gap=float(scores.dense[i]) - background,
+            coverage=coverage(weights, pool[i].term_counts),
+            lead=float(scores.opening[i]),
+            standing=(float(scores.fused[i]) - mean) / spread,
+            known_terms=known,
+            specificity=specific,
+        )
+        probability = model.probability(features)
+        grade = "fraca" if vague else model.grade(probability)
+        graded.append(GradedWork(group, features, probability, grade))
+    return graded
+
+
+def process_numbers(query: str) -> list[str]:
+    """The CNJ case numbers a query names (as printed or as 20 bare digits), digits only."""
+    return list(dict.fromkeys("".join(m.groups()) for pattern in (CNJ, CNJ_DIGITS) for m in pattern.finditer(query)))
+
+
+def _identified_first(works: list[GradedWork], rows: list[asyncpg.Record], strong: float) -> list[GradedWork]:
+    """A work whose case number the query names is what the lawyer asked for: first, and "forte"."""
+    named = {row["work_id"] for row in rows if row["identified"]}
+    if not named:
+        return works
+    first = [
+        GradedWork(w.group, w.features, max(w.probability, strong), "forte")
+        for w in works
+        if rows[w.group.best]["work_id"] in named
+    ]
+    return first + [w for w in works if rows[w.group.best]["work_id"] not in named]
+
+
+def _by_date(works: list[GradedWork], rows: list[asyncpg.Record]) -> list[GradedWork]:
+    """Newest first, the works at least "provável" before the weak ones; undated last in each."""
+
+    def newest(work: GradedWork) -> tuple[bool, date]:
+        when = rows[work.group.best]["document_date"]
+        return when is not None, when or date.min
+
+    strong = [w for w in works if w.grade != "fraca"]
+    weak = [w for w in works if w.grade == "fraca"]
+    return sorted(strong, key=newest, reverse=True) + sorted(weak, key=newest, reverse=True)
+
+
+async def _pool(
+    conn: asyncpg.Connection, request: SearchRequest, parsed: ParsedQuery, query_vector: np.ndarray,
+    groups: list[str], candidates: Candidates,
+) -> tuple[list[asyncpg.Record], list[PoolEntry], list[str], CollectionStatistics]:  # fmt: skip
+    lexemes, stats = await _query_terms(conn, parsed.text)
+    preselection = preselection_query(lexemes, stats)
+    numbers = process_numbers(request.query) or None
+    arguments = [
+        *_arguments(request, query_vector, groups, candidates, preselection),
+        lexemes,
+        parsed.required,
+        numbers,
+    ]
+    rows = await _candidates(conn, _CANDIDATES + _POOL, arguments, candidates)
+    pool = [
+        PoolEntry(
+            row["id"],
+            row["embedding"].to_numpy(),
+            row["lexemes"],
+            dict(zip(row["terms"], row["counts"], strict=True)),
+            dict(zip(row["terms"], row["firsts"], strict=True)),
+        )
+        for row in rows
+    ]
+    return rows, pool, lexemes, stats
 
 
 async def hybrid_search(
@@ -370,62 +502,125 @@ async def hybrid_search(
     ranking: Ranking = DEFAULT_RANKING,
     limit: int | None = None,
 ) -> SearchPage:
-    """The best `limit` (default top_k) passages, one per stretch of a document, best first, and the
-    facet counts of the candidates they were ranked among."""
+    """The works (decisions, acts, pareceres) that carry the query, one entry each, best first (or newest
+    first), `limit` (default top_k) of them from `offset`, graded, and the facet counts of the candidates."""
     limit = limit or request.top_k
+    parsed = parse_query(request.query)
     async with db.acquire() as conn:
-        lexemes, stats = await _query_terms(conn, request.query)
-        preselection = preselection_query(lexemes, stats)
-        arguments = [*_arguments(request, query_vector, groups, candidates, preselection), lexemes]
-        rows = await _candidates(conn, _CANDIDATES + _POOL, arguments, candidates)
-        pool = [
-            PoolEntry(
-                row["id"],
-                row["embedding"].to_numpy(),
-                row["lexemes"],
-                dict(zip(row["terms"], row["counts"], strict=True)),
-                dict(zip(row["terms"], row["firsts"], strict=True)),
-            )
-            for row in rows
+        rows, pool, lexemes, stats = await _pool(conn, request, parsed, query_vector, groups, candidates)
+        scores = score_pool(pool, query_vector, lexemes, stats, ranking)
+        order = [int(i) for i in np.argsort(-scores.fused, kind="stable")]
+        passages = [
+            Passage(i, row["work_id"], str(row["document_id"]), row["char_start"], row["char_end"])
+            for i, row in enumerate(rows)
         ]
-        scores = rank_pool(pool, query_vector, lexemes, stats, ranking)
-        kept: list[int] = []
-        for i in np.argsort(-scores, kind="stable"):
-            if len(kept) == limit:
-                break
-            if not any(_overlaps(rows[i], rows[other]) for other in kept):
-                kept.append(int(i))
-        details = {row["id"]: row for row in await conn.fetch(_DETAILS, [rows[i]["id"] for i in kept])}
-    results = []
-    for i in kept:
-        r = details[rows[i]["id"]]
-        similarity = float(pool[i].embedding @ query_vector)
-        results.append(
-            SearchResult(
-                chunk_text=r["text"],
-                document_title=r["title"],
-                document_date=r["document_date"],
-                document_type=r["document_type"],
-                relevance_explanation=explain(
-                    request.query,
-                    r["text"],
-                    similarity,
-                    r["page_start"],
-                    r["section_path"],
-                    label("court", r["court"]),
-                    r["document_date"].year if r["document_date"] else None,
+        embeddings = np.vstack([entry.embedding for entry in pool]) if pool else np.zeros((0, 1))
+        model = relevance_model()
+        works = grade_works(group_by_work(order, passages, embeddings), pool, scores, lexemes, stats, model)
+        works = _identified_first(works, rows, model.strong)
+        ranked = _by_date(works, rows) if request.sort == "date" else works
+        shown = ranked[request.offset : request.offset + limit]
+        chunk_ids = [rows[i]["id"] for work in shown for i in (work.group.best, *work.group.others)]
+        details = {row["id"]: row for row in await conn.fetch(_DETAILS, chunk_ids)}
+        work_ids = list({uuid.UUID(rows[work.group.best]["work_id"]) for work in shown})
+        copies = await conn.fetch(_COPIES, work_ids, groups)
+        document_ids = list({detail["document_id"] for detail in details.values()} | {c["id"] for c in copies})
+        documents = {row["id"]: row for row in await conn.fetch(_DOCUMENTS, document_ids)}
+        ementa_of = await ementas(conn, document_ids)
+    results = [_result(parsed.text, work, rows, details, documents, copies, ementa_of) for work in shown]
+    relevant = sum(work.grade != "fraca" for work in works)
+    features = [work.features for work in shown]
+    vague = vague_query(lexemes, stats)
+    return SearchPage(results, _facets(rows), len(works), relevant, relevant == 0, features, vague)
+
+
+_DESCRIBING = ("process_number", "procedural_class", "relator", "judging_body", "judgment_date", "publication_date")
+
+
+def _result(
+    query: str,
+    work: GradedWork,
+    rows: list[asyncpg.Record],
+    details: dict[int, asyncpg.Record],
+    documents: dict[uuid.UUID, asyncpg.Record],
+    copies: list[asyncpg.Record],
+    ementa_of: dict[uuid.UUID, str],
+) -> SearchResult:
+    """One work's entry: its best passage explained, its other passages, its other files, how to cite it."""
+    best = details[rows[work.group.best]["id"]]
+    work_id = rows[work.group.best]["work_id"]
+    files = [c for c in copies if str(c["work_id"]) == work_id]
+    # The card describes the work from its best-described file (an ementa-only extract may lack the relator).
+    described = [documents[best["document_id"]], *(documents[c["id"]] for c in files if c["id"] in documents)]
+    document = max(described, key=lambda d: sum(d[name] is not None for name in _DESCRIBING))
+    explanation = explain(query, best["text"], best["section_path"], list(best["citations"]))
+    others = []
+    for i in work.group.others:
+        other = details[rows[i]["id"]]
+        others.append(
+            OtherPassage(
+                passage_id=other["id"],
+                document_id=str(other["document_id"]),
+                chunk_text=other["text"],
+                page_number=other["page_start"],
+                page_end=other["page_end"],
+                section_path=other["section_path"],
+                char_start=other["char_start"],
+                char_end=other["char_end"],
+                highlights=highlight_spans(query, other["text"]),
+                document_url=document_url(
+                    other["document_id"],
+                    documents[other["document_id"]]["content_type"],
+                    other["page_start"],
+                    other["id"],
                 ),
-                similarity_score=round(similarity, 4),
-                page_number=r["page_start"],
-                document_id=str(r["document_id"]),
-                court=r["court"],
-                page_end=r["page_end"],
-                section_path=r["section_path"],
-                char_start=r["char_start"],
-                char_end=r["char_end"],
-                document_type_label=label("document_type", r["document_type"]),
-                court_label=label("court", r["court"]),
-                highlights=highlight_spans(request.query, r["text"]),
             )
         )
-    return SearchPage(results, _facets(rows))
+    ementa = ementa_of.get(best["document_id"]) or next(
+        (ementa_of[c["id"]] for c in files if c["id"] in ementa_of), None
+    )
+    return SearchResult(
+        chunk_text=best["text"],
+        document_title=document["title"],
+        document_date=document["document_date"],
+        document_type=document["document_type"],
+        relevance_explanation=explanation.text,
+        explanation_span=explanation.sentence,
+        similarity_score=round(work.features.similarity, 4),
+        page_number=best["page_start"],
+        document_id=str(best["document_id"]),
+        court=document["court"],
+        page_end=best["page_end"],
+        section_path=best["section_path"],
+        char_start=best["char_start"],
+        char_end=best["char_end"],
+        document_type_label=label("document_type", document["document_type"]),
+        court_label=label("court", document["court"]),
+        highlights=highlight_spans(query, best["text"]),
+        passage_id=best["id"],
+        work_id=work_id,
+        relevance=work.grade,
+        relevance_probability=round(work.probability, 3),
+        other_passages=others,
+        copies=[
+            DocumentCopy(
+                document_id=str(c["id"]),
+                title=c["title"],
+                filename=c["filename"],
+                document_type=c["document_type"],
+                page_count=c["page_count"],
+                document_url=f"/documents/{c['id']}",
+            )
+            for c in files
+            if c["id"] != best["document_id"]
+        ],
+        citation=format_citation(CitationFields.from_mapping(document)),
+        ementa=ementa,
+        document_url=document_url(best["document_id"], described[0]["content_type"], best["page_start"], best["id"]),
+        process_number=document["process_number"],
+        procedural_class=document["procedural_class"],
+        relator=document["relator"],
+        judging_body=document["judging_body"],
+        judgment_date=document["judgment_date"],
+        publication_date=document["publication_date"],
+    )

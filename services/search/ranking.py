@@ -127,6 +127,37 @@ def fuse(dense: np.ndarray, lexical: np.ndarray, ranking: Ranking, opening: np.n
     return fused if opening is None else fused + ranking.lead_weight * _z(opening)
 
 
+@dataclass(frozen=True)
+class PoolScores:
+    """The fused score of each candidate and the parts the relevance grade reads, aligned with the pool."""
+
+    fused: np.ndarray
+    dense: np.ndarray  # cosine to the query as asked (before feedback)
+    opening: np.ndarray  # the lead, 0..1 (zeros when the lead is off)
+
+
+def score_pool(
+    pool: list[PoolEntry],
+    query_vector: np.ndarray,
+    lexemes: list[str],
+    stats: CollectionStatistics,
+    ranking: Ranking,
+) -> PoolScores:
+    if not pool:
+        return PoolScores(np.zeros(0), np.zeros(0), np.zeros(0))
+    vectors = np.vstack([entry.embedding for entry in pool]).astype(np.float32)
+    lexical = bm25(pool, lexemes, stats, ranking.bm25_k1, ranking.bm25_b)
+    opening = lead(pool, lexemes, stats, ranking.lead_words) if ranking.lead_weight > 0 else None
+    dense = vectors @ query_vector
+    scores = fuse(dense, lexical, ranking, opening)
+    if ranking.feedback_docs > 0 and ranking.feedback_weight > 0:
+        top = np.argsort(-scores, kind="stable")[: ranking.feedback_docs]
+        moved = query_vector + ranking.feedback_weight * vectors[top].mean(axis=0)
+        moved /= np.linalg.norm(moved) or 1.0
+        scores = fuse(vectors @ moved, lexical, ranking, opening)
+    return PoolScores(scores, dense, opening if opening is not None else np.zeros(len(pool)))
+
+
 def rank_pool(
     pool: list[PoolEntry],
     query_vector: np.ndarray,
@@ -135,15 +166,4 @@ def rank_pool(
     ranking: Ranking,
 ) -> np.ndarray:
     """Fused scores of the pool's candidates, aligned with the pool."""
-    if not pool:
-        return np.zeros(0)
-    vectors = np.vstack([entry.embedding for entry in pool]).astype(np.float32)
-    lexical = bm25(pool, lexemes, stats, ranking.bm25_k1, ranking.bm25_b)
-    opening = lead(pool, lexemes, stats, ranking.lead_words) if ranking.lead_weight > 0 else None
-    scores = fuse(vectors @ query_vector, lexical, ranking, opening)
-    if ranking.feedback_docs > 0 and ranking.feedback_weight > 0:
-        top = np.argsort(-scores, kind="stable")[: ranking.feedback_docs]
-        moved = query_vector + ranking.feedback_weight * vectors[top].mean(axis=0)
-        moved /= np.linalg.norm(moved) or 1.0
-        scores = fuse(vectors @ moved, lexical, ranking, opening)
-    return scores
+    return score_pool(pool, query_vector, lexemes, stats, ranking).fused

@@ -1,7 +1,8 @@
 "use client";
 
-import { type FormEvent, useCallback, useEffect, useRef, useState } from "react";
-import type { Facets, SearchResponse, SearchResult } from "../lib/types";
+import { type FormEvent, type Ref, useCallback, useEffect, useRef, useState } from "react";
+import { worksCount } from "../lib/format";
+import type { Facets, SearchRequestBody, SearchResponse, SearchResult } from "../lib/types";
 import { apiFilters, paramsFromState, type SearchState, stateFromParams } from "../lib/urlState";
 import { Filters } from "./Filters";
 import { ResultCard } from "./ResultCard";
@@ -9,10 +10,57 @@ import { ResultCard } from "./ResultCard";
 const PAGE = 5;
 const MAX_RESULTS = 50;
 
-type Phase = "idle" | "loading" | "done" | "error";
+export type Phase = "idle" | "loading" | "done" | "error";
 
 interface Props {
   initial: SearchState;
+}
+
+export const NO_STRONG_MATCH =
+  "Nada claramente relevante foi encontrado para esta consulta. Os resultados abaixo são apenas os mais próximos.";
+
+/** The live region's line: works found (the API's total), not passages. */
+export function statusMessage(phase: Phase, total: number, shown: number): string {
+  if (phase === "loading") return "Pesquisando…";
+  if (phase !== "done") return "";
+  if (shown === 0) return "Nenhuma decisão ou documento encontrado. Tente outras palavras ou remova filtros.";
+  const works = Math.max(total, shown);
+  return `${worksCount(works)} ${works === 1 ? "encontrado" : "encontrados"}.`;
+}
+
+interface ResultsProps {
+  results: SearchResult[];
+  noStrongMatch: boolean;
+  stale?: boolean;
+  listRef?: Ref<HTMLOListElement>;
+  /** "Mostrar mais resultados", when more works are there to show. */
+  onMore?: () => void;
+}
+
+/** The result cards; above them, when nothing reached "provável", the plain warning, and every card weak. */
+export function Results({ results, noStrongMatch, stale = false, listRef, onMore }: ResultsProps) {
+  if (results.length === 0) return null;
+  return (
+    <section aria-label="Resultados" className={stale ? "results stale" : "results"}>
+      {noStrongMatch && (
+        <p className="no-strong-match" role="note">
+          {NO_STRONG_MATCH}
+        </p>
+      )}
+      <ol ref={listRef} className="result-list">
+        {results.map((result, index) => (
+          <li key={`${result.work_id || result.document_id}-${result.char_start ?? index}-${index}`}>
+            <ResultCard result={result} position={index + 1} weak={noStrongMatch} />
+          </li>
+        ))}
+      </ol>
+      {onMore && (
+        <button type="button" className="more" onClick={onMore}>
+          Mostrar mais resultados
+        </button>
+      )}
+    </section>
+  );
 }
 
 async function detailOf(response: Response): Promise<string> {
@@ -28,6 +76,8 @@ async function detailOf(response: Response): Promise<string> {
 export function SearchPage({ initial }: Props) {
   const [state, setState] = useState<SearchState>(initial);
   const [results, setResults] = useState<SearchResult[]>([]);
+  const [total, setTotal] = useState(0);
+  const [noStrongMatch, setNoStrongMatch] = useState(false);
   const [facets, setFacets] = useState<Facets>({});
   const [phase, setPhase] = useState<Phase>("idle");
   const [error, setError] = useState("");
@@ -49,7 +99,7 @@ export function SearchPage({ initial }: Props) {
       const response = await fetch("/api/search", {
         method: "POST",
         headers: { "content-type": "application/json", accept: "application/json" },
-        body: JSON.stringify({ query: next.q.trim(), filters: apiFilters(next), top_k: k }),
+        body: JSON.stringify({ query: next.q.trim(), filters: apiFilters(next), top_k: k } satisfies SearchRequestBody),
         signal: abort.signal,
       });
       if (response.status === 401) {
@@ -59,6 +109,8 @@ export function SearchPage({ initial }: Props) {
       if (!response.ok) throw new Error(await detailOf(response));
       const body = (await response.json()) as SearchResponse;
       setResults(body.results);
+      setTotal(body.total ?? body.results.length);
+      setNoStrongMatch(body.no_strong_match === true);
       setFacets(body.facets ?? {});
       setLabels((old) => {
         const merged = { document_type: { ...old.document_type }, court: { ...old.court } };
@@ -87,6 +139,8 @@ export function SearchPage({ initial }: Props) {
       if (restored.q) void run(restored, PAGE);
       else {
         setResults([]);
+        setTotal(0);
+        setNoStrongMatch(false);
         setSearched(null);
         setPhase("idle");
       }
@@ -126,10 +180,8 @@ export function SearchPage({ initial }: Props) {
     void run(searched, Math.min(topK + PAGE, MAX_RESULTS));
   };
 
-  let message = "";
-  if (phase === "loading") message = "Pesquisando…";
-  else if (phase === "done" && results.length === 0) message = "Nenhum trecho encontrado. Tente outras palavras ou remova filtros.";
-  else if (phase === "done") message = `${results.length} ${results.length === 1 ? "trecho encontrado" : "trechos encontrados"}.`;
+  const message = statusMessage(phase, total, results.length);
+  const hasMore = phase === "done" && results.length >= topK && results.length < total && topK < MAX_RESULTS;
 
   return (
     <div className="search-page">
@@ -166,22 +218,13 @@ export function SearchPage({ initial }: Props) {
         </div>
       )}
 
-      {results.length > 0 && (
-        <section aria-label="Resultados" className={phase === "loading" ? "results stale" : "results"}>
-          <ol ref={listRef} className="result-list">
-            {results.map((result, index) => (
-              <li key={`${result.document_id}-${result.char_start ?? index}-${index}`}>
-                <ResultCard result={result} position={index + 1} />
-              </li>
-            ))}
-          </ol>
-          {phase === "done" && results.length >= topK && topK < MAX_RESULTS && (
-            <button type="button" className="more" onClick={more}>
-              Mostrar mais resultados
-            </button>
-          )}
-        </section>
-      )}
+      <Results
+        results={results}
+        noStrongMatch={noStrongMatch}
+        stale={phase === "loading"}
+        listRef={listRef}
+        onMore={hasMore ? more : undefined}
+      />
     </div>
   );
 }

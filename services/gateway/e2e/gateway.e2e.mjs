@@ -104,7 +104,7 @@ async function search(page, query) {
   const response = await answered;
   const at = Date.now();
   assert.equal(response.status(), 200, `search answered ${response.status()}`);
-  await page.locator(".status", { hasText: /trechos? encontrados?|Nenhum trecho/ }).waitFor();
+  await page.locator(".status", { hasText: /decis(?:ão|ões)\/documentos? encontrados?|Nenhuma decisão/ }).waitFor();
   return { body: await response.json(), afterApiMs: Date.now() - at };
 }
 
@@ -190,12 +190,15 @@ async function signedInScenarios() {
     assert.ok((await first.locator(".tag").allTextContents()).includes("TJSP"));
     const expectedPage = filteredBody.results[0].page_number;
     const link = first.locator("a.open-document");
-    assert.equal(await link.getAttribute("href"), `/api/documents/${PUBLIC_ID}#page=${expectedPage}`);
+    // The API's document_url (the PDF with the passage marked, at its page) under the gateway's /api.
+    const expectedHref = `/api${filteredBody.results[0].document_url}`;
+    assert.match(expectedHref, new RegExp(`^/api/documents/${PUBLIC_ID}\\?passage=\\d+#page=${expectedPage}$`));
+    assert.equal(await link.getAttribute("href"), expectedHref);
     if (SHOTS) await page.screenshot({ path: path.join(SHOTS, "search.png"), fullPage: false });
 
     const [viewer] = await Promise.all([context.waitForEvent("page"), link.click()]);
     await viewer.waitForLoadState("load");
-    assert.equal(viewer.url(), `${GW}/api/documents/${PUBLIC_ID}#page=${expectedPage}`);
+    assert.equal(viewer.url(), `${GW}${expectedHref}`);
     const pdf = await context.request.get(`${GW}/api/documents/${PUBLIC_ID}`);
     assert.equal(pdf.status(), 200);
     assert.equal(pdf.headers()["content-type"], "application/pdf");
@@ -299,7 +302,7 @@ async function signedInScenarios() {
     for (let i = 0; i < 40 && (await active()) !== "open-document"; i += 1) await page.keyboard.press("Tab");
     assert.equal(await active(), "open-document", "Tab reaches a result's document link");
     const href = await page.evaluate(() => document.activeElement.getAttribute("href"));
-    assert.match(href, /^\/api\/documents\/[0-9a-f-]+#page=\d+$/);
+    assert.match(href, /^\/api\/documents\/[0-9a-f-]+(?:\?passage=\d+)?(?:#page=\d+)?$/);
     const [viewer] = await Promise.all([context.waitForEvent("page"), page.keyboard.press("Enter")]);
     await viewer.waitForLoadState("load");
     assert.ok(viewer.url().endsWith(href), `${viewer.url()} opened by Enter`);

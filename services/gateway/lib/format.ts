@@ -1,4 +1,5 @@
-// Display helpers: Brazilian dates, code labels, page spans.
+// Display helpers: Brazilian dates, code labels, section labels, relevance grades, page spans, document links.
+import type { Relevance } from "./types";
 
 export const DOCUMENT_TYPE_LABELS: Record<string, string> = {
   acordao: "Acórdão",
@@ -64,4 +65,77 @@ export function stageLabel(stage: string): string {
 /** The document's original file through the gateway, opened at the passage's page. */
 export function documentHref(documentId: string, page: number): string {
   return `/api/documents/${encodeURIComponent(documentId)}#page=${Math.max(1, Math.trunc(page))}`;
+}
+
+/**
+ * An API path the search service gave ("/documents/{id}?passage=N#page=3") as the gateway serves it (/api...).
+ * Only a path of this origin is taken ("//host", "javascript:" and full URLs are not); else the fallback.
+ */
+export function apiHref(path: string | null | undefined, fallback: string): string {
+  if (!path || !path.startsWith("/") || path.startsWith("//") || path.startsWith("/\\")) return fallback;
+  return `/api${path}`;
+}
+
+/** The top-level part codes of services/chunker/sections.py, as a lawyer names them. */
+export const SECTION_LABELS: Record<string, string> = {
+  cabecalho: "Cabeçalho",
+  corpo: "Texto",
+  ementa: "Ementa",
+  acordao: "Acórdão",
+  relatorio: "Relatório",
+  voto: "Voto",
+  voto_vencido: "Voto vencido",
+  voto_vista: "Voto-vista",
+  voto_vogal: "Voto vogal",
+  certidao: "Certidão de julgamento",
+  dispositivo: "Dispositivo",
+  decisao: "Decisão",
+  fatos: "Fatos",
+  direito: "Direito",
+  fundamentacao: "Fundamentação",
+  preliminar: "Preliminares",
+  pedidos: "Pedidos",
+  conclusao: "Conclusão",
+  decide: "Parte decisória",
+  considerandos: "Considerandos",
+  notas: "Notas",
+};
+
+/**
+ * A section path ("voto > II – Da não incidência do CDC", parts joined by " > ") with its codes as labels
+ * ("Voto › II – Da não incidência do CDC"); headings taken from the text stay as written.
+ */
+export function sectionLabel(path: string | null | undefined): string {
+  if (!path) return "";
+  return path
+    .split(" > ")
+    .map((part) => {
+      const code = part.trim();
+      const message = /^mensagem (\d+)$/.exec(code);
+      if (message) return `Mensagem ${message[1]}`;
+      return SECTION_LABELS[code] ?? code;
+    })
+    .filter(Boolean)
+    .join(" › ");
+}
+
+export const RELEVANCE_LABELS: Record<Relevance, string> = {
+  forte: "Relevância forte",
+  provável: "Relevância provável",
+  fraca: "Relevância fraca",
+};
+
+/** The grade a card shows: the API's, "fraca" when it sent none or one this page does not know. */
+export function relevanceOf(value: string | null | undefined): Relevance {
+  return value === "forte" || value === "provável" ? value : "fraca";
+}
+
+/** A class-name-safe form of the grade ("provável" -> "provavel"). */
+export function relevanceClass(grade: Relevance): string {
+  return grade === "provável" ? "provavel" : grade;
+}
+
+/** "1 decisão/documento", "12 decisões/documentos": results count works, not passages. */
+export function worksCount(total: number): string {
+  return `${total} ${total === 1 ? "decisão/documento" : "decisões/documentos"}`;
 }

@@ -1,5 +1,33 @@
 // The search service's response shapes (services/search/*.py), as the browser receives them.
 
+export type Relevance = "forte" | "provável" | "fraca";
+
+/** Another passage of the same work (services/search/query.py OtherPassage). */
+export interface OtherPassage {
+  passage_id: number;
+  document_id: string;
+  chunk_text: string;
+  page_number: number;
+  page_end?: number;
+  section_path?: string | null;
+  char_start?: number;
+  char_end?: number;
+  highlights?: [number, number][];
+  /** An API path ("/documents/{id}?passage=N#page=3"): the gateway serves it under /api. */
+  document_url: string;
+}
+
+/** Another file of the same decision or act (services/search/query.py DocumentCopy). */
+export interface DocumentCopy {
+  document_id: string;
+  title: string;
+  filename: string;
+  document_type?: string | null;
+  page_count?: number | null;
+  document_url: string;
+}
+
+/** One work (a decision and its copies are one): its best passage and what a lawyer needs to cite it. */
 export interface SearchResult {
   chunk_text: string;
   document_title: string;
@@ -9,7 +37,8 @@ export interface SearchResult {
   court: string | null;
   court_label?: string | null;
   relevance_explanation: string;
-  similarity_score: number;
+  /** Kept by the API for ranking tools; the page never shows it (the grade says it for people). */
+  similarity_score?: number;
   page_number: number;
   page_end?: number;
   section_path?: string | null;
@@ -17,6 +46,23 @@ export interface SearchResult {
   char_start?: number;
   char_end?: number;
   highlights?: [number, number][];
+  passage_id?: number;
+  work_id?: string;
+  relevance?: Relevance;
+  relevance_probability?: number;
+  /** [start, end) in chunk_text (code points) of the sentence that carries the query's concept. */
+  explanation_span?: [number, number] | null;
+  other_passages?: OtherPassage[];
+  copies?: DocumentCopy[];
+  citation?: string | null;
+  ementa?: string | null;
+  document_url?: string;
+  process_number?: string | null;
+  procedural_class?: string | null;
+  relator?: string | null;
+  judging_body?: string | null;
+  judgment_date?: string | null;
+  publication_date?: string | null;
 }
 
 export type Facets = Partial<Record<"document_type" | "court" | "relator" | "judging_body", Record<string, number>>>;
@@ -24,6 +70,24 @@ export type Facets = Partial<Record<"document_type" | "court" | "relator" | "jud
 export interface SearchResponse {
   results: SearchResult[];
   facets: Facets;
+  /** Works among the query's candidates under these filters (not passages). */
+  total?: number;
+  /** Of them, the works graded "forte" or "provável". */
+  relevant_total?: number;
+  offset?: number;
+  /** No work is at least "provável": nothing relevant was found, the results are only the closest. */
+  no_strong_match?: boolean;
+}
+
+export type SearchSort = "relevance" | "date";
+
+/** The body of POST /search (services/search/query.py SearchRequest). */
+export interface SearchRequestBody {
+  query: string;
+  filters: ApiFilters;
+  top_k: number;
+  offset?: number;
+  sort?: SearchSort;
 }
 
 export interface ApiFilters {

@@ -1,65 +1,226 @@
 import { renderToStaticMarkup } from "react-dom/server";
 import { describe, expect, it } from "vitest";
 import { facetOptions, Filters } from "../components/Filters";
-import { ResultCard } from "../components/ResultCard";
+import { COPY_MESSAGES, copyCitation, ResultCard } from "../components/ResultCard";
+import { apiHref, sectionLabel } from "../lib/format";
 import type { SearchResult } from "../lib/types";
 import { EMPTY_STATE } from "../lib/urlState";
+import { STRONG_RESULT, WEAK_RESULT } from "./fakeApi";
 
-const RESULT: SearchResult = {
-  chunk_text: "A sentença arbitral é nula quando proferida fora dos limites da convenção.",
-  document_title: "Sentença — 1ª Vara Empresarial",
-  document_date: "2019-03-07",
-  document_type: "sentenca",
-  document_type_label: "Sentença",
-  court: "tjsp",
-  court_label: "TJSP",
-  relevance_explanation: "Trata da nulidade da sentença arbitral (termos: sentença, arbitral).",
-  similarity_score: 0.81,
-  page_number: 4,
-  page_end: 5,
-  section_path: "Fundamentação",
-  document_id: "6f1c4f0e-6a9b-4f7e-9a51-0d7b8e3c1a22",
-  highlights: [
-    [2, 10],
-    [11, 19],
-  ],
-};
+const render = (result: SearchResult, weak = false) =>
+  renderToStaticMarkup(<ResultCard result={result} position={1} weak={weak} />);
 
-describe("<ResultCard>", () => {
-  const html = renderToStaticMarkup(<ResultCard result={RESULT} position={1} />);
+/** The text a browser shows for this markup (tags dropped, entities decoded), to read sentences across elements. */
+function visibleText(html: string): string {
+  return html
+    .replace(/<[^>]+>/g, "")
+    .replace(/&quot;/g, '"')
+    .replace(/&#x27;/g, "'")
+    .replace(/&lt;/g, "<")
+    .replace(/&gt;/g, ">")
+    .replace(/&amp;/g, "&");
+}
 
-  it("shows title, type, court, date, pages and section", () => {
-    expect(html).toContain("Sentença — 1ª Vara Empresarial");
-    expect(html).toContain('<span class="tag">Sentença</span>');
-    expect(html).toContain('<span class="tag">TJSP</span>');
-    expect(html).toContain("07/03/2019");
-    expect(html).toContain("p. 4–5");
-    expect(html).toContain("Fundamentação");
+describe("<ResultCard> with every field of the contract", () => {
+  const html = render(STRONG_RESULT);
+
+  it("shows the grade as a label, never a score", () => {
+    expect(html).toContain('<p class="relevance relevance-forte">Relevância forte</p>');
+    expect(html).toContain('class="result result-forte"');
+    expect(html).not.toContain("0.81");
+    expect(html).not.toContain("81%");
+    expect(html).not.toContain("0.91");
+    expect(html).not.toMatch(/Proximidade|similaridade|score/i);
   });
 
-  it("highlights the matched words and shows the explanation", () => {
-    expect(html).toContain("<mark>sentença</mark>");
-    expect(html).toContain("<mark>arbitral</mark>");
-    expect(html).toContain("Por que é relevante: </span>Trata da nulidade");
+  it("heads the card with the citation, and tells relator, órgão julgador and both dates apart", () => {
+    expect(html).toContain(`<h2 id="resultado-1" class="result-title">${STRONG_RESULT.citation}</h2>`);
+    expect(html).toContain("<dt>Relator(a)</dt><dd>Nancy Andrighi</dd>");
+    expect(html).toContain("<dt>Órgão julgador</dt><dd>3ª Turma</dd>");
+    expect(html).toContain("<dt>Julgado em</dt><dd>15/09/2016</dd>");
+    expect(html).toContain("<dt>Publicado em</dt><dd>30/09/2016</dd>");
+    expect(html).toContain("<dt>Processo</dt><dd>Recurso Especial REsp 1.602.076/SP</dd>");
+    expect(html).toContain('<span class="tag">Acórdão</span>');
+    expect(html).toContain('<span class="tag">STJ</span>');
+    expect(html).toContain("p. 1");
+    expect(html).toContain('<span class="section">Ementa</span>');
   });
 
-  it("links to the original through the gateway, at the passage's page", () => {
-    expect(html).toContain(`href="/api/documents/${RESULT.document_id}#page=4"`);
-    expect(html).toContain('target="_blank"');
-    expect(html).toContain('rel="noopener noreferrer"');
-    expect(html).toContain("Abrir o documento na página 4");
+  it("offers a real button (no inline handler) to copy the citation", () => {
+    expect(html).toContain('<button type="button" class="copy-button">Copiar citação</button>');
+    expect(html).not.toMatch(/\son[a-z]+=/i); // no inline handler attribute: the strict CSP would block it
   });
 
-  it("falls back to labels made from codes", () => {
-    const bare = renderToStaticMarkup(
-      <ResultCard
-        result={{ ...RESULT, document_type_label: null, court_label: null, court: "tre_sp", section_path: null, page_end: 4 }}
-        position={2}
-      />,
+  it("explains why under 'Por que é relevante' and emphasises that sentence inside the passage", () => {
+    expect(html).toContain("Por que é relevante: </span>O trecho afirma que o Judiciário pode declarar nula");
+    const sentence = /<strong class="key-sentence">(.*?)<\/strong>/.exec(html)?.[1] ?? "";
+    expect(visibleText(sentence)).toBe(
+      "O Poder Judiciário pode, nos casos em que prima facie é identificado um compromisso arbitral “patológico”, " +
+        "i.e., claramente ilegal, declarar a nulidade dessa cláusula, independentemente do estado em que se encontre " +
+        "o procedimento arbitral.",
     );
+    // The word highlights stay, inside and outside the sentence.
+    expect(sentence).toContain("<mark>nulidade</mark>");
+    expect(sentence).toContain("<mark>arbitral</mark>");
+    const before = html.slice(html.indexOf('<blockquote class="passage">'), html.indexOf('<strong class="key-sentence">'));
+    expect(visibleText(before)).toContain("3. Todos os contratos de adesão");
+    expect(before).not.toContain("<mark>");
+  });
+
+  it("opens the original through the gateway at the passage's page, the passage marked", () => {
+    expect(html).toContain(
+      `<a class="open-document" href="/api/documents/${STRONG_RESULT.document_id}?passage=4711#page=1" target="_blank" rel="noopener noreferrer">`,
+    );
+    expect(html).toContain("Abrir o documento na página 1");
+    expect(html.match(/class="open-document"/g)).toHaveLength(1); // the page focuses the n-th one after "mais"
+  });
+
+  it("lists the work's other passages with page, section, highlights and link", () => {
+    const others = html.slice(html.indexOf('<section class="other-passages"'), html.indexOf('<section class="copies"'));
+    expect(others).toContain("<h3>Outros trechos desta decisão</h3>");
+    expect(others.match(/<li>/g)).toHaveLength(2);
+    expect(others).toContain('<span>p. 6</span><span class="section">Voto</span>');
+    expect(others).toContain('<span>p. 6–7</span><span class="section">Voto › I – Do alegado descumprimento ao art. 526 do CPC</span>');
+    expect(others).toContain("<mark>compromisso arbitral</mark>");
+    expect(others).toContain(`href="/api/documents/${STRONG_RESULT.document_id}?passage=4733#page=6"`);
+    expect(others).toContain(`href="/api/documents/${STRONG_RESULT.document_id}?passage=4734#page=6"`);
+    expect(others).toContain("Abrir este trecho na página 6");
+    expect(others).not.toContain('class="passage"');
+  });
+
+  it("lists the other copies of the work with links through the gateway", () => {
+    const copies = html.slice(html.indexOf('<section class="copies"'));
+    expect(copies).toContain("<h3>Outras cópias</h3>");
+    expect(copies).toContain(
+      '<a class="open-copy" href="/api/documents/0b7d2f4e-1c2a-4e1b-8f5c-3a9d7e6c5b41" target="_blank" rel="noopener noreferrer">REsp 1.602.076/SP (digitalização)',
+    );
+    expect(copies).toContain("(stj_resp_1602076_sp_acordao_scan.pdf)");
+  });
+
+  it("shows the ementa collapsed, to be opened", () => {
+    expect(html).toMatch(/<details class="ementa"><summary>Ementa<\/summary><p class="ementa-text">RECURSO ESPECIAL\. DIREITO CIVIL/);
+    expect(html).not.toMatch(/<details[^>]*open/);
+  });
+});
+
+describe("<ResultCard> with only what every result has", () => {
+  const html = render(WEAK_RESULT);
+
+  it("falls back to the title, leaves out every missing field and section", () => {
+    expect(html).toContain('<h2 id="resultado-1" class="result-title">nota_interna.txt</h2>');
+    for (const absent of ["Copiar citação", "Relator", "Órgão julgador", "Julgado em", "Publicado em", "Processo",
+      "Ementa", "<details", "Outros trechos", "Outras cópias", "key-sentence", "<dl"]) {
+      expect(html, absent).not.toContain(absent);
+    }
+    expect(html).toContain('<span class="tag">Outro</span>');
+    expect(html).toContain('<span class="section">Texto</span>');
+    expect(html).toContain(`href="/api/documents/${WEAK_RESULT.document_id}"`);
+  });
+
+  it("is a weak card: its own grade and muted style", () => {
+    expect(html).toContain('<p class="relevance relevance-fraca">Relevância fraca</p>');
+    expect(html).toContain('class="result result-fraca"');
+  });
+
+  it("works with a response of the old contract: no grade is weak, the link is built from the id and page", () => {
+    const { relevance: _r, document_url: _u, other_passages: _o, copies: _c, ...old } = WEAK_RESULT;
+    const bare = render({ ...old, page_number: 3, document_date: "2019-03-07", court: "tre_sp", document_type_label: null });
+    expect(bare).toContain("Relevância fraca");
+    expect(bare).toContain(`href="/api/documents/${WEAK_RESULT.document_id}#page=3"`);
     expect(bare).toContain('<span class="tag">TRE-SP</span>');
-    expect(bare).toContain('<span class="tag">Sentença</span>');
-    expect(bare).not.toContain("p. 4–");
+    expect(bare).toContain("<span>07/03/2019</span>"); // the document's date, when neither judgment nor publication is known
+  });
+
+  it("shows a 'provável' work as such, and any work as weak when the search found nothing clearly relevant", () => {
+    expect(render({ ...STRONG_RESULT, relevance: "provável" })).toContain(
+      '<p class="relevance relevance-provavel">Relevância provável</p>',
+    );
+    const forced = render(STRONG_RESULT, true);
+    expect(forced).toContain("Relevância fraca");
+    expect(forced).toContain('class="result result-fraca"');
+    expect(forced).not.toContain("Relevância forte");
+  });
+});
+
+describe("<ResultCard> escaping", () => {
+  it("renders HTML in title, citation, passages, ementa and copies as text", () => {
+    const evil = "<script>alert(1)</script><img src=x onerror=alert(2)>";
+    const html = render({
+      ...STRONG_RESULT,
+      citation: `STJ, ${evil}`,
+      chunk_text: `Trecho ${evil} fim`,
+      highlights: [[7, 15]],
+      explanation_span: [0, 6],
+      relevance_explanation: evil,
+      ementa: evil,
+      relator: evil,
+      other_passages: [{ ...STRONG_RESULT.other_passages![0]!, chunk_text: evil, highlights: [[0, 8]], section_path: evil }],
+      copies: [{ ...STRONG_RESULT.copies![0]!, title: evil, filename: evil }],
+    });
+    expect(html).not.toContain("<script");
+    expect(html).not.toContain("<img");
+    expect(html).toContain("STJ, &lt;script&gt;alert(1)&lt;/script&gt;");
+    expect(html).toContain("<mark>&lt;script&gt;</mark>");
+    expect(renderToStaticMarkup(<ResultCard result={{ ...WEAK_RESULT, document_title: evil }} position={2} />)).toContain(
+      "&lt;script&gt;alert(1)&lt;/script&gt;&lt;img src=x onerror=alert(2)&gt;</h2>",
+    );
+  });
+
+  it("never links outside the gateway's /api, whatever document_url says", () => {
+    const html = render({ ...STRONG_RESULT, document_url: "javascript:alert(1)" });
+    expect(html).toContain(`href="/api/documents/${STRONG_RESULT.document_id}#page=1"`);
+    expect(html).not.toContain("javascript:");
+    expect(apiHref("https://evil.example/x", "/api/fallback")).toBe("/api/fallback");
+    expect(apiHref("//evil.example/x", "/api/fallback")).toBe("/api/fallback");
+    expect(apiHref("/documents/a?passage=2#page=3", "/api/fallback")).toBe("/api/documents/a?passage=2#page=3");
+  });
+});
+
+describe("copyCitation", () => {
+  /** A clipboard as browsers offer it (navigator.clipboard): what was written, or a refusal. */
+  function clipboard(refuse = false) {
+    const written: string[] = [];
+    return {
+      written,
+      writeText: async (text: string) => {
+        if (refuse) throw new DOMException("Write permission denied.", "NotAllowedError");
+        written.push(text);
+      },
+    };
+  }
+
+  it("puts the citation on the clipboard and says so", async () => {
+    const board = clipboard();
+    expect(await copyCitation(STRONG_RESULT.citation!, board)).toBe("copied");
+    expect(board.written).toEqual([STRONG_RESULT.citation]);
+    expect(COPY_MESSAGES.copied).toBe("Citação copiada");
+  });
+
+  it("says it failed when the browser refuses or has no clipboard (plain http)", async () => {
+    expect(await copyCitation("x", clipboard(true))).toBe("failed");
+    expect(await copyCitation("x", undefined)).toBe("failed");
+    expect(COPY_MESSAGES.failed).toMatch(/Não foi possível copiar/);
+  });
+});
+
+describe("sectionLabel", () => {
+  it("names the parts of services/chunker/sections.py as a lawyer does", () => {
+    expect(sectionLabel("fundamentacao")).toBe("Fundamentação");
+    expect(sectionLabel("cabecalho")).toBe("Cabeçalho");
+    expect(sectionLabel("ementa")).toBe("Ementa");
+    expect(sectionLabel("relatorio")).toBe("Relatório");
+    expect(sectionLabel("voto")).toBe("Voto");
+    expect(sectionLabel("dispositivo")).toBe("Dispositivo");
+    expect(sectionLabel("voto_vencido")).toBe("Voto vencido");
+    expect(sectionLabel("mensagem 2")).toBe("Mensagem 2");
+  });
+
+  it("labels every part of a path and keeps headings from the text as written", () => {
+    expect(sectionLabel("voto > II – Da não incidência do CDC > dispositivo")).toBe(
+      "Voto › II – Da não incidência do CDC › Dispositivo",
+    );
+    expect(sectionLabel("Art. 51 > § 2º")).toBe("Art. 51 › § 2º");
+    expect(sectionLabel(null)).toBe("");
   });
 });
 

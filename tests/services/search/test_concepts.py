@@ -1,7 +1,7 @@
 """The legal concept layer: the names a concept goes by, found in queries and passages, named in explanations."""
 
 from services.search.concepts import Concept, ConceptIndex, concept_index
-from services.search.query import explain, highlight_spans
+from services.search.explain import explain, highlight_spans
 
 
 def others(query: str) -> list[tuple[str, ...]]:
@@ -31,10 +31,10 @@ def test_lines_of_the_file_need_two_names() -> None:
 
 def test_the_explanation_names_the_concept_the_passage_carries_and_the_ui_highlights_it() -> None:
     passage = "A mera participação de empresa de pequeno porte em licitação não gera preferência."
-    line = explain("mera participação e epp", passage, 0.86, 3, "ementa", "TCU", 2019)
-    assert line == (
-        "Proximidade semântica alta com a consulta (0.86); conceito: empresa de pequeno porte (= EPP); "
-        "termos em comum: mera, participação; ementa, página 3; TCU 2019."
+    got = explain("mera participação e epp", passage, "ementa")
+    assert got.text == (
+        "A ementa firma a tese: “A mera participação de empresa de pequeno porte em licitação não gera preferência”. "
+        "Trata de EPP sob outro nome: “empresa de pequeno porte”."
     )
     spans = highlight_spans("mera participação e epp", passage)
     assert [passage[start:end] for start, end in spans] == ["mera", "participação", "empresa de pequeno porte"]

@@ -11,7 +11,8 @@ from typing import Any
 
 import pytest
 
-from services.search.llm_rerank import MAX_EXPLANATION_CHARS, TOOL_NAME, clean_explanation, llm_rerank
+from services.search.explain import explain
+from services.search.llm_rerank import MAX_EXPLANATION_CHARS, TOOL_NAME, clean_explanation, llm_rerank, ungrounded
 from services.search.query import SearchResult
 from shared.settings import Settings
 from tests.fake_llm import FakeLLM, Reply, chat_completion, fake_llm_server, messages_response, tool_use_block
@@ -310,3 +311,76 @@ async def test_only_the_configured_candidates_and_chars_are_sent(
     assert content.count("</trecho>") == 3 and PASSAGES[3] not in content
     assert "FIM" not in content and "[…]" in content
     assert body["tools"][0]["input_schema"]["properties"]["results"]["maxItems"] == 3  # top_n capped at 3 sent
+
+
+# --- grounding: a line naming what its passage does not carry is replaced by the local explanation ---------
+
+
+def local(index: int) -> tuple[str, tuple[int, int] | None]:
+    """The offline explanation of the candidate at a 1-based index, as the reranker falls back to it."""
+    got = explain(QUERY, PASSAGES[index - 1], "Ementa")
+    return got.text, got.sentence
+
+
+async def test_a_line_citing_what_the_passage_does_not_cite_is_replaced(
+    llm_server: FakeLLM, candidates: list[SearchResult], caplog: pytest.LogCaptureFixture
+) -> None:
+    kept = "Aplica a Súmula 331 do TST e qualifica como subsidiária a responsabilidade do tomador."
+    llm_server.replies = [
+        answer(
+            [
+                {"index": 3, "explanation": "Aplica o art. 455 da CLT: o contratante responde solidariamente."},
+                {"index": 1, "explanation": kept},  # the passage writes "Súmula 331, IV, do TST"
+                {"index": 5, "explanation": "Segundo a Súmula 7/STJ, há obrigação conjunta do tomador e do prestador."},
+            ]
+        )
+    ]
+    with caplog.at_level(logging.INFO, logger="services.search.llm_rerank"):
+        got = await llm_rerank(QUERY, candidates, settings(llm_server.url))
+
+    assert got is not None and [r.document_id for r in got] == ["doc-2", "doc-0", "doc-4"]  # the model's order
+    assert (got[0].relevance_explanation, got[0].explanation_span) == local(3)
+    assert got[0].relevance_explanation.startswith("A ementa firma a tese: “O contratante responde solidariamente")
+    assert got[1].relevance_explanation == kept and got[1].explanation_span is None  # the candidate's own span
+    assert (got[2].relevance_explanation, got[2].explanation_span) == local(5)
+    assert "2 explanations not grounded in their passage (citation)" in caplog.text
+    assert_quiet(caplog)
+
+
+async def test_a_line_naming_a_person_or_body_the_passage_does_not_is_replaced(
+    llm_server: FakeLLM, candidates: list[SearchResult], caplog: pytest.LogCaptureFixture
+) -> None:
+    kept = [
+        "Elege o foro da comarca de São Paulo, não trata de responsabilidade.",  # a place the passage names
+        "O STJ trata da obrigação conjunta do tomador e do prestador.",  # the card's court
+    ]
+    llm_server.replies = [
+        answer(
+            [
+                {"index": 3, "explanation": "A Ministra Nancy Andrighi reconhece a solidariedade do contratante."},
+                {"index": 2, "explanation": kept[0]},
+                {"index": 5, "explanation": kept[1]},
+                {"index": 6, "explanation": "A Odebrecht responde pela reparação civil contra a Fazenda Pública."},
+            ]
+        )
+    ]
+    with caplog.at_level(logging.INFO, logger="services.search.llm_rerank"):
+        got = await llm_rerank(QUERY, candidates, settings(llm_server.url))
+
+    assert got is not None and [r.document_id for r in got] == ["doc-2", "doc-1", "doc-4", "doc-5"]
+    assert got[0].relevance_explanation == local(3)[0] and "Nancy" not in got[0].relevance_explanation
+    assert [r.relevance_explanation for r in got[1:3]] == kept
+    assert got[3].relevance_explanation == local(6)[0]
+    assert "2 explanations not grounded in their passage (name)" in caplog.text
+    assert_quiet(caplog)
+
+
+def test_what_counts_as_grounded(candidates: list[SearchResult]) -> None:
+    subsidiary, forum, joint = candidates[0], candidates[1], candidates[2]
+    assert ungrounded("Aplica a Súmula 332 do TST.", subsidiary) == "citation"  # another número
+    assert ungrounded("Súmula 331, IV, do TST: a responsabilidade é subsidiária.", subsidiary) is None
+    assert ungrounded("Conforme o art. 927 do Código Civil, o contratante responde.", joint) == "citation"
+    assert ungrounded("Afirma que o Tribunal Superior do Trabalho afasta a solidariedade.", joint) == "name"
+    assert ungrounded("Para o Superior Tribunal de Justiça, o contratante responde.", joint) is None  # STJ card
+    assert ungrounded("Fixa o foro de São Paulo. Nada diz sobre o tomador.", forum) is None  # sentence starts
+    assert ungrounded("Cita a Lei de Arbitragem para fixar o foro.", forum) == "citation"  # a name that cites

@@ -1,6 +1,7 @@
-"""The search service's pure pieces: filter normalisation, highlights and the one-line explanation."""
+"""The search service's pure pieces: filter normalisation, highlights and the explanation (as query.py exports them)."""
 
-from services.search.query import SearchFilters, explain, highlight_spans, shared_terms
+from services.search.explain import explain, highlight_spans, shared_terms
+from services.search.query import SearchFilters
 
 QUERY = "responsabilidade solidária do tomador de serviços para verbas trabalhistas"
 PASSAGE = (
@@ -28,12 +29,12 @@ def test_function_words_of_the_query_are_not_highlighted() -> None:
     assert highlight_spans("para quando sobre", "para quando sobre o prazo") == []
 
 
-def test_explanation_names_the_matched_terms_the_section_and_the_page() -> None:
+def test_explanation_quotes_the_matching_sentence_in_its_section_s_role_without_score_or_page() -> None:
     assert shared_terms(QUERY, PASSAGE) == ["responsabilidade", "solidária", "tomador", "serviços"]
-    line = explain(QUERY, PASSAGE, 0.86, 7, "voto > II – Do mérito")
-    assert line.startswith("Proximidade semântica alta com a consulta (0.86)")
-    assert "termos em comum: responsabilidade, solidária, tomador, serviços" in line
-    assert line.endswith("voto > II – Do mérito, página 7.")
+    got = explain(QUERY, PASSAGE, "voto > II – Do mérito")
+    assert got.text == f"A fundamentação do voto sustenta: “{PASSAGE.rstrip('.')}”."
+    assert got.sentence == (0, len(PASSAGE))
+    assert "0.86" not in got.text and "página" not in got.text
 
 
 def test_filters_take_what_lawyers_type() -> None:

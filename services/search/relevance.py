@@ -1,0 +1,119 @@
+"""A calibrated relevance grade per result: "forte", "provável" or "fraca", and whether anything is strong.
+
+Raw cosine similarity of e5 vectors says little: every passage, even for "xyzzy qwerty", sits between
+0.80 and 0.92. The grade is the probability that a judge would call the result relevant, from a logistic
+model over features that mean something on any collection: how far the passage's similarity stands above
+the query's own background (the median of its candidates), how much of the query's vocabulary it holds
+(idf-weighted), whether it opens with the query's words, how far its fused score stands out, and whether
+the query's words exist in the collection at all (a nonsense word has no document frequency), and how
+specific its rarest known word is ("direito" alone is in half of a legal collection: it says nothing).
+The model is fitted by bench/calibrate.py on judged queries (JurisTCU's qrels and tests/data's judged
+queries with negative controls) and shipped as services/search/data/relevance.json with its fit report.
+"""
+
+import json
+import math
+from dataclasses import astuple, dataclass
+from functools import cache
+from pathlib import Path
+from typing import Literal
+
+import numpy as np
+
+MODEL_FILE = Path(__file__).parent / "data" / "relevance.json"
+
+Grade = Literal["forte", "provável", "fraca"]
+FEATURES = ("similarity", "similarity_gap", "coverage", "lead", "standing", "known_terms", "specificity")
+
+
+@dataclass(frozen=True)
+class RelevanceFeatures:
+    similarity: float  # cosine of the passage and the query
+    similarity_gap: float  # similarity minus the median similarity of the query's candidates
+    coverage: float  # idf-weighted share of the query's lexemes the passage holds (0..1)
+    lead: float  # how early it says them (ranking.lead, 0..1)
+    standing: float  # fused score in standard deviations above the pool's mean
+    known_terms: float  # idf-weighted share of the query's lexemes the collection holds at all (0..1)
+    specificity: float  # the rarest known query lexeme's idf over that of a lexeme in one chunk (0..1)
+
+    def vector(self) -> np.ndarray:
+        return np.array(astuple(self), dtype=np.float64)
+
+
+@dataclass(frozen=True)
+class RelevanceModel:
+    mean: np.ndarray
+    scale: np.ndarray
+    coefficients: np.ndarray
+    intercept: float
+    strong: float  # probability at and above which a result is "forte"
+    probable: float  # ... "provável"
+
+    def probability(self, features: RelevanceFeatures) -> float:
+        z = (features.vector() - self.mean) / self.scale
+        return 1.0 / (1.0 + math.exp(-(float(z @ self.coefficients) + self.intercept)))
+
+    def grade(self, probability: float) -> Grade:
+        if probability >= self.strong:
+            return "forte"
+        return "provável" if probability >= self.probable else "fraca"
+
+    def to_json(self) -> dict:
+        return {
+            "features": list(FEATURES),
+            "mean": self.mean.tolist(),
+            "scale": self.scale.tolist(),
+            "coefficients": self.coefficients.tolist(),
+            "intercept": self.intercept,
+            "thresholds": {"forte": self.strong, "provável": self.probable},
+        }
+
+    @classmethod
+    def from_json(cls, data: dict) -> "RelevanceModel":
+        if tuple(data["features"]) != FEATURES:
+            raise ValueError(f"relevance model features {data['features']} are not {list(FEATURES)}")
+        return cls(
+            mean=np.array(data["mean"], dtype=np.float64),
+            scale=np.array(data["scale"], dtype=np.float64),
+            coefficients=np.array(data["coefficients"], dtype=np.float64),
+            intercept=float(data["intercept"]),
+            strong=float(data["thresholds"]["forte"]),
+            probable=float(data["thresholds"]["provável"]),
+        )
+
+
+@cache
+def relevance_model() -> RelevanceModel:
+    return RelevanceModel.from_json(json.loads(MODEL_FILE.read_text(encoding="utf-8")))
+
+
+def idf_weights(lexemes: list[str], document_frequency: dict[str, int], chunks: int) -> dict[str, float]:
+    """Lucene's idf of each distinct lexeme (as ranking.bm25 uses it); unknown lexemes count as rarest."""
+    total = max(chunks, 1)
+    return {
+        lexeme: math.log(1 + (total - min(document_frequency.get(lexeme, 0), total) + 0.5)
+                         / (min(document_frequency.get(lexeme, 0), total) + 0.5))
+        for lexeme in dict.fromkeys(lexemes)
+    }  # fmt: skip
+
+
+def known_terms(weights: dict[str, float], document_frequency: dict[str, int]) -> float:
+    total = sum(weights.values())
+    if total <= 0:
+        return 0.0
+    return sum(w for lexeme, w in weights.items() if document_frequency.get(lexeme, 0) > 0) / total
+
+
+def specificity(weights: dict[str, float], document_frequency: dict[str, int], chunks: int) -> float:
+    known = [w for lexeme, w in weights.items() if document_frequency.get(lexeme, 0) > 0]
+    if not known:
+        return 0.0
+    rarest_possible = idf_weights(["_"], {"_": 1}, chunks)["_"]
+    return min(max(known) / rarest_possible, 1.0) if rarest_possible > 0 else 0.0
+
+
+def coverage(weights: dict[str, float], term_counts: dict[str, int]) -> float:
+    total = sum(weights.values())
+    if total <= 0:
+        return 0.0
+    return sum(w for lexeme, w in weights.items() if term_counts.get(lexeme, 0) > 0) / total

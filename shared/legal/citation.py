@@ -1,0 +1,355 @@
+"""A citation a lawyer can paste into a petition, built only from a document's stored metadata.
+
+Every part comes from the document's own fields (the `documents` columns); a missing field is left out,
+never guessed or written as "None", and nothing is added that the metadata does not say (a judge's
+gender, a journal's name, a date the act does not carry). Forms, in Brazilian practice:
+
+- acórdão (and a tribunal's decisão monocrática or despacho), parts in this order:
+  origin, case, rapporteur, judging body, [kind], judgment, publication:
+  "STJ, REsp 1.602.076/SP, Rel. Min. Nancy Andrighi, Terceira Turma, j. 15/09/2016, DJe 30/09/2016",
+  "TJRJ, Agravo de Instrumento 0017387-33.2017.8.19.0000, Rel. Des. Cláudio Dell'Orto, 18ª Câmara Cível,
+  j. 07/06/2017". The case is the process number, led by the procedural class when the number is a bare
+  (CNJ) number; the title when there is no number. "Rel. Min." for STF, STJ, TST, TSE, STM and TCU,
+  "Rel. Des." for TJs, TRFs and TRTs, "Rel. Cons." for TCEs and CARF, plain "Rel." elsewhere. Superior
+  courts' bodies are written out ("3ª Turma" -> "Terceira Turma"), as they cite themselves; other courts'
+  stay as stored ("18ª Câmara Cível"). [kind] is "decisão monocrática" or "despacho" for those types.
+- sentença (and a decisão or despacho of a Vara, Juizado or Juízo), parts in this order:
+  origin, judging body, case, judge, [kind], judgment, publication:
+  "TJSP, 1ª Vara Empresarial e Conflitos de Arbitragem, Cumprimento de Sentença 1048106-30.2024.8.26.0100,
+  Juiz(a) Larissa Gaspar Tunala, j. 07/08/2024" ("Juiz(a)": the metadata does not say the judge's gender).
+- parecer: origin, title, date: "MPMG, Parecer nº 16/2022 - PGJMG/PROCON-MG/SECP/ASJUP, 21/09/2022".
+- normative and administrative acts (the "ato_*" types of shared.legal_codes) whose title opens with an
+  act's designation: the designation, its issuer for acts that are not statutes, and its date, as the
+  title writes it or else from judgment_date (the date signed): "Lei nº 8.078, de 11 de setembro de 1990",
+  "CNJ, Provimento nº 100, de 26 de maio de 2020", "Regulamento (UE) n.º 524/2013 do Parlamento Europeu e
+  do Conselho, de 21 de maio de 2013". The rest of the title (its subject) is dropped.
+- petição, contrato, e-mail, outro: title, origin, date.
+- súmula, an act whose title is no designation, and any type this module does not know (new types may
+  come): origin, title, date.
+
+The origin is the court's label from shared.legal_codes; a code it does not know is written upper-cased
+when it is a short acronym ("ccbc" -> "CCBC") and left out otherwise (a long code is a folded name that
+would print misspelt). Dates are dd/mm/yyyy; "j." is judgment_date, "DJe" is publication_date of a judicial
+court ("publ." elsewhere: the journal is not stored). Where a form has a bare date it is judgment_date, else
+"publ." and publication_date. A title that is only the file name (the annotator's fallback) is no title:
+without a title or a process number there is nothing to cite and the result is None.
+"""
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
+from datetime import date
+from pathlib import PurePath
+from typing import Any
+
+from shared.legal_codes import DECISION_TYPES, DOCUMENT_TYPE_LABELS, court_label, fold, is_known_court
+
+ACT_TYPES = frozenset(code for code in DOCUMENT_TYPE_LABELS if code.startswith("ato_"))
+"""Document types cited as acts (by designation and date): today ato_normativo and ato_administrativo."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class CitationFields:
+    """The `documents` columns a citation is built from (migrations 0001 and 0004)."""
+
+    title: str
+    document_type: str | None = None
+    court: str | None = None
+    process_number: str | None = None
+    procedural_class: str | None = None
+    relator: str | None = None
+    judging_body: str | None = None
+    judgment_date: date | None = None
+    publication_date: date | None = None
+    filename: str | None = None
+
+    @classmethod
+    def from_mapping(cls, row: Mapping[str, Any]) -> "CitationFields":
+        """From a `documents` row (an asyncpg Record or a dict); ISO date strings are parsed, other keys ignored."""
+        values: dict[str, Any] = {}
+        for field in fields(cls):
+            value = row.get(field.name)
+            if field.name.endswith("_date") and isinstance(value, str):
+                value = date.fromisoformat(value)
+            values[field.name] = value
+        values["title"] = values["title"] or ""
+        return cls(**values)
+
+
+def format_citation(fields: CitationFields) -> str | None:
+    """The citation of a document (see the module docstring for the forms); None when nothing identifies it."""
+    kind = fields.document_type or "outro"
+    title = _real_title(fields)
+    origin = _origin(fields.court)
+    if kind in DECISION_TYPES:
+        return _decision(fields, kind, title, origin)
+    if kind in ACT_TYPES:
+        act = _act(fields, title, origin)
+        if act:
+            return act
+        return _join(origin, title, _bare_date(fields)) if title else None
+    if kind == "parecer" or kind not in DOCUMENT_TYPE_LABELS or kind == "sumula":
+        return _join(origin, title, _bare_date(fields)) if title else None
+    return _join(title, origin, _bare_date(fields)) if title else None
+
+
+# ------------------------------------------------------------------------------------- parts
+
+
+def _clean(value: str | None) -> str | None:
+    """Whitespace collapsed, stray punctuation at the ends dropped (a full stop only after a digit or a
+    lower-case letter, so "S.A." keeps its own); None when nothing is left."""
+    if value is None:
+        return None
+    text = re.sub(r"\s+", " ", value).strip()
+    text = re.sub(r"^[\s:;,.\-–—]+", "", text)
+    text = re.sub(r"[\s:;,\-–—]+$", "", text)
+    text = re.sub(r"(?<=[0-9a-zà-ÿ)])\.$", "", text)
+    return text or None
+
+
+def _real_title(fields: CitationFields) -> str | None:
+    title = _clean(fields.title)
+    if title and fields.filename and title in (_clean(fields.filename), _clean(PurePath(fields.filename).stem)):
+        return None  # the annotator fell back to the file name: the document has no title of its own
+    return title
+
+
+def _origin(code: str | None) -> str | None:
+    if not code:
+        return None
+    if is_known_court(code):
+        return court_label(code)
+    return code.upper() if re.fullmatch(r"[a-z][a-z0-9]{1,11}", code) else None
+
+
+def _join(*parts: str | None) -> str | None:
+    kept = [p for p in parts if p]
+    return ", ".join(kept) if kept else None
+
+
+def _dmy(value: date) -> str:
+    return f"{value:%d/%m/%Y}"
+
+
+_JUDICIAL = re.compile(r"^(?:stf|stj|tst|tse|stm|tjdft|trf\d|trt\d{1,2}|tj[a-z]{2}|tre_[a-z]{2})$")
+
+
+def _publication(fields: CitationFields) -> str | None:
+    if fields.publication_date is None:
+        return None
+    journal = "DJe" if fields.court and _JUDICIAL.match(fields.court) else "publ."
+    return f"{journal} {_dmy(fields.publication_date)}"
+
+
+def _bare_date(fields: CitationFields) -> str | None:
+    if fields.judgment_date is not None:
+        return _dmy(fields.judgment_date)
+    if fields.publication_date is not None:
+        return f"publ. {_dmy(fields.publication_date)}"
+    return None
+
+
+# -------------------------------------------------------------------------------- decisions
+
+_SUPERIOR = frozenset({"stf", "stj", "tst", "tse", "stm"})
+_MINISTERS = _SUPERIOR | {"tcu"}
+_DESEMBARGADORES = re.compile(r"^(?:tjdft|tj[a-z]{2}|trf\d|trt\d{1,2})$")
+_COUNCILLORS = re.compile(r"^(?:tce_[a-z]{2}|carf)$")
+_FIRST_INSTANCE = re.compile(r"\b(?:vara|juizado|juizo|foro)\b", re.I)
+_JUDGE_TITLE = re.compile(
+    r"^(?:(?:o|a)\s+)?(?:rel(?:ator|atora)?\.?\s+)?"
+    r"(?:min(?:istr[oa])?|des(?:embargador[a]?)?(?:\s+federal)?|ju[ií]z[a]?(?:\(a\))?(?:\s+(?:federal|de\s+direito))?"
+    r"|cons(?:elheir[oa])?|dr[a]?)\.?\s+",
+    re.I,
+)
+_FEMININE = ("Primeira", "Segunda", "Terceira", "Quarta", "Quinta", "Sexta", "Sétima", "Oitava", "Nona", "Décima")
+_MASCULINE = ("Primeiro", "Segundo", "Terceiro", "Quarto", "Quinto", "Sexto", "Sétimo", "Oitavo", "Nono", "Décimo")
+_ORDINAL = re.compile(r"^(?P<n>\d{1,2})\s*(?P<g>[ªº°])\s*(?=\S)")
+_KIND_MARKS = {"decisao_monocratica": "decisão monocrática", "despacho": "despacho"}
+
+
+def _decision(fields: CitationFields, kind: str, title: str | None, origin: str | None) -> str | None:
+    number, cls = _clean(fields.process_number), _clean(fields.procedural_class)
+    case = f"{cls} {number}" if number and cls and number[0].isdigit() else number or title
+    if case is None:
+        return None
+    court = fields.court or ""
+    body = _body(_clean(fields.judging_body), court in _SUPERIOR)
+    name = _judge_name(fields.relator)
+    dates = (f"j. {_dmy(fields.judgment_date)}" if fields.judgment_date else None, _publication(fields))
+    at_a_vara = kind != "acordao" and body is not None and _FIRST_INSTANCE.search(fold(body)) is not None
+    if kind == "sentenca" or at_a_vara:
+        mark = "decisão" if kind == "decisao_monocratica" else _KIND_MARKS.get(kind)
+        return _join(origin, body, case, f"Juiz(a) {name}" if name else None, mark, *dates)
+    if court in _MINISTERS:
+        rapporteur = "Rel. Min."
+    elif _DESEMBARGADORES.match(court):
+        rapporteur = "Rel. Des."
+    elif _COUNCILLORS.match(court):
+        rapporteur = "Rel. Cons."
+    else:
+        rapporteur = "Rel."
+    return _join(origin, case, f"{rapporteur} {name}" if name else None, body, _KIND_MARKS.get(kind), *dates)
+
+
+def _judge_name(relator: str | None) -> str | None:
+    name = _clean(relator)
+    if name is None:
+        return None
+    return _JUDGE_TITLE.sub("", name, count=1) or name
+
+
+def _body(body: str | None, superior: bool) -> str | None:
+    if body is None:
+        return None
+    if fold(body).lower() == "plenario":
+        return "Plenário"
+    match = _ORDINAL.match(body)
+    if superior and match and 1 <= int(match["n"]) <= 10:
+        words = _FEMININE if match["g"] == "ª" else _MASCULINE
+        return words[int(match["n"]) - 1] + " " + body[match.end() :]
+    return body
+
+
+# ------------------------------------------------------------------------------------- acts
+
+_MONTHS = (
+    "janeiro", "fevereiro", "marco", "abril", "maio", "junho",
+    "julho", "agosto", "setembro", "outubro", "novembro", "dezembro",
+)  # fmt: skip
+_MONTH_NAMES = ("janeiro", "fevereiro", "março", *_MONTHS[3:])
+_ENGLISH_MONTHS = (
+    "january", "february", "march", "april", "may", "june",
+    "july", "august", "september", "october", "november", "december",
+)  # fmt: skip
+
+# Folded designation -> how it is written; statutes (no issuer named before them) flagged True.
+_ACT_KINDS: dict[str, tuple[str, bool]] = {
+    "LEI COMPLEMENTAR": ("Lei Complementar", True),
+    "LEI DELEGADA": ("Lei Delegada", True),
+    "LEI": ("Lei", True),
+    "DECRETO-LEI": ("Decreto-Lei", True),
+    "DECRETO LEGISLATIVO": ("Decreto Legislativo", True),
+    "DECRETO": ("Decreto", True),
+    "MEDIDA PROVISORIA": ("Medida Provisória", True),
+    "EMENDA CONSTITUCIONAL": ("Emenda Constitucional", True),
+    "RESOLUCAO CONJUNTA": ("Resolução Conjunta", False),
+    "RESOLUCAO NORMATIVA": ("Resolução Normativa", False),
+    "RESOLUCAO": ("Resolução", False),
+    "INSTRUCAO NORMATIVA": ("Instrução Normativa", False),
+    "PROVIMENTO": ("Provimento", False),
+    "PORTARIA NORMATIVA": ("Portaria Normativa", False),
+    "PORTARIA CONJUNTA": ("Portaria Conjunta", False),
+    "PORTARIA": ("Portaria", False),
+    "DELIBERACAO": ("Deliberação", False),
+    "RECOMENDACAO": ("Recomendação", False),
+    "CIRCULAR": ("Circular", False),
+    "ATO NORMATIVO": ("Ato Normativo", False),
+    "ORDEM DE SERVICO": ("Ordem de Serviço", False),
+    "NOTA TECNICA": ("Nota Técnica", False),
+    "OFICIO": ("Ofício", False),
+    "EDITAL": ("Edital", False),
+}
+_KIND_PATTERN = "|".join(re.escape(k).replace(r"\ ", r"\s+") for k in sorted(_ACT_KINDS, key=len, reverse=True))
+_PT_DATE = r"\s*,?\s*DE\s+(?P<day>\d{1,2})\s*[º°o]?\s+DE\s+(?P<month>[a-z]+)\s+DE\s+(?P<year>\d{4})"
+_BRAZILIAN_ACT = re.compile(
+    rf"^(?P<kind>{_KIND_PATTERN})(?P<issuer>(?:\s*/\s*[A-Z]{{2,12}})*)\s*(?:N(?:[º°]|\.\s*[º°]?|O(?=\s))\s*)?"
+    rf"(?P<num>\d[\d.]*(?:/\d{{2,4}})?(?:-[A-Z])?)\b(?:{_PT_DATE})?",
+    re.I,
+)
+_EU_PT = re.compile(
+    r"^(?P<kind>REGULAMENTO|DIRECTIVA|DIRETIVA|DECISAO)(?P<sub>\s+(?:DE\s+EXECUCAO|DELEGAD[OA]))?"
+    r"\s*(?P<org>\(\s*(?:UE|CE|CEE)(?:\s*,\s*EURATOM)?\s*\))?\s*(?:N\s*\.?\s*[º°o]\s*\.?\s*)?"
+    r"(?P<num>\d{1,4}/\d{1,4}(?:/(?:UE|CE|CEE))?)\b"
+    r"(?P<issuer>\s+D[OA]\s+(?:PARLAMENTO\s+EUROPEU\s+E\s+DO\s+CONSELHO|CONSELHO|COMISSAO)\b)?"
+    rf"(?:{_PT_DATE})?",
+    re.I,
+)
+_EU_EN = re.compile(
+    r"^(?P<kind>REGULATION|DIRECTIVE|DECISION)\s*(?P<org>\(\s*(?:EU|EC|EEC)(?:\s*,\s*EURATOM)?\s*\))?"
+    r"\s*(?:NO\.?\s+)?(?P<num>\d{1,4}/\d{1,4}(?:/(?:EU|EC|EEC))?)\b"
+    r"(?P<issuer>\s+OF\s+THE\s+(?:EUROPEAN\s+PARLIAMENT\s+AND\s+OF\s+THE\s+COUNCIL|COUNCIL|COMMISSION)\b)?"
+    r"(?:\s+OF\s+(?P<day>\d{1,2})\s+(?P<month>[a-z]+)\s+(?P<year>\d{4}))?",
+    re.I,
+)
+_EU_ISSUERS = {
+    "PARLAMENTO": " do Parlamento Europeu e do Conselho",
+    "CONSELHO": " do Conselho",
+    "COMISSAO": " da Comissão",
+    "EUROPEAN": " of the European Parliament and of the Council",
+    "COUNCIL": " of the Council",
+    "COMMISSION": " of the Commission",
+}
+
+
+def _written_date(match: re.Match[str], months: tuple[str, ...]) -> date | None:
+    """The date a title writes ("de 11 de setembro de 1990"), None when it has none or it is not a date."""
+    if not match["day"]:
+        return None
+    month = match["month"].lower()
+    if month not in months:
+        return None
+    try:
+        return date(int(match["year"]), months.index(month) + 1, int(match["day"]))
+    except ValueError:
+        return None
+
+
+def _long_date(value: date) -> str:
+    day = "1º" if value.day == 1 else str(value.day)
+    return f"{day} de {_MONTH_NAMES[value.month - 1]} de {value.year}"
+
+
+def _act(fields: CitationFields, title: str | None, origin: str | None) -> str | None:
+    """An act cited by its designation and date; None when the title opens with no designation."""
+    if title is None:
+        return None
+    folded = fold(title)
+    if match := _EU_PT.match(folded):
+        return _eu_act(match, title, fields.judgment_date, english=False)
+    if match := _EU_EN.match(folded):
+        return _eu_act(match, title, fields.judgment_date, english=True)
+    match = _BRAZILIAN_ACT.match(folded)
+    if match is None:
+        return None
+    name, statute = _ACT_KINDS[re.sub(r"\s+", " ", match["kind"].upper())]
+    issuer = re.sub(r"\s+", "", title[match.start("issuer") : match.end("issuer")]).upper()
+    number = title[match.start("num") : match.end("num")]
+    designation = f"{name}{issuer} nº {number}"
+    when = _written_date(match, _MONTHS) or fields.judgment_date
+    year = re.search(r"/(\d{2,4})$", number)
+    if when and year:
+        digits = year[1]
+        written_year = int(digits) if len(digits) == 4 else int(digits) + (1900 if int(digits) > 30 else 2000)
+        if written_year == when.year:
+            designation = f"{name}{issuer} nº {number[: year.start()]}"
+        else:
+            when = None  # the number's year and the date disagree: cite only what the title says
+    act = f"{designation}, de {_long_date(when)}" if when else designation
+    if not statute and origin and fold(origin).lower() not in fold(designation).lower():
+        act = f"{origin}, {act}"
+    return act
+
+
+def _eu_act(match: re.Match[str], title: str, signed: date | None, english: bool) -> str:
+    kind = title[match.start("kind") : match.end("kind")].capitalize()
+    parts = [kind]
+    if not english and match["sub"]:
+        sub = fold(match["sub"]).strip().lower()
+        parts.append(" de Execução" if sub.startswith("de") else " " + match["sub"].strip().capitalize())
+    if match["org"]:
+        org = re.sub(r"\s+", "", match["org"]).upper().replace("EURATOM", " Euratom")
+        parts.append(" " + org)
+    number = title[match.start("num") : match.end("num")].upper()
+    has_no = match.group(0)[match.end("org") if match["org"] else match.end("kind") : match.start("num")].strip()
+    parts.append((" No " if english else " n.º ") + number if has_no else " " + number)
+    if match["issuer"]:
+        first = fold(match["issuer"]).split()[2 if english else 1].upper()
+        parts.append(_EU_ISSUERS[first])
+    when = _written_date(match, _ENGLISH_MONTHS if english else _MONTHS) or signed
+    if when:
+        parts.append(f" of {when.day} {_ENGLISH_MONTHS[when.month - 1].capitalize()} {when.year}" if english else "")
+        if not english:
+            parts.append(f", de {_long_date(when)}")
+    return "".join(parts)

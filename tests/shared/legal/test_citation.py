@@ -1,0 +1,240 @@
+"""Citations from metadata: the 8 hand-annotated documents (expected strings written by hand from the
+texts), acts of each kind, and the cases where a field is missing or unknown, which must never be guessed."""
+
+import json
+from dataclasses import replace
+from datetime import date
+from pathlib import Path
+
+import pytest
+
+from shared.legal.citation import ACT_TYPES, CitationFields, format_citation
+
+GOLD = Path(__file__).resolve().parents[2] / "data" / "metadata_gold.json"
+
+EXPECTED = {
+    "stj_resp_1602076_sp_acordao.pdf": (
+        "STJ, REsp 1.602.076/SP, Rel. Min. Nancy Andrighi, Terceira Turma, j. 15/09/2016, DJe 30/09/2016"
+    ),
+    "stj_resp_1543564_sp_acordao.pdf": (
+        "STJ, REsp 1.543.564/SP, Rel. Min. Marco Aurélio Bellizze, Terceira Turma, j. 25/09/2018, DJe 01/10/2018"
+    ),
+    "stj_resp_1433940_mg_acordao.pdf": (
+        "STJ, REsp 1.433.940/MG, Rel. Min. Ricardo Villas Bôas Cueva, Terceira Turma, j. 26/09/2017, DJe 02/10/2017"
+    ),
+    "stj_agint_aresp_2560760_se_acordao.pdf": (
+        "STJ, AgInt no AREsp 2.560.760/SE, Rel. Min. Carlos Cini Marchionatti, Terceira Turma, j. 24/02/2025,"
+        " DJe 28/02/2025"
+    ),
+    "tjrj_agravo_instrumento_0017387-33.2017_acordao.pdf": (
+        "TJRJ, Agravo de Instrumento 0017387-33.2017.8.19.0000, Rel. Des. Cláudio Dell'Orto, 18ª Câmara Cível,"
+        " j. 07/06/2017"
+    ),
+    "tjsp_sentenca_vara_empresarial_arbitragem.pdf": (
+        "TJSP, 1ª Vara Empresarial e Conflitos de Arbitragem, Cumprimento de Sentença 1048106-30.2024.8.26.0100,"
+        " Juiz(a) Larissa Gaspar Tunala, j. 07/08/2024"
+    ),
+    "parecer_pgjmg_procon_16-2022.pdf": "MPMG, Parecer nº 16/2022 - PGJMG/PROCON-MG/SECP/ASJUP, 21/09/2022",
+    "mp_acao_civil_publica_peticao_inicial.pdf": (
+        "AÇÃO CIVIL PÚBLICA CONSUMERISTA com pedido de liminar, MPRJ, 13/09/2022"
+    ),
+}
+
+
+def gold_fields() -> dict[str, CitationFields]:
+    documents = json.loads(GOLD.read_text(encoding="utf-8"))["documents"]
+    return {d["file"]: CitationFields.from_mapping(d | {"filename": d["file"]}) for d in documents}
+
+
+def test_the_gold_documents_are_cited_as_lawyers_write_them() -> None:
+    fields = gold_fields()
+    assert sorted(fields) == sorted(EXPECTED)
+    for name, expected in EXPECTED.items():
+        assert format_citation(fields[name]) == expected, name
+
+
+def test_a_citation_never_says_none_or_more_than_the_metadata() -> None:
+    for cited in gold_fields().values():
+        empty = CitationFields(title=cited.title, document_type=cited.document_type)
+        text = format_citation(empty)
+        assert text is not None and "None" not in text
+        assert "Rel." not in text and "j." not in text and "DJe" not in text
+
+
+def test_missing_fields_are_left_out() -> None:
+    stj = gold_fields()["stj_resp_1602076_sp_acordao.pdf"]
+    assert format_citation(replace(stj, relator=None)) == (
+        "STJ, REsp 1.602.076/SP, Terceira Turma, j. 15/09/2016, DJe 30/09/2016"
+    )
+    assert format_citation(replace(stj, judgment_date=None, publication_date=None, judging_body=None)) == (
+        "STJ, REsp 1.602.076/SP, Rel. Min. Nancy Andrighi"
+    )
+    # Without the court nothing says the rapporteur is a minister or the journal a DJe.
+    assert format_citation(replace(stj, court=None)) == (
+        "REsp 1.602.076/SP, Rel. Nancy Andrighi, 3ª Turma, j. 15/09/2016, publ. 30/09/2016"
+    )
+    # Without a process number the title names the case.
+    assert format_citation(replace(stj, process_number=None, title="REsp 1.602.076/SP")) == (
+        "STJ, REsp 1.602.076/SP, Rel. Min. Nancy Andrighi, Terceira Turma, j. 15/09/2016, DJe 30/09/2016"
+    )
+    tjrj = gold_fields()["tjrj_agravo_instrumento_0017387-33.2017_acordao.pdf"]
+    assert format_citation(replace(tjrj, procedural_class=None, judgment_date=None)) == (
+        "TJRJ, 0017387-33.2017.8.19.0000, Rel. Des. Cláudio Dell'Orto, 18ª Câmara Cível"
+    )
+    parecer = gold_fields()["parecer_pgjmg_procon_16-2022.pdf"]
+    assert (
+        format_citation(replace(parecer, judgment_date=None)) == "MPMG, Parecer nº 16/2022 - PGJMG/PROCON-MG/SECP/ASJUP"
+    )
+    assert format_citation(replace(parecer, judgment_date=None, publication_date=date(2022, 9, 30))) == (
+        "MPMG, Parecer nº 16/2022 - PGJMG/PROCON-MG/SECP/ASJUP, publ. 30/09/2022"
+    )
+
+
+def test_a_title_that_is_the_file_name_is_no_title() -> None:
+    bare = CitationFields(title="scan_0001", filename="scan_0001.pdf", document_type="outro", court="stj")
+    assert format_citation(bare) is None
+    assert format_citation(replace(bare, document_type="acordao")) is None
+    assert format_citation(replace(bare, document_type="acordao", process_number="REsp 1.602.076/SP")) == (
+        "STJ, REsp 1.602.076/SP"
+    )
+    assert format_citation(CitationFields(title="  ")) is None
+
+
+def test_relator_titles_and_bodies_follow_each_court() -> None:
+    trf = CitationFields(
+        title="Apelação",
+        document_type="acordao",
+        court="trf3",
+        procedural_class="Apelação Cível",
+        process_number="5001234-12.2020.4.03.6100",
+        relator="Desembargador Federal Fulano de Tal",  # a title already in the field is not repeated
+        judging_body="3ª Turma",
+    )
+    assert format_citation(trf) == "TRF3, Apelação Cível 5001234-12.2020.4.03.6100, Rel. Des. Fulano de Tal, 3ª Turma"
+    stf = CitationFields(
+        title="ADI 1.234/DF", document_type="acordao", court="stf", relator="Min. Luiz Fux", judging_body="Plenario"
+    )
+    assert format_citation(stf) == "STF, ADI 1.234/DF, Rel. Min. Luiz Fux, Plenário"
+    assert (
+        format_citation(replace(stf, judging_body="1ª Turma"))
+        == "STF, ADI 1.234/DF, Rel. Min. Luiz Fux, Primeira Turma"
+    )
+    tre = CitationFields(title="RE 1-23", document_type="acordao", court="tre_sp", relator="Beltrano")
+    assert format_citation(tre) == "TRE-SP, RE 1-23, Rel. Beltrano"  # judges and jurists sit there: no title guessed
+    monocratic = CitationFields(
+        title="AREsp 1.234/SP",
+        document_type="decisao_monocratica",
+        court="stj",
+        relator="Ministra Nancy Andrighi",
+        publication_date=date(2021, 3, 1),
+    )
+    assert (
+        format_citation(monocratic)
+        == "STJ, AREsp 1.234/SP, Rel. Min. Nancy Andrighi, decisão monocrática, DJe 01/03/2021"
+    )
+    vara = CitationFields(
+        title="Decisão",
+        document_type="decisao_monocratica",
+        court="tjsp",
+        process_number="1000000-00.2020.8.26.0100",
+        procedural_class="Procedimento Comum Cível",
+        relator="Fulano",
+        judging_body="2ª Vara Cível",
+        judgment_date=date(2020, 5, 4),
+    )
+    assert format_citation(vara) == (
+        "TJSP, 2ª Vara Cível, Procedimento Comum Cível 1000000-00.2020.8.26.0100, Juiz(a) Fulano, decisão,"
+        " j. 04/05/2020"
+    )
+
+
+def test_court_codes_absent_from_the_labels() -> None:
+    ccbc = CitationFields(title="Sentença Arbitral 12/2020", document_type="outro", court="ccbc")
+    assert format_citation(ccbc) == "Sentença Arbitral 12/2020, CCBC"  # a short code reads as its acronym
+    long_code = replace(ccbc, court="camara_de_comercio_brasil_canada")  # a folded name would print misspelt
+    assert format_citation(long_code) == "Sentença Arbitral 12/2020"
+    acordao = CitationFields(
+        title="Apelação 1",
+        document_type="acordao",
+        court="camara_de_comercio",
+        relator="Fulano",
+        judgment_date=date(2020, 1, 2),
+    )
+    assert format_citation(acordao) == "Apelação 1, Rel. Fulano, j. 02/01/2020"
+
+
+def test_an_unknown_type_falls_back_to_origin_title_date() -> None:
+    laudo = CitationFields(
+        title="Laudo pericial contábil", document_type="laudo_pericial", court="tjsp", judgment_date=date(2023, 4, 5)
+    )
+    assert format_citation(laudo) == "TJSP, Laudo pericial contábil, 05/04/2023"
+    assert format_citation(replace(laudo, court=None, judgment_date=None)) == "Laudo pericial contábil"
+    assert format_citation(CitationFields(title="Súmula 7", document_type="sumula", court="stj")) == "STJ, Súmula 7"
+
+
+def test_statutes_with_their_dates() -> None:
+    assert {"ato_normativo", "ato_administrativo"} == ACT_TYPES
+    lei = CitationFields(title="LEI Nº 8.078, DE 11 DE SETEMBRO DE 1990.", document_type="ato_normativo")
+    assert format_citation(lei) == "Lei nº 8.078, de 11 de setembro de 1990"
+    dated = CitationFields(title="Lei nº 8.078/1990", document_type="ato_normativo", judgment_date=date(1990, 9, 11))
+    assert format_citation(dated) == "Lei nº 8.078, de 11 de setembro de 1990"
+    # A date that contradicts the number's year is not written.
+    assert format_citation(replace(dated, judgment_date=date(1991, 9, 11))) == "Lei nº 8.078/1990"
+    assert format_citation(replace(dated, judgment_date=None)) == "Lei nº 8.078/1990"
+    first = CitationFields(
+        title="Lei Complementar nº 123", document_type="ato_normativo", judgment_date=date(2006, 12, 1)
+    )
+    assert format_citation(first) == "Lei Complementar nº 123, de 1º de dezembro de 2006"
+    # Statutes carry no issuer, even when the metadata names one.
+    decreto = CitationFields(
+        title="DECRETO Nº 8.660, DE 29 DE JANEIRO DE 2016", document_type="ato_normativo", court="cnj"
+    )
+    assert format_citation(decreto) == "Decreto nº 8.660, de 29 de janeiro de 2016"
+
+
+def test_normative_acts_name_their_issuer() -> None:
+    provimento = CitationFields(
+        title="PROVIMENTO N. 100, DE 26 DE MAIO DE 2020.", document_type="ato_normativo", court="cnj"
+    )
+    assert format_citation(provimento) == "CNJ, Provimento nº 100, de 26 de maio de 2020"
+    resolucao = CitationFields(
+        title="RESOLUÇÃO 228, DE 22 DE JUNHO DE 2016.", document_type="ato_normativo", court="cnj"
+    )
+    assert format_citation(resolucao) == "CNJ, Resolução nº 228, de 22 de junho de 2016"
+    corregedoria = CitationFields(
+        title="PROVIMENTO/CGJ N. 2, DE 6 DE JANEIRO DE 2023.", document_type="ato_administrativo", court="tjrr"
+    )
+    assert format_citation(corregedoria) == "TJRR, Provimento/CGJ nº 2, de 6 de janeiro de 2023"
+    # An act type whose title is no designation: origin, title, date.
+    other = CitationFields(
+        title="Código de Ética e Disciplina da OAB", document_type="ato_normativo", judgment_date=date(2015, 10, 19)
+    )
+    assert format_citation(other) == "Código de Ética e Disciplina da OAB, 19/10/2015"
+
+
+@pytest.mark.parametrize(
+    ("title", "signed", "expected"),
+    [
+        ("REGULAMENTO (UE) N.º 524/2013", None, "Regulamento (UE) n.º 524/2013"),
+        (
+            "Regulamento (UE) n.º 524/2013 do Parlamento Europeu e do Conselho, de 21 de maio de 2013, sobre a"
+            " resolução de litígios de consumo em linha",
+            None,
+            "Regulamento (UE) n.º 524/2013 do Parlamento Europeu e do Conselho, de 21 de maio de 2013",
+        ),
+        (
+            "DIRECTIVA 2005/29/CE DO PARLAMENTO EUROPEU E DO CONSELHO",
+            date(2005, 5, 11),
+            "Directiva 2005/29/CE do Parlamento Europeu e do Conselho, de 11 de maio de 2005",
+        ),
+        (
+            "REGULATION (EU) No 524/2013 OF THE EUROPEAN PARLIAMENT AND OF THE COUNCIL of 21 May 2013 on online"
+            " dispute resolution",
+            None,
+            "Regulation (EU) No 524/2013 of the European Parliament and of the Council of 21 May 2013",
+        ),
+    ],
+)
+def test_eu_acts(title: str, signed: date | None, expected: str) -> None:
+    act = CitationFields(title=title, document_type="ato_normativo", court="ue", judgment_date=signed)
+    assert format_citation(act) == expected
