@@ -5,6 +5,7 @@ Secrets are shown once and never stored: passwords as scrypt hashes, session tok
 (256 random bits) as SHA-256 digests.
 """
 
+import asyncio
 import base64
 import hashlib
 import hmac
@@ -92,6 +93,11 @@ def hash_password(password: str) -> str:
 _DUMMY_HASH = hash_password(secrets.token_urlsafe(16))
 
 
+async def verified(password: str, stored: str | None) -> bool:
+    """verify_password in a worker thread: 50 ms of scrypt on the event loop would stall every request."""
+    return await asyncio.to_thread(verify_password, password, stored)
+
+
 def verify_password(password: str, stored: str | None) -> bool:
     try:
         scheme, n, r, p, salt, digest = (stored or _DUMMY_HASH).split("$")
@@ -132,7 +138,7 @@ async def create_user(
         "INSERT INTO users (name, password_hash, groups, roles, created_by) VALUES ($1, $2, $3, $4, $5)"
         " ON CONFLICT (name) DO NOTHING RETURNING name",
         name,
-        hash_password(password),
+        await asyncio.to_thread(hash_password, password),
         clean_names(groups, "group"),
         roles,
         created_by,
@@ -152,7 +158,7 @@ async def change_password(pool: asyncpg.Pool, name: str, current: str, new: str,
     """A person's own change: the current password first (False when wrong). Every other session of theirs
     ends, so a password that leaked stops working everywhere it was used."""
     row = await pool.fetchrow("SELECT password_hash FROM users WHERE name = $1 AND disabled_at IS NULL", name)
-    if not verify_password(current, row["password_hash"] if row else None) or row is None:
+    if not await verified(current, row["password_hash"] if row else None) or row is None:
         return False
     if new == current:
         raise AccountError("the new password is the current one")
@@ -170,7 +176,7 @@ async def reset_password(pool: asyncpg.Pool, name: str, password: str | None = N
 
 
 async def _set_password(pool: asyncpg.Pool, name: str, password: str, keep_session: str) -> bool:
-    hashed = hash_password(password)  # ~50 ms of scrypt, not while holding a connection
+    hashed = await asyncio.to_thread(hash_password, password)  # ~50 ms of scrypt: off the loop, no connection held
     async with pool.acquire() as conn, conn.transaction():
         updated = await conn.fetchval(
             "UPDATE users SET password_hash = $2 WHERE name = $1 RETURNING true", name, hashed
@@ -260,7 +266,7 @@ async def login(pool: asyncpg.Pool, name: str, password: str) -> tuple[str, Iden
     row = None
     if NAME_PATTERN.fullmatch(name):  # no account has another name (nor could PostgreSQL compare one holding NUL)
         row = await pool.fetchrow("SELECT * FROM users WHERE name = $1 AND disabled_at IS NULL", name)
-    if not verify_password(password, row["password_hash"] if row else None) or row is None:
+    if not await verified(password, row["password_hash"] if row else None) or row is None:
         return None
     token = SESSION_PREFIX + secrets.token_urlsafe(32)
     expires_at = datetime.now(UTC) + SESSION_TTL

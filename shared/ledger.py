@@ -6,7 +6,7 @@ can never overwrite a newer version's state.
 """
 
 import uuid
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -209,6 +209,7 @@ async def change_access(
     db: asyncpg.Pool,
     event: DocumentAccessChanged,
     caller_groups: list[str] | None = None,
+    announce: Callable[[asyncpg.Connection, int], Awaitable[object]] | None = None,
 ) -> AccessChange:
     """Set the document's access lists, and its attachments', on the ledger and on every chunk, in one transaction.
 
@@ -216,7 +217,8 @@ async def change_access(
     one the indexer takes before it copies the lists to new chunks: whichever goes second sees the other's
     work. With `caller_groups`, the document must be visible to them ("missing" otherwise, as if unknown).
     Changes apply in `changed_at` order: one not newer than the latest applied is "stale" and changes nothing,
-    so a redelivered event, or the event of a change the API applied already, is harmless.
+    so a redelivered event, or the event of a change the API applied already, is harmless. `announce(conn,
+    version)` runs inside the same transaction once the change is made (the API queues its event there).
     """
     access_groups = sorted(set(event.access_groups))
     deny_groups = sorted(set(event.deny_groups))
@@ -270,6 +272,8 @@ async def change_access(
                 for r in before
             ],
         )
+        if announce is not None:
+            await announce(conn, row["version"])
     chunks = int(status.rsplit(" ", 1)[-1]) if status.rsplit(" ", 1)[-1].isdigit() else 0
     return AccessChange("changed", ids, chunks, access_groups, deny_groups)
 

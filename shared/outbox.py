@@ -1,4 +1,11 @@
-"""The upload outbox: a submission the ledger accepted reaches documents.submitted even if the broker is down.
+"""The outboxes: what the API decided reaches the broker even if the broker is down when it decides.
+
+Events of the API's own decisions (a deletion, an access change, a reviewer's action) are written to the
+`outbox` table in the transaction of the change they announce (`enqueue`), published right after the
+commit (`Relay.send`) and deleted once the broker took them; the relay publishes whatever is left when the
+broker is back, oldest first. Uploads have the outbox below, the ledger row itself.
+
+The upload outbox: a submission the ledger accepted reaches documents.submitted even if the broker is down.
 
 The ledger row is the outbox entry. `ledger.register_submission` has made the document durable before
 anything is published, so the upload is accepted (202) whatever the broker does. The row's reason_code
@@ -21,7 +28,15 @@ from faststream.kafka import KafkaBroker
 
 from shared import ledger
 from shared.broker import PUBLISH_TIMEOUT_S, BrokerUnavailable, publish
-from shared.contracts import DocumentSubmitted, Topic
+from shared.contracts import (
+    DocumentAccessChanged,
+    DocumentDeadLetter,
+    DocumentDeleted,
+    DocumentExtracted,
+    DocumentSubmitted,
+    Event,
+    Topic,
+)
 from shared.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -43,6 +58,51 @@ _PENDING = (
     "      OR (reason_code = 'publishing' AND updated_at <= now() - make_interval(secs => $1)))"
     " ORDER BY updated_at LIMIT $2"
 )
+
+
+EVENT_TYPES: dict[str, type[Event]] = {
+    cls.__name__: cls
+    for cls in (DocumentSubmitted, DocumentExtracted, DocumentDeadLetter, DocumentDeleted, DocumentAccessChanged)
+}
+
+
+async def enqueue(conn: asyncpg.Connection, topic: Topic, event: Event) -> int:
+    """Put an event in the outbox inside the caller's transaction; its id, for Relay.send after the commit."""
+    return await conn.fetchval(
+        "INSERT INTO outbox (topic, event_type, event) VALUES ($1, $2, $3) RETURNING id",
+        topic.value,
+        type(event).__name__,
+        event.model_dump(mode="json"),
+    )
+
+
+async def flush(
+    db: asyncpg.Pool, broker: KafkaBroker, settings: Settings, timeout: float, ids: list[int] | None = None
+) -> int:
+    """Publish outbox events (these `ids`, or every one) oldest first and delete them; how many. Stops at the
+    first the broker refuses, so one document's events keep their order; raises BrokerUnavailable when it
+    took none. Rows being published are locked (SKIP LOCKED): replicas never publish one twice at once."""
+    sent = 0
+    failure: BrokerUnavailable | None = None
+    async with db.acquire() as conn, conn.transaction():
+        rows = await conn.fetch(
+            "SELECT * FROM outbox WHERE ($1::bigint[] IS NULL OR id = ANY($1)) ORDER BY id LIMIT $2"
+            " FOR UPDATE SKIP LOCKED",
+            ids,
+            RELAY_BATCH,
+        )
+        for row in rows:
+            event = EVENT_TYPES[row["event_type"]].model_validate(row["event"])
+            try:
+                await publish(broker, settings, Topic(row["topic"]), event, timeout)
+            except BrokerUnavailable as err:
+                failure = err
+                break
+            await conn.execute("DELETE FROM outbox WHERE id = $1", row["id"])
+            sent += 1
+    if failure is not None and not sent:
+        raise failure
+    return sent
 
 
 async def mark(db: Db, document_id: uuid.UUID, version: int, code: str, reason: str | None = None) -> bool:
@@ -157,13 +217,30 @@ class Relay:
         await mark(self.db, event.document_id, event.version, UNPUBLISHED, "waiting for the broker to take it")
         return False
 
+    async def send(self, queued: int) -> bool:
+        """Publish an event `enqueue` put in the outbox (after its transaction committed); True when the broker
+        took it now (or the relay already had), False when it waits in the outbox for the relay."""
+        if not self.broker_down:
+            try:
+                await flush(self.db, self.broker, self.settings, self.publish_timeout_s, [queued])
+            except BrokerUnavailable as err:
+                self.broker_down = True
+                log.warning("broker unavailable (%s): outbox event %d waits for it", err, queued)
+            else:
+                return True
+        return False
+
     async def run(self) -> None:
-        """Publish pending submissions every `interval_s`, backing off while the broker or the database is down."""
+        """Publish pending submissions and outbox events every `interval_s`, backing off while the broker or the
+        database is down."""
         delay = self.interval_s
         while True:
             await asyncio.sleep(delay)
             try:
-                sent = await relay_once(self.db, self.broker, self.settings, self.publish_timeout_s)
+                for relay in (relay_once, flush):
+                    if sent := await relay(self.db, self.broker, self.settings, self.publish_timeout_s):
+                        log.info("outbox: published %d events the broker had not taken", sent)
+                        self.broker_down = False  # uploads publish at once again
             except BrokerUnavailable as err:
                 if not self.broker_down:
                     log.warning("outbox: broker unavailable (%s); retrying with backoff", err)
@@ -174,9 +251,6 @@ class Relay:
                 log.warning("outbox: cannot relay (%s); retrying with backoff", err)
                 delay = min(delay * 2, self.max_backoff_s)
                 continue
-            if sent:
-                log.info("outbox: published %d submissions the broker had not taken", sent)
-                self.broker_down = False
             delay = self.interval_s
 
 

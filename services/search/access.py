@@ -9,13 +9,13 @@ event of a change applied here is recognised there by its `changed_at` and chang
 
 import uuid
 
+import asyncpg
 from fastapi import APIRouter, HTTPException, Request
 from pydantic import BaseModel, Field, field_validator
 
 from services.search import audit
-from services.search.deps import DbDep, IngesterDep, SettingsDep
-from shared import ledger
-from shared.broker import publish
+from services.search.deps import DbDep, IngesterDep
+from shared import ledger, outbox
 from shared.contracts import DocumentAccessChanged, Source, Topic
 
 router = APIRouter(tags=["access"])
@@ -50,7 +50,7 @@ class AccessChanged(BaseModel):
 
 @router.put("/documents/{document_id}/access", response_model=AccessChanged)
 async def change_access(
-    document_id: uuid.UUID, body: AccessRequest, request: Request, db: DbDep, who: IngesterDep, settings: SettingsDep
+    document_id: uuid.UUID, body: AccessRequest, request: Request, db: DbDep, who: IngesterDep
 ) -> AccessChanged:
     """Replace the document's allow and deny lists; its attachments follow it.
 
@@ -64,17 +64,20 @@ async def change_access(
         changed_by=who.user,
         source=Source.UPLOAD,
     )
-    result = await ledger.change_access(db, event, caller_groups=who.groups)
+    queued: list[int] = []
+
+    async def announce(conn: asyncpg.Connection, version: int) -> None:
+        announced = event.model_copy(update={"version": version})
+        queued.append(await outbox.enqueue(conn, Topic.ACCESS_CHANGED, announced))
+
+    result = await ledger.change_access(db, event, caller_groups=who.groups, announce=announce)
     if result.outcome == "missing":
         raise HTTPException(404, "document not found")
     if result.outcome == "stale":  # another change with a later time was applied meanwhile
         raise HTTPException(409, "a newer access change was applied meanwhile; read the document and try again")
     detail = {"access_groups": result.access_groups, "deny_groups": result.deny_groups}
     await audit.record(db, who, "access.change", document_ids=result.document_ids, detail=detail)
-    version = await db.fetchval("SELECT version FROM documents WHERE id = $1", document_id)
-    await publish(
-        request.app.state.broker, settings, Topic.ACCESS_CHANGED, event.model_copy(update={"version": version})
-    )
+    await outbox.relay_for(request.app.state).send(queued[0])  # or later, when the broker is back
     return AccessChanged(
         document_id=document_id,
         access_groups=result.access_groups,

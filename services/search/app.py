@@ -8,6 +8,7 @@ import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from datetime import date
+from pathlib import PurePosixPath, PureWindowsPath
 from typing import Annotated, Any
 from urllib.parse import quote
 
@@ -36,7 +37,7 @@ from services.search.review import router as review_router
 from services.search.status import router as status_router
 from services.search.syntax import parse_query
 from shared import ledger, outbox, recovery, telemetry
-from shared.broker import make_broker, publish
+from shared.broker import make_broker
 from shared.contracts import EVERYONE, DocumentDeleted, MetadataHints, Source, Stage, Topic
 from shared.db import create_pool
 from shared.embeddings import IndexGuard, QueryCache, get_embedder
@@ -331,9 +332,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         stage still working on it can index it, and documents.deleted removes its chunks and payloads.
         Deleting it again answers 200 "already_deleted" (and asks for the clean-up again, harmlessly)."""
         row = await visible_document(pool, document_id, who)
-        marked = await ledger.mark_deleted(pool, document_id, row["version"], f"deleted ({source.value}) by {who.user}")
         event = DocumentDeleted(document_id=document_id, version=row["version"], source=source)
-        await publish(request.app.state.broker, settings, Topic.DELETED, event)
+        async with pool.acquire() as conn, conn.transaction():  # the deletion and its event, or neither
+            detail = f"deleted ({source.value}) by {who.user}"
+            marked = await ledger.mark_deleted(conn, document_id, row["version"], detail)
+            queued = await outbox.enqueue(conn, Topic.DELETED, event)
+        await outbox.relay_for(request.app.state).send(queued)  # or later, when the broker is back
         await audit.record(pool, who, "document.delete", document_ids=[document_id], detail={"source": source.value})
         accepted = UploadAccepted(document_id=document_id, outcome="deleted" if marked else "already_deleted")
         return JSONResponse(accepted.model_dump(mode="json"), status_code=202 if marked else 200)
@@ -387,8 +391,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             content = highlighted or content  # no text layer to mark (a scan): the original as it is
         # A filename is the uploader's text: ASCII without quotes or control characters in filename=, the
         # rest percent-encoded in filename*, so it can neither break the header nor inject another one.
-        ascii_name = "".join(c if 32 <= ord(c) < 127 and c not in '"\\;' else "_" for c in row["filename"])
-        utf8_name = quote(row["filename"], safe="")  # RFC 5987: every byte outside attr-char escaped, "/" too
+        # Only the name, never a path the uploader sent ("../../etc/passwd" is served as "passwd").
+        name = PureWindowsPath(PurePosixPath(row["filename"]).name).name or "document"
+        ascii_name = "".join(c if 32 <= ord(c) < 127 and c not in '"\\;' else "_" for c in name)
+        utf8_name = quote(name, safe="")  # RFC 5987: every byte outside attr-char escaped
         headers = {
             "Content-Disposition": f"inline; filename=\"{ascii_name}\"; filename*=UTF-8''{utf8_name}",
             "X-Content-Type-Options": "nosniff",

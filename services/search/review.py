@@ -13,17 +13,17 @@ from typing import Any, Literal
 
 import asyncpg
 import pymupdf
-from fastapi import APIRouter, HTTPException, Response
+from fastapi import APIRouter, HTTPException, Request, Response
 from pydantic import BaseModel, Field
 
 from services.search import audit
-from services.search.deps import ACCESS_CLAUSE, BrokerDep, DbDep, ReviewerDep, SettingsDep, visible_document
-from shared import ledger
+from services.search.deps import ACCESS_CLAUSE, DbDep, ReviewerDep, visible_document
+from shared import ledger, outbox
 from shared.accounts import Identity
-from shared.broker import publish
 from shared.contracts import (
     DocumentDeadLetter,
     DocumentExtracted,
+    Event,
     OcrOptions,
     Stage,
     Topic,
@@ -130,6 +130,17 @@ async def _record(db: asyncpg.Pool, row: asyncpg.Record, action: str, who: Ident
     await audit.record(db, who, f"review.{action}", document_ids=[row["id"]], detail=detail)
 
 
+async def _advance_and_announce(
+    request: Request, event: Event, topic: Topic, stage: Stage, detail: str, **fields: Any
+) -> None:
+    """Move the document on the ledger and queue the event that tells the next stage, in one transaction;
+    publish it after the commit, or let the outbox relay do so when the broker is back."""
+    async with request.app.state.db.acquire() as conn, conn.transaction():
+        await ledger.advance(conn, event, stage, detail, **fields)
+        queued = await outbox.enqueue(conn, topic, event)
+    await outbox.relay_for(request.app.state).send(queued)
+
+
 @router.get("", response_model=ReviewQueue)
 async def review_queue(db: DbDep, who: ReviewerDep, reason_code: str | None = None, limit: int = 200) -> ReviewQueue:
     rows = await db.fetch(
@@ -192,9 +203,7 @@ async def page_image(document_id: uuid.UUID, number: int, db: DbDep, who: Review
 
 
 @router.post("/{document_id}/approve", response_model=ActionResult)
-async def approve(
-    document_id: uuid.UUID, db: DbDep, who: ReviewerDep, broker: BrokerDep, settings: SettingsDep
-) -> ActionResult:
+async def approve(document_id: uuid.UUID, db: DbDep, who: ReviewerDep, request: Request) -> ActionResult:
     """Index the document from its extracted (and possibly corrected) text, as it is."""
     row = await _queued(db, document_id, who)
     await audit.record(db, who, "review.open", document_ids=[document_id])
@@ -211,21 +220,19 @@ async def approve(
         confidence=extracted.confidence,
     )
     await _record(db, row, "approve", who, {"confidence": extracted.confidence})
-    await ledger.advance(db, event, Stage.EXTRACTED, f"approved by {who.user}")
-    await publish(broker, settings, Topic.EXTRACTED, event)
+    await _advance_and_announce(request, event, Topic.EXTRACTED, Stage.EXTRACTED, f"approved by {who.user}")
     return ActionResult(document_id=document_id, action="approve", stage=Stage.EXTRACTED)
 
 
 @router.post("/{document_id}/reocr", response_model=ActionResult)
 async def reocr(
-    document_id: uuid.UUID, options: OcrOptions, db: DbDep, who: ReviewerDep, broker: BrokerDep, settings: SettingsDep
+    document_id: uuid.UUID, options: OcrOptions, db: DbDep, who: ReviewerDep, request: Request
 ) -> ActionResult:
     """Extract again with other OCR settings; the result is judged by the same confidence bar."""
     row = await _queued(db, document_id, who)
     submitted = ledger.submitted_event(row).model_copy(update={"ocr": options})
     await _record(db, row, "reocr", who, options.model_dump(exclude_none=True))
-    await ledger.advance(db, submitted, Stage.SUBMITTED, f"re-OCR asked by {who.user}")
-    await publish(broker, settings, Topic.SUBMITTED, submitted)
+    await _advance_and_announce(request, submitted, Topic.SUBMITTED, Stage.SUBMITTED, f"re-OCR asked by {who.user}")
     return ActionResult(document_id=document_id, action="reocr", stage=Stage.SUBMITTED)
 
 
@@ -254,7 +261,7 @@ async def correct_page(
 
 @router.post("/{document_id}/reject", response_model=ActionResult)
 async def reject(
-    document_id: uuid.UUID, body: RejectRequest, db: DbDep, who: ReviewerDep, broker: BrokerDep, settings: SettingsDep
+    document_id: uuid.UUID, body: RejectRequest, db: DbDep, who: ReviewerDep, request: Request
 ) -> ActionResult:
     """Take the document out of the queue for good; it stays on record, with the reviewer's reason."""
     row = await _queued(db, document_id, who)
@@ -263,6 +270,6 @@ async def reject(
     event = DocumentDeadLetter(
         document_id=row["id"], version=row["version"], trace_id=row["trace_id"], stage=Stage.REVIEW, reason=reason
     )
-    await ledger.advance(db, event, Stage.FAILED, reason, last_error=reason, halted_in="review", reason_code="rejected")
-    await publish(broker, settings, Topic.DEADLETTER, event)
+    fields = {"last_error": reason, "halted_in": "review", "reason_code": "rejected"}
+    await _advance_and_announce(request, event, Topic.DEADLETTER, Stage.FAILED, reason, **fields)
     return ActionResult(document_id=document_id, action="reject", stage=Stage.FAILED)

