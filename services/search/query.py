@@ -10,7 +10,7 @@ documents the caller may see.
 import uuid
 from dataclasses import dataclass, field
 from datetime import date
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 import asyncpg
 import numpy as np
@@ -534,6 +534,22 @@ async def hybrid_search(
     return SearchPage(results, _facets(rows), len(works), relevant, relevant == 0, features, vague)
 
 
+def _passage(query: str, chunk: asyncpg.Record, content_type: str | None) -> dict[str, Any]:
+    """What a result and each of its other passages say of their passage."""
+    return {
+        "passage_id": chunk["id"],
+        "document_id": str(chunk["document_id"]),
+        "chunk_text": chunk["text"],
+        "page_number": chunk["page_start"],
+        "page_end": chunk["page_end"],
+        "section_path": chunk["section_path"],
+        "char_start": chunk["char_start"],
+        "char_end": chunk["char_end"],
+        "highlights": highlight_spans(query, chunk["text"]),
+        "document_url": document_url(chunk["document_id"], content_type, chunk["page_start"], chunk["id"]),
+    }
+
+
 _DESCRIBING = ("process_number", "procedural_class", "relator", "judging_body", "judgment_date", "publication_date")
 
 
@@ -554,50 +570,24 @@ def _result(
     described = [documents[best["document_id"]], *(documents[c["id"]] for c in files if c["id"] in documents)]
     document = max(described, key=lambda d: sum(d[name] is not None for name in _DESCRIBING))
     explanation = explain(query, best["text"], best["section_path"], list(best["citations"]))
-    others = []
-    for i in work.group.others:
-        other = details[rows[i]["id"]]
-        others.append(
-            OtherPassage(
-                passage_id=other["id"],
-                document_id=str(other["document_id"]),
-                chunk_text=other["text"],
-                page_number=other["page_start"],
-                page_end=other["page_end"],
-                section_path=other["section_path"],
-                char_start=other["char_start"],
-                char_end=other["char_end"],
-                highlights=highlight_spans(query, other["text"]),
-                document_url=document_url(
-                    other["document_id"],
-                    documents[other["document_id"]]["content_type"],
-                    other["page_start"],
-                    other["id"],
-                ),
-            )
-        )
+    others = [
+        OtherPassage(**_passage(query, other, documents[other["document_id"]]["content_type"]))
+        for other in (details[rows[i]["id"]] for i in work.group.others)
+    ]
     ementa = ementa_of.get(best["document_id"]) or next(
         (ementa_of[c["id"]] for c in files if c["id"] in ementa_of), None
     )
     return SearchResult(
-        chunk_text=best["text"],
+        **_passage(query, best, described[0]["content_type"]),
         document_title=document["title"],
         document_date=document["document_date"],
         document_type=document["document_type"],
         relevance_explanation=explanation.text,
         explanation_span=explanation.sentence,
         similarity_score=round(work.features.similarity, 4),
-        page_number=best["page_start"],
-        document_id=str(best["document_id"]),
         court=document["court"],
-        page_end=best["page_end"],
-        section_path=best["section_path"],
-        char_start=best["char_start"],
-        char_end=best["char_end"],
         document_type_label=label("document_type", document["document_type"]),
         court_label=label("court", document["court"]),
-        highlights=highlight_spans(query, best["text"]),
-        passage_id=best["id"],
         work_id=work_id,
         relevance=work.grade,
         relevance_probability=round(work.probability, 3),
@@ -616,7 +606,6 @@ def _result(
         ],
         citation=format_citation(CitationFields.from_mapping(document)),
         ementa=ementa,
-        document_url=document_url(best["document_id"], described[0]["content_type"], best["page_start"], best["id"]),
         process_number=document["process_number"],
         procedural_class=document["procedural_class"],
         relator=document["relator"],

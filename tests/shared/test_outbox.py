@@ -74,24 +74,29 @@ async def register(pool: asyncpg.Pool) -> DocumentSubmitted:
     return submission.event
 
 
-async def submitted_on_broker(settings: Settings) -> list[str]:
-    """The document ids on documents.submitted, read from the beginning without a consumer group."""
+async def on_topic(settings: Settings, topic: Topic) -> list[dict]:
+    """Every event on a topic, read from the beginning without a consumer group."""
     consumer = AIOKafkaConsumer(bootstrap_servers=settings.kafka_bootstrap, enable_auto_commit=False)
     await consumer.start()
     try:
-        partition = TopicPartition(topic_name(settings, Topic.SUBMITTED), 0)
+        partition = TopicPartition(topic_name(settings, topic), 0)
         consumer.assign([partition])
         await consumer.seek_to_beginning(partition)
         end = (await consumer.end_offsets([partition]))[partition]
-        found: list[str] = []
+        found: list[dict] = []
         for _ in range(60):
             if await consumer.position(partition) >= end:
                 break
             batch = await consumer.getmany(partition, timeout_ms=1000)
-            found.extend(json.loads(m.value)["document_id"] for m in batch.get(partition, []))
+            found.extend(json.loads(m.value) for m in batch.get(partition, []))
         return found
     finally:
         await consumer.stop()
+
+
+async def submitted_on_broker(settings: Settings) -> list[str]:
+    """The document ids on documents.submitted."""
+    return [event["document_id"] for event in await on_topic(settings, Topic.SUBMITTED)]
 
 
 async def mark_of(pool: asyncpg.Pool, event: DocumentSubmitted) -> tuple[str | None, str | None]:
@@ -246,26 +251,6 @@ async def test_outage_probes(pool: asyncpg.Pool, database_url: str) -> None:
             assert await recovery.infrastructure_down(ValueError("whatever was running"), gone)
         finally:
             await gone.close()
-
-
-async def on_topic(settings: Settings, topic: Topic) -> list[dict]:
-    """Every event on a topic, read from the beginning without a consumer group."""
-    consumer = AIOKafkaConsumer(bootstrap_servers=settings.kafka_bootstrap, enable_auto_commit=False)
-    await consumer.start()
-    try:
-        partition = TopicPartition(topic_name(settings, topic), 0)
-        consumer.assign([partition])
-        await consumer.seek_to_beginning(partition)
-        end = (await consumer.end_offsets([partition]))[partition]
-        found: list[dict] = []
-        for _ in range(60):
-            if await consumer.position(partition) >= end:
-                break
-            batch = await consumer.getmany(partition, timeout_ms=1000)
-            found.extend(json.loads(m.value) for m in batch.get(partition, []))
-        return found
-    finally:
-        await consumer.stop()
 
 
 async def test_a_deletion_during_a_broker_outage_is_accepted_and_its_event_goes_out_when_the_broker_is_back(
