@@ -206,6 +206,9 @@ async def _handle(service: StageService, ctx: StageContext, event: Event) -> str
             trace.get_current_span().record_exception(err)
             telemetry.FAILURES.labels(service.name, type(err).__name__, "retry").inc()
             attempts = await ledger.record_attempt_failure(ctx.db, event, f"{service.name}: {error}")
+            if attempts == 0:  # no ledger row of this version any more: a newer one took over, with its own event
+                log.info("%s: stops retrying %s v%s (superseded)", service.name, event.document_id, event.version)
+                return "skipped"
             if attempts >= ctx.settings.stage_max_attempts:
                 reason = f"{service.name} failed {attempts} times; last error: {error}"
                 telemetry.FAILURES.labels(service.name, "repeated_failure", "deadletter").inc()

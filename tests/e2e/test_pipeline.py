@@ -124,10 +124,12 @@ def test_a_concept_in_other_words_finds_the_passage(stack: RunningStack, ingeste
 
 def test_filters_apply_inside_the_search(stack: RunningStack, ingested: dict[str, dict]) -> None:
     query = "aplicação do Código de Defesa do Consumidor"
-    # A selective filter (one small document out of eleven) still fills the list: filters are inside the scans.
+    # A selective filter (one small document out of eleven) still finds it: filters are inside the scans. It is
+    # one work, so one entry, with more of its passages beside the best one.
     only_tjrj = stack.search(query, top_k=10, filters={"court": "TJ-RJ"})
-    assert len(only_tjrj) == 10 and {r["court"] for r in only_tjrj} == {"tjrj"}
+    assert len(only_tjrj) == 1 and {r["court"] for r in only_tjrj} == {"tjrj"}
     assert {r["court_label"] for r in only_tjrj} == {"TJRJ"}
+    assert len(only_tjrj[0]["other_passages"]) == 2
     parecer = stack.search(query, top_k=10, filters={"document_type": "Parecer"})
     assert parecer and {r["document_type"] for r in parecer} == {"parecer"}
     relator = ingested["stj_resp_1602076_sp_acordao.pdf"]["relator"]
