@@ -482,9 +482,9 @@ async def time_sql(
             started = time.perf_counter()
             lexemes, stats = await query._query_terms(conn, request.query)
             times["  lexicon lookup"].append(_ms(started))
-            arguments = query._arguments(request, vector, groups, candidates, query.preselection_query(lexemes, stats))
+            arguments = query.pool_arguments(request, vector, groups, candidates, lexemes, stats)
             started = time.perf_counter()
-            await query._candidates(conn, query._CANDIDATES + query._POOL, [*arguments, lexemes], candidates)
+            await query._candidates(conn, query._CANDIDATES + query._POOL, arguments, candidates)
             times["  candidates+pool SQL"].append(_ms(started))
     return times
 
@@ -536,10 +536,9 @@ async def explain_slowest(pool: asyncpg.Pool, cases: list[Case], candidates: que
     for case in cases:
         async with pool.acquire() as conn:
             lexemes, stats = await query._query_terms(conn, case.request.query)
-        preselection = query.preselection_query(lexemes, stats)
-        arguments = query._arguments(case.request, case.vector, groups, candidates, preselection)
-        for name, sql, extra in (("candidates+pool", query._CANDIDATES + query._POOL, [lexemes]),):
-            plan = await explain(pool, sql, [*arguments, *extra], candidates)
+        arguments = query.pool_arguments(case.request, case.vector, groups, candidates, lexemes, stats)
+        for name, sql in (("candidates+pool", query._CANDIDATES + query._POOL),):
+            plan = await explain(pool, sql, arguments, candidates)
             nodes: list[tuple[float, str]] = []
             plan_nodes(plan["Plan"], nodes, cte_times(plan["Plan"], {}))
             print(f"  {name} SQL, {case.mode} query {case.request.query[:50]!r}: "

@@ -466,19 +466,28 @@ def _by_date(works: list[GradedWork], rows: list[asyncpg.Record]) -> list[Graded
     return sorted(strong, key=newest, reverse=True) + sorted(weak, key=newest, reverse=True)
 
 
+def pool_arguments(
+    request: SearchRequest,
+    query_vector: np.ndarray,
+    groups: list[str],
+    candidates: Candidates,
+    lexemes: list[str],
+    stats: CollectionStatistics,
+    parsed: ParsedQuery | None = None,
+) -> list:
+    """The parameters of _CANDIDATES + _POOL ($1 to $15) for this request."""
+    preselection = preselection_query(lexemes, stats)
+    required = (parsed or parse_query(request.query)).required
+    numbers = process_numbers(request.query) or None
+    return [*_arguments(request, query_vector, groups, candidates, preselection), lexemes, required, numbers]
+
+
 async def _pool(
     conn: asyncpg.Connection, request: SearchRequest, parsed: ParsedQuery, query_vector: np.ndarray,
     groups: list[str], candidates: Candidates,
 ) -> tuple[list[asyncpg.Record], list[PoolEntry], list[str], CollectionStatistics]:  # fmt: skip
     lexemes, stats = await _query_terms(conn, parsed.text)
-    preselection = preselection_query(lexemes, stats)
-    numbers = process_numbers(request.query) or None
-    arguments = [
-        *_arguments(request, query_vector, groups, candidates, preselection),
-        lexemes,
-        parsed.required,
-        numbers,
-    ]
+    arguments = pool_arguments(request, query_vector, groups, candidates, lexemes, stats, parsed)
     rows = await _candidates(conn, _CANDIDATES + _POOL, arguments, candidates)
     pool = [
         PoolEntry(
