@@ -408,11 +408,12 @@ def grade_works(
     lexemes: list[str],
     stats: CollectionStatistics,
     model: RelevanceModel,
+    vague: bool = False,
 ) -> list[GradedWork]:
-    """Each work's calibrated grade, from its best passage's features (services/search/relevance.py)."""
+    """Each work's calibrated grade, from its best passage's features (services/search/relevance.py); all
+    "fraca" for a vague query."""
     if not groups:
         return []
-    vague = vague_query(lexemes, stats)
     weights = idf_weights(lexemes, stats.document_frequency, stats.chunks)
     known = known_terms(weights, stats.document_frequency)
     specific = specificity(weights, stats.document_frequency, stats.chunks)
@@ -524,8 +525,8 @@ async def hybrid_search(
             for i, row in enumerate(rows)
         ]
         embeddings = np.vstack([entry.embedding for entry in pool]) if pool else np.zeros((0, 1))
-        model = relevance_model()
-        works = grade_works(group_by_work(order, passages, embeddings), pool, scores, lexemes, stats, model)
+        model, vague = relevance_model(), vague_query(lexemes, stats)
+        works = grade_works(group_by_work(order, passages, embeddings), pool, scores, lexemes, stats, model, vague)
         works = _identified_first(works, rows, model.strong)
         ranked = _by_date(works, rows) if request.sort == "date" else works
         shown = ranked[request.offset : request.offset + limit]
@@ -539,7 +540,6 @@ async def hybrid_search(
     results = [_result(parsed.text, work, rows, details, documents, copies, ementa_of) for work in shown]
     relevant = sum(work.grade != "fraca" for work in works)
     features = [work.features for work in shown]
-    vague = vague_query(lexemes, stats)
     return SearchPage(results, _facets(rows), len(works), relevant, relevant == 0, features, vague)
 
 
