@@ -12,7 +12,7 @@ GATEWAY_BUILD := $(GATEWAY)/.next/standalone/.built
 GATEWAY_SOURCES := $(shell find $(GATEWAY)/app $(GATEWAY)/components $(GATEWAY)/lib $(GATEWAY)/public -type f 2>/dev/null) \
 	$(GATEWAY)/next.config.ts $(GATEWAY)/proxy.ts $(GATEWAY)/tsconfig.json $(GATEWAY)/scripts/copy-static.mjs
 
-.PHONY: install system-packages gateway run test test-gateway lint
+.PHONY: install system-packages gateway run test test-fast test-gateway lint
 
 install: system-packages $(STAMP) gateway
 
@@ -42,12 +42,18 @@ $(GATEWAY_BUILD): $(GATEWAY_DEPS) $(GATEWAY_SOURCES)
 run: install
 	$(BIN)/precedente up
 
-lint: install
+lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
 test-gateway: install
 	cd $(GATEWAY) && npm test
 
+# Everything (.ci/run runs this): ruff, the page's unit tests, and every Python test, end-to-end ones included.
 test: install lint test-gateway
 	$(BIN)/python -m pytest -q -ra
+
+# The inner loop: ruff and the Python tests but the end-to-end and slow ones (markers in pyproject.toml): no
+# stack to start, no wheel or web page to build, no whole scan to OCR. The slowest ten are named at the end.
+test-fast: system-packages lint
+	$(BIN)/python -m pytest -q -ra -m "not e2e and not slow" --durations=10

@@ -36,11 +36,11 @@ import psutil
 import pymupdf
 
 from precedente.harness import RunningStack
+from shared import pipeline
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
-ORDER = ["submitted", "extracted", "cleaned", "chunked", "annotated", "indexed"]
-SERVICE_OF = {"extracted": "extractor", "cleaned": "cleaner", "chunked": "chunker", "annotated": "annotator",
-              "indexed": "indexer"}  # fmt: skip
+ORDER = [stage.value for stage in pipeline.LEDGER_ORDER]
+SERVICE_OF = {stage.output_stage.value: stage.name for stage in pipeline.STAGES}
 SERVICES = list(SERVICE_OF.values())
 FINAL = ("indexed", "review", "failed")
 HANDLED = re.compile(r"(\w+): ([0-9a-f-]{36}) v\d+ (\w+) in ([\d.]+) s")

@@ -412,8 +412,8 @@ def fuzz_options(real_ocr: bool) -> dict[str, Any]:
 def run_target(target: str, data: bytes, options: dict[str, Any]) -> None:
     """Call the entry point(s) for one input; a documented outcome returns or raises BadInput."""
     from services.extractor.email_reader import email_attachments
-    from services.extractor.formats import detect_format
     from services.extractor.logic import extract
+    from shared.formats import detect_format
     from shared.payloads import ExtractedDocument
 
     filename = FILENAMES[target]
@@ -540,7 +540,7 @@ def worker(args: argparse.Namespace) -> None:
 
     def test_one_input(data: bytes) -> None:
         nonlocal last_flush
-        from services.extractor.errors import BadInput
+        from shared.errors import BadInput
 
         state["executions"] += 1
         faulthandler.dump_traceback_later(budget, exit=False, file=hang_log)
@@ -697,10 +697,10 @@ def fuzz_target(target: str, seconds: float, args: argparse.Namespace, work: Pat
 def replay(crash: dict[str, Any], timeout_s: float, memory_mb: int) -> str:
     """What the product does with the input: the real IsolatedRunner, with the service's default options."""
     from services.extractor.email_reader import email_attachments
-    from services.extractor.errors import BadInput
-    from services.extractor.formats import detect_format
     from services.extractor.isolation import IsolatedRunner
     from services.extractor.logic import extract_timed
+    from shared.errors import BadInput
+    from shared.formats import detect_format
 
     data = Path(crash["input"]).read_bytes()
     target = crash["target"]

@@ -17,11 +17,11 @@ from datetime import datetime
 from pathlib import Path
 
 from precedente.harness import RunningStack
+from shared import pipeline
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
-ORDER = ["submitted", "extracted", "cleaned", "chunked", "annotated", "indexed"]
-STAGE_OF = {"extracted": "extractor", "cleaned": "cleaner", "chunked": "chunker", "annotated": "annotator",
-            "indexed": "indexer"}  # fmt: skip
+ORDER = [stage.value for stage in pipeline.LEDGER_ORDER]
+STAGE_OF = {stage.output_stage.value: stage.name for stage in pipeline.STAGES}
 
 
 def main() -> None:

@@ -40,7 +40,6 @@ import numpy as np  # noqa: E402
 import psutil  # noqa: E402
 import pymupdf  # noqa: E402
 
-from services.annotator.citations import extract_citations  # noqa: E402
 from services.chunker.logic import chunk_document  # noqa: E402
 from services.cleaner.logic import clean_pages  # noqa: E402
 from services.indexer.service import CHUNK_COLUMNS  # noqa: E402
@@ -51,7 +50,8 @@ from shared.accounts import create_key  # noqa: E402
 from shared.db import create_pool, migrate  # noqa: E402
 from shared.embedded import EmbeddedBroker, EmbeddedPostgres, free_port  # noqa: E402
 from shared.embeddings import e5_model_id, get_embedder, get_model  # noqa: E402
-from shared.legal_codes import label  # noqa: E402
+from shared.legal.citations import extract_citations  # noqa: E402
+from shared.legal.codes import label  # noqa: E402
 from shared.lexicon import refresh_statistics  # noqa: E402
 from shared.payloads import Page  # noqa: E402
 from shared.settings import Settings  # noqa: E402

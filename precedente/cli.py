@@ -1,7 +1,6 @@
 """The `precedente` command: run the stack or one service, ingest files, search."""
 
 import asyncio
-import importlib
 import json
 import logging
 import os
@@ -23,6 +22,7 @@ from precedente.admin_cli import audit_command, keys_app, password_command, user
 from precedente.credentials import auth_headers  # noqa: E402
 from precedente.harness import FINAL  # noqa: E402
 from precedente.review_cli import review_app  # noqa: E402
+from shared import pipeline  # noqa: E402
 from shared.settings import Settings  # noqa: E402
 
 app = typer.Typer(help="Precedente: semantic search over a law firm's knowledge base.", no_args_is_help=True)
@@ -30,14 +30,6 @@ app.add_typer(review_app, name="review")
 app.add_typer(users_app, name="users")
 app.add_typer(keys_app, name="keys")
 console = Console()
-
-STAGE_SERVICES = {
-    "extractor": "services.extractor.service",
-    "cleaner": "services.cleaner.service",
-    "chunker": "services.chunker.service",
-    "annotator": "services.annotator.service",
-    "indexer": "services.indexer.service",
-}
 
 ApiOption = Annotated[str | None, typer.Option("--api", help="Search API URL (default PRECEDENTE_API_URL).")]
 GroupsOption = Annotated[
@@ -71,7 +63,7 @@ def up(
 
 @app.command()
 def serve(
-    service: Annotated[str, typer.Argument(help="extractor, cleaner, chunker, annotator, indexer or search")],
+    service: Annotated[str, typer.Argument(help=f"{', '.join(pipeline.NAMES)} or search")],
 ) -> None:
     """Run one service in the foreground (its own consumer group; run more copies to scale out)."""
     _logging()
@@ -83,20 +75,21 @@ def serve(
 
         uvicorn.run(create_app(settings), host=settings.api_host, port=settings.api_port, log_level="info")
         return
-    if service not in STAGE_SERVICES:
-        raise typer.BadParameter(f"unknown service {service!r}; choose from {', '.join([*STAGE_SERVICES, 'search'])}")
+    if service not in pipeline.NAMES:
+        raise typer.BadParameter(f"unknown service {service!r}; choose from {', '.join([*pipeline.NAMES, 'search'])}")
     from shared.stage import build_app
 
-    module = importlib.import_module(STAGE_SERVICES[service])
-    asyncio.run(build_app(module.SERVICE, settings).run())
+    asyncio.run(build_app(pipeline.load_service(service), settings).run())
 
 
 @app.command("migrate")
 def migrate_command() -> None:
-    """Apply database migrations (PRECEDENTE_DATABASE_URL)."""
-    from shared.db import migrate
+    """Apply database migrations as the schema's owner (PRECEDENTE_DATABASE_OWNER_URL, else PRECEDENTE_DATABASE_URL),
+    granting PRECEDENTE_DATABASE_URL's role what the services need when it is another role."""
+    from shared.db import migrate_for
 
-    applied = asyncio.run(migrate(Settings().database_url))
+    settings = Settings()
+    applied = asyncio.run(migrate_for(settings.owner_database_url, settings.database_url))
     console.print(f"applied: {', '.join(applied) or 'nothing, schema is current'}")
 
 

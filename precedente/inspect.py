@@ -15,11 +15,11 @@ from rich.console import Console
 
 from services.annotator.logic import annotate
 from services.chunker.logic import chunk_document
-from services.chunker.sections import Section, detect_sections
 from services.cleaner.logic import clean_pages
 from services.extractor.logic import BadInput, extract
 from services.extractor.policy import extract_options, review_verdict
 from shared.embeddings import get_model
+from shared.legal.sections import Section, detect_sections
 from shared.payloads import PAGE_SEPARATOR, Chunk, DocumentMetadata, Page
 from shared.settings import Settings
 

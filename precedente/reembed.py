@@ -10,6 +10,9 @@ already holds the target model's vector is not embedded again. Run twice, the se
 Indexers configured for the new model send documents to review until the swap; indexers still on the
 old model may keep writing, and what they write is embedded again before the swap (the swap takes the
 index_state row FOR UPDATE, which every indexer write holds FOR SHARE).
+
+It changes the chunks table's structure, so it connects as the schema's owner
+(PRECEDENTE_DATABASE_OWNER_URL; PRECEDENTE_DATABASE_URL where one role does everything).
 """
 
 import asyncio
@@ -234,14 +237,14 @@ async def _swap(pool: asyncpg.Pool, target: IndexState) -> bool:
 
 def run(settings: Settings, console: Console, dry_run: bool = False, batch_size: int | None = None) -> Result | None:
     """The command: plan, then (unless `dry_run`) re-embed with a progress bar and a final count."""
-    if not settings.database_url:
-        raise ReembedError("PRECEDENTE_DATABASE_URL is not set")
+    if not settings.owner_database_url:
+        raise ReembedError("neither PRECEDENTE_DATABASE_OWNER_URL nor PRECEDENTE_DATABASE_URL is set")
     return asyncio.run(_run(settings, console, dry_run, batch_size or settings.embedding_batch_size))
 
 
 async def _run(settings: Settings, console: Console, dry_run: bool, batch_size: int) -> Result | None:
     embedder = await asyncio.to_thread(get_embedder, settings)
-    pool = await create_pool(settings.database_url, max_size=3)
+    pool = await create_pool(settings.owner_database_url, max_size=3)
     try:
         found = await plan(pool, embedder)
         console.print(("would re-embed: " if dry_run and not found.nothing_to_do else "") + found.describe())

@@ -25,16 +25,16 @@ from pathlib import Path
 import httpx
 import psutil
 
-from shared import accounts
+from shared import accounts, pipeline
 from shared.broker import ensure_topics
-from shared.db import create_pool, migrate
+from shared.db import create_pool, migrate_for
 from shared.embedded import EmbeddedBroker, EmbeddedPostgres, free_port, wait_for_port
 from shared.recovery import describe, resume_unfinished
 from shared.settings import Settings
 
 log = logging.getLogger("precedente.up")
 
-PIPELINE_SERVICES = ["extractor", "cleaner", "chunker", "annotator", "indexer"]
+PIPELINE_SERVICES = list(pipeline.NAMES)
 ALL_SERVICES = [*PIPELINE_SERVICES, "search"]
 GATEWAY = "gateway"
 # `npm run build` in services/gateway (make install does it) leaves a self-contained Node server here.
@@ -129,7 +129,7 @@ class Stack:
     gateway_env: dict[str, str] = field(default_factory=dict)
     gateway_url: str | None = None
     metrics_ports: dict[str, int] = field(default_factory=dict)
-    first_admin_password: str | None = None
+    admin_password_file: Path | None = None  # while the first administrator's password is still to change
     stopping: bool = False
 
     @property
@@ -140,11 +140,18 @@ class Stack:
         self.data_dir.mkdir(parents=True, exist_ok=True)
         self.logs.mkdir(exist_ok=True)
         end_orphans(self.data_dir)  # an earlier run killed outright leaves its services' children running
-        database_url = self.settings.database_url
+        database_url, owner_url = self.settings.database_url, self.settings.owner_database_url
         if not database_url:
+            # The services get the application role's URL; only this process migrates, as the owner.
             self.postgres = EmbeddedPostgres(self.data_dir)
-            database_url = self.postgres.start()
-            log.info("PostgreSQL 18 on %s (data in %s)", database_url, self.postgres.pgdata)
+            owner_url = self.postgres.start()
+            database_url = self.postgres.app_url
+            log.info(
+                "PostgreSQL 18 on 127.0.0.1:%s (data in %s; SCRAM passwords in %s)",
+                self.postgres.port,
+                self.postgres.pgdata,
+                self.postgres.data_dir,
+            )
         bootstrap = self.settings.kafka_bootstrap
         env = {}
         if not bootstrap:
@@ -169,10 +176,10 @@ class Stack:
         )
         self.env = env
         effective = self.settings.model_copy(update={"database_url": database_url, "kafka_bootstrap": bootstrap})
-        applied = asyncio.run(migrate(database_url))
+        applied = asyncio.run(migrate_for(owner_url, database_url))
         if applied:
             log.info("applied migrations: %s", ", ".join(applied))
-        self.first_admin_password = asyncio.run(self._bootstrap_accounts(database_url))
+        self.admin_password_file = asyncio.run(self._bootstrap_accounts(database_url))
         asyncio.run(ensure_topics(effective))
         for name in ALL_SERVICES:
             for replica in range(max(self.settings.up_replicas.get(name, 1), 1)):
@@ -250,11 +257,14 @@ class Stack:
         mode = "demo mode, no sign-in" if self.settings.auth_mode == "none" else "sign-in with accounts of the API"
         log.info("web page on %s (%s)", self.gateway_url, mode)
 
-    async def _bootstrap_accounts(self, database_url: str) -> str | None:
-        """The first administrator (its password returned, to be printed once) and the local CLI's admin key."""
+    async def _bootstrap_accounts(self, database_url: str) -> Path | None:
+        """The first administrator and the local CLI's admin key; returns the file that holds the administrator's
+        one-time password while it is still to be changed (its path is printed, never the password)."""
         pool = await create_pool(database_url)
         try:
-            return await accounts.bootstrap(pool, self.data_dir / accounts.ADMIN_KEY_FILE)
+            return await accounts.bootstrap(
+                pool, self.data_dir / accounts.ADMIN_KEY_FILE, self.data_dir / accounts.ADMIN_PASSWORD_FILE
+            )
         finally:
             await pool.close()
 
@@ -390,10 +400,11 @@ def run_up(settings: Settings, data_dir: Path, port: int) -> None:
         stack.start()
         if not stack.stopping:
             page = f"; web page: {stack.gateway_url}" if stack.gateway_url else ""
-            if stack.first_admin_password:
+            if stack.admin_password_file:
                 print(
-                    f"First start: sign in as 'admin' with the one-time password {stack.first_admin_password}\n"
-                    "  (shown only now: change it on the web page, Senha, or with `precedente password --user admin`;\n"
+                    f"Sign in as '{accounts.FIRST_ADMIN}' with the one-time password in {stack.admin_password_file}\n"
+                    "  (readable only by you, never printed; the first sign-in must set a new one, on the web page\n"
+                    f"  or with `precedente password --user {accounts.FIRST_ADMIN}`, and the file goes away then;\n"
                     "  `precedente users add NAME --groups A,B` makes the others; the local CLI\n"
                     f"  uses the admin key in {stack.data_dir / accounts.ADMIN_KEY_FILE})"
                 )

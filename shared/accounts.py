@@ -23,6 +23,9 @@ SESSION_PREFIX = "prs_"
 KEY_PREFIX = "prk_"
 SESSION_TTL = timedelta(hours=12)
 ADMIN_KEY_FILE = "admin.key"  # in the data directory of `precedente up`: the local CLI's credential
+# Also there, 0600, until its owner changes it: the first administrator's one-time password (never printed).
+ADMIN_PASSWORD_FILE = "admin-password"
+FIRST_ADMIN = "admin"
 
 ROLES = ("reviewer", "admin")
 SCOPES = ("search", "ingest", "review", "admin")
@@ -53,6 +56,7 @@ class Identity:
     roles: list[str] = field(default_factory=list)
     scopes: list[str] = field(default_factory=list)
     credential: str = ""  # session digest or key id: what rate limits and logout key on
+    must_change_password: bool = False  # a person whose password someone else chose: only a change is allowed
 
     @property
     def permissions(self) -> frozenset[str]:
@@ -126,8 +130,10 @@ async def create_user(
     roles: list[str] | str | None,
     created_by: str,
     password: str | None = None,
+    must_change_password: bool = False,
 ) -> str:
-    """Create a person; returns the password (generated when none is given, to be shown once)."""
+    """Create a person; returns the password (generated when none is given, to be shown once). With
+    `must_change_password` their sessions may do nothing but change it (POST /auth/password)."""
     if not NAME_PATTERN.fullmatch(name):
         raise AccountError(f"invalid user name {name!r}: letters, digits and . _ @ + - only")
     roles = clean_names(roles, "role")
@@ -135,13 +141,14 @@ async def create_user(
         raise AccountError(f"unknown role(s) {', '.join(sorted(unknown))}; roles are {', '.join(ROLES)}")
     password = _checked(password) if password is not None else new_password()
     inserted = await pool.fetchval(
-        "INSERT INTO users (name, password_hash, groups, roles, created_by) VALUES ($1, $2, $3, $4, $5)"
-        " ON CONFLICT (name) DO NOTHING RETURNING name",
+        "INSERT INTO users (name, password_hash, groups, roles, created_by, must_change_password)"
+        " VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (name) DO NOTHING RETURNING name",
         name,
         await asyncio.to_thread(hash_password, password),
         clean_names(groups, "group"),
         roles,
         created_by,
+        must_change_password,
     )
     if inserted is None:
         raise AccountError(f"user {name!r} already exists")
@@ -156,7 +163,7 @@ def _checked(password: str) -> str:
 
 async def change_password(pool: asyncpg.Pool, name: str, current: str, new: str, keep_session: str = "") -> bool:
     """A person's own change: the current password first (False when wrong). Every other session of theirs
-    ends, so a password that leaked stops working everywhere it was used."""
+    ends, so a password that leaked stops working everywhere it was used. A required change is then done."""
     row = await pool.fetchrow("SELECT password_hash FROM users WHERE name = $1 AND disabled_at IS NULL", name)
     if not await verified(current, row["password_hash"] if row else None) or row is None:
         return False
@@ -168,7 +175,7 @@ async def change_password(pool: asyncpg.Pool, name: str, current: str, new: str,
 
 async def reset_password(pool: asyncpg.Pool, name: str, password: str | None = None) -> str:
     """An administrator's reset: the given or a generated password (returned, to be shown once); every
-    session of the person ends."""
+    session of the person ends. It also lifts a required change: the administrator chose this password."""
     password = _checked(password) if password is not None else new_password()
     if not NAME_PATTERN.fullmatch(name) or not await _set_password(pool, name, password, ""):
         raise AccountError(f"no user {name!r}")
@@ -179,7 +186,9 @@ async def _set_password(pool: asyncpg.Pool, name: str, password: str, keep_sessi
     hashed = await asyncio.to_thread(hash_password, password)  # ~50 ms of scrypt: off the loop, no connection held
     async with pool.acquire() as conn, conn.transaction():
         updated = await conn.fetchval(
-            "UPDATE users SET password_hash = $2 WHERE name = $1 RETURNING true", name, hashed
+            "UPDATE users SET password_hash = $2, must_change_password = false WHERE name = $1 RETURNING true",
+            name,
+            hashed,
         )
         kept = digest(keep_session) if keep_session else b""
         await conn.execute("DELETE FROM sessions WHERE user_name = $1 AND token_hash <> $2", name, kept)
@@ -274,7 +283,13 @@ async def login(pool: asyncpg.Pool, name: str, password: str) -> tuple[str, Iden
         "INSERT INTO sessions (token_hash, user_name, expires_at) VALUES ($1, $2, $3)", digest(token), name, expires_at
     )
     await pool.execute("DELETE FROM sessions WHERE expires_at < now()")  # expired ones are dead weight
-    identity = Identity(user=name, kind="user", groups=list(row["groups"]), roles=list(row["roles"]))
+    identity = Identity(
+        user=name,
+        kind="user",
+        groups=list(row["groups"]),
+        roles=list(row["roles"]),
+        must_change_password=row["must_change_password"],
+    )
     return token, identity, expires_at
 
 
@@ -288,13 +303,21 @@ async def resolve(pool: asyncpg.Pool, token: str) -> Identity | None:
     if token.startswith(SESSION_PREFIX):
         hashed = digest(token)
         row = await pool.fetchrow(
-            "SELECT u.name, u.groups, u.roles FROM sessions s JOIN users u ON u.name = s.user_name"
+            "SELECT u.name, u.groups, u.roles, u.must_change_password"
+            " FROM sessions s JOIN users u ON u.name = s.user_name"
             " WHERE s.token_hash = $1 AND s.expires_at > now() AND u.disabled_at IS NULL",
             hashed,
         )
         if row is None:
             return None
-        return Identity(row["name"], "user", list(row["groups"]), list(row["roles"]), credential=hashed.hex()[:16])
+        return Identity(
+            row["name"],
+            "user",
+            list(row["groups"]),
+            list(row["roles"]),
+            credential=hashed.hex()[:16],
+            must_change_password=row["must_change_password"],
+        )
     if token.startswith(KEY_PREFIX):
         key_id, _, secret = token[len(KEY_PREFIX) :].partition("_")
         row = await pool.fetchrow(
@@ -313,19 +336,44 @@ async def resolve(pool: asyncpg.Pool, token: str) -> Identity | None:
     return None
 
 
-async def bootstrap(pool: asyncpg.Pool, key_file: Path) -> str | None:
-    """First start of `precedente up`: an administrator "admin" with a generated password, returned to be
-    shown once (None when an admin exists), and an admin API key for the local CLI in `key_file` (0600),
-    made again if the file is missing or its key no longer works."""
-    password = None
+async def bootstrap(pool: asyncpg.Pool, key_file: Path, password_file: Path) -> Path | None:
+    """Each start of `precedente up`: on the first, an administrator "admin" whose generated password goes to
+    `password_file` (0600; never printed, so never in a log) and must be changed at the first sign-in; on
+    every start, an admin API key for the local CLI in `key_file` (0600), made again if the file is missing
+    or its key no longer works. Returns `password_file` while it holds a password still to be changed (None
+    otherwise); once changed it is deleted here, if the API did not already."""
     if not await any_admin(pool):
-        password = await create_user(pool, "admin", groups=[], roles=["admin"], created_by="precedente up")
+        password = await create_user(
+            pool, FIRST_ADMIN, groups=[], roles=["admin"], created_by="precedente up", must_change_password=True
+        )
+        _write_private(password_file, password)
+    pending = await pool.fetchval("SELECT must_change_password FROM users WHERE name = $1", FIRST_ADMIN)
+    if not pending:
+        password_file.unlink(missing_ok=True)
     current = key_file.read_text().strip() if key_file.exists() else ""
     if not current or await resolve(pool, current) is None:
         _, key = await create_key(
             pool, "local CLI (precedente up)", scopes=["admin"], groups=[], created_by="precedente up"
         )
-        key_file.unlink(missing_ok=True)
-        key_file.touch(mode=0o600)
-        key_file.write_text(key + "\n")
-    return password
+        _write_private(key_file, key)
+    return password_file if pending and password_file.exists() else None
+
+
+def _write_private(path: Path, secret: str) -> None:
+    """A file only its owner reads, made so before the secret is in it."""
+    path.unlink(missing_ok=True)
+    path.touch(mode=0o600)
+    path.write_text(secret + "\n")
+
+
+def forget_one_time_password(password_file: Path, password: str) -> bool:
+    """Delete the first administrator's password file if it holds `password`, the one just replaced; True when
+    deleted. Comparing contents, not names, never deletes a file that holds anything else."""
+    try:
+        held = password_file.read_text().strip()
+    except OSError:
+        return False
+    if not held or not hmac.compare_digest(held.encode(), password.encode("utf-8", "surrogatepass")):
+        return False
+    password_file.unlink(missing_ok=True)
+    return True

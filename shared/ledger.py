@@ -12,14 +12,12 @@ from typing import Any
 
 import asyncpg
 
+from shared import pipeline
 from shared.contracts import (
+    EVENT_BY_TOPIC,
     TERMINAL_STAGES,
     DocumentAccessChanged,
-    DocumentAnnotated,
-    DocumentChunked,
-    DocumentCleaned,
     DocumentDeleted,
-    DocumentExtracted,
     DocumentSubmitted,
     Event,
     MetadataHints,
@@ -28,8 +26,6 @@ from shared.contracts import (
     Topic,
 )
 from shared.storage import original_key, stage_key
-
-PIPELINE_ORDER = [Stage.SUBMITTED, Stage.EXTRACTED, Stage.CLEANED, Stage.CHUNKED, Stage.ANNOTATED, Stage.INDEXED]
 
 Db = asyncpg.Pool | asyncpg.Connection
 
@@ -295,7 +291,7 @@ def is_stale_or_done(row: asyncpg.Record | None, event: Event, input_stage: Stag
         return False
     if stage in TERMINAL_STAGES:
         return True
-    return PIPELINE_ORDER.index(stage) > PIPELINE_ORDER.index(output_stage)
+    return pipeline.ledger_position(stage) > pipeline.ledger_position(output_stage)
 
 
 async def advance(db: Db, event: Event, stage: Stage, detail: str | None = None, **fields: Any) -> bool:
@@ -374,28 +370,31 @@ def submitted_event(row: Mapping[str, Any]) -> DocumentSubmitted:
 
 
 def resume_event(row: Mapping[str, Any]) -> tuple[Topic, Event] | None:
-    """The event that moves an unfinished document on from its last durable stage."""
-    common = {"document_id": row["id"], "version": row["version"], "trace_id": row["trace_id"]}
+    """The event that moves an unfinished document on from its last durable stage: the input of the
+    pipeline stage that consumes that ledger stage (None when none does), rebuilt from the ledger row."""
     stage = Stage(row["stage"])
+    step = pipeline.consuming(stage)
+    if step is None:
+        return None
     if stage == Stage.SUBMITTED:
-        return Topic.SUBMITTED, submitted_event(row)
+        return step.input_topic, submitted_event(row)
+    key = stage_key(row["id"], row["version"], stage)
+    fields: dict[str, Any]
     if stage == Stage.EXTRACTED:
-        return Topic.EXTRACTED, DocumentExtracted(
-            **common,
-            pages_key=stage_key(row["id"], row["version"], Stage.EXTRACTED),
-            page_count=row["page_count"] or 0,
-            ocr_pages=list(row["ocr_pages"]),
-            confidence=row["ocr_confidence"] if row["ocr_confidence"] is not None else 1.0,
-        )
-    if stage == Stage.CLEANED:
-        return Topic.CLEANED, DocumentCleaned(**common, pages_key=stage_key(row["id"], row["version"], stage))
-    if stage in (Stage.CHUNKED, Stage.ANNOTATED):
-        model = DocumentChunked if stage == Stage.CHUNKED else DocumentAnnotated
-        topic = Topic.CHUNKED if stage == Stage.CHUNKED else Topic.ANNOTATED
-        return topic, model(
-            **common, chunks_key=stage_key(row["id"], row["version"], stage), chunk_count=row["chunk_count"] or 0
-        )
-    return None
+        fields = {
+            "pages_key": key,
+            "page_count": row["page_count"] or 0,
+            "ocr_pages": list(row["ocr_pages"]),
+            "confidence": row["ocr_confidence"] if row["ocr_confidence"] is not None else 1.0,
+        }
+    elif stage == Stage.CLEANED:
+        fields = {"pages_key": key}
+    elif stage in (Stage.CHUNKED, Stage.ANNOTATED):
+        fields = {"chunks_key": key, "chunk_count": row["chunk_count"] or 0}
+    else:
+        return None
+    model = EVENT_BY_TOPIC[step.input_topic]
+    return step.input_topic, model(document_id=row["id"], version=row["version"], trace_id=row["trace_id"], **fields)
 
 
 async def unfinished(db: Db) -> list[asyncpg.Record]:

@@ -3,6 +3,8 @@
 They live in materialized views (migration 0006) that the indexer refreshes a little after it writes:
 soon enough that a search right after ingestion sees them, seldom enough that a large collection does
 not spend its time recounting (a refresh waits at least ten times as long as the last one took).
+REFRESH needs the views' owner, which the services' role is not: the refresh is the owner's SECURITY
+DEFINER function refresh_lexical_statistics() (migration 0011).
 """
 
 import asyncio
@@ -23,8 +25,7 @@ async def refresh_statistics(db: asyncpg.Pool) -> bool:
         if not await conn.fetchval("SELECT pg_try_advisory_lock($1)", REFRESH_LOCK):
             return False
         try:
-            await conn.execute("REFRESH MATERIALIZED VIEW CONCURRENTLY lexicon")
-            await conn.execute("REFRESH MATERIALIZED VIEW CONCURRENTLY lexicon_totals")
+            await conn.execute("SELECT refresh_lexical_statistics()")
         finally:
             await conn.execute("SELECT pg_advisory_unlock($1)", REFRESH_LOCK)
     return True

@@ -68,7 +68,7 @@ class Party(BaseModel):
 
 class DocumentMetadata(BaseModel):
     """document_type and court hold lower-case codes ("acordao", "stj", "tre_sp"); see
-    shared.legal_codes for their display labels. Every field but title is optional."""
+    shared.legal.codes for their display labels. Every field but title is optional."""
 
     title: str
     document_type: str = "outro"

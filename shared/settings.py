@@ -12,6 +12,9 @@ class Settings(BaseSettings):
 
     # Infrastructure: empty means "start the embedded one" (precedente up) or is an error (serve).
     database_url: str = ""
+    # The schema owner's URL, for `precedente migrate` and `reembed`; empty: database_url (one role for both).
+    # database_url is then the services' role, granted rows only (shared/db.py).
+    database_owner_url: str = ""
     kafka_bootstrap: str = ""
     data_dir: Path = Path(".precedente")
 
@@ -95,7 +98,7 @@ class Settings(BaseSettings):
     oidc_user_claim: str = "preferred_username"  # falls back to sub
     oidc_groups_claim: str = "groups"  # a list, or a space-separated string, of the caller's groups
     oidc_roles_claim: str = "roles"  # values "reviewer" and "admin" are roles here
-    # Per caller and replica, with a burst of a fifth of that; past it, 429 with Retry-After. 0: no limit.
+    # Per caller, shared by all replicas, with a burst of a fifth of that; past it, 429 with Retry-After. 0: no limit.
     rate_limit_searches_per_minute: float = 300
     rate_limit_uploads_per_minute: float = 1200  # same rule, for POST /documents
     login_attempts_per_minute: float = 10  # per user name and per client address; 0: no limit
@@ -118,6 +121,11 @@ class Settings(BaseSettings):
     # `precedente up`: processes per service (the indexer's embeddings are the slowest step).
     up_replicas: dict[str, int] = {"indexer": 2}
     up_pipeline_nice: int = 10  # niceness of the pipeline services, so searches win the CPU; 0: same as search
+
+    @property
+    def owner_database_url(self) -> str:
+        """Where migrations and `precedente reembed` connect: the owner's URL, or the one URL there is."""
+        return self.database_owner_url or self.database_url
 
 
 @lru_cache

@@ -24,7 +24,7 @@ from faststream.kafka.annotations import KafkaMessage
 from opentelemetry import trace
 from pydantic import ValidationError
 
-from shared import ledger, recovery, telemetry
+from shared import ledger, pipeline, recovery, telemetry
 from shared.broker import CONSUMER_FETCH_BOUNDS, make_broker, publish, topic_name
 from shared.contracts import (
     EVENT_BY_TOPIC,
@@ -104,6 +104,14 @@ class StageService:
     output_stage: Stage
     handler: Handler
     setup: Callable[[StageContext], Awaitable[None]] | None = None
+
+    @classmethod
+    def declared(
+        cls, name: str, handler: Handler, setup: Callable[[StageContext], Awaitable[None]] | None = None
+    ) -> "StageService":
+        """The service of the pipeline stage `name`, its topic and ledger stages as shared/pipeline.py declares them."""
+        step = pipeline.by_name(name)
+        return cls(step.name, step.input_topic, step.input_stage, step.output_stage, handler, setup)
 
     @property
     def group_id(self) -> str:

@@ -26,7 +26,7 @@ import os
 import random
 import re
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from contextvars import ContextVar
 from datetime import UTC, datetime
 from pathlib import Path
@@ -41,6 +41,8 @@ from opentelemetry.trace import NonRecordingSpan, Span, SpanContext, SpanKind, T
 from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
 from prometheus_client import Counter, Gauge, Histogram
 
+from shared import pipeline
+
 if TYPE_CHECKING:
     from shared.settings import Settings
 
@@ -51,13 +53,7 @@ PROPAGATOR = TraceContextTextMapPropagator()
 TRACE_ID = re.compile(r"^[0-9a-f]{32}$")
 
 # The span each stage service opens per document.
-STAGE_SPANS = {
-    "extractor": "extract",
-    "cleaner": "clean",
-    "chunker": "chunk",
-    "annotator": "annotate",
-    "indexer": "index",
-}
+STAGE_SPANS = {stage.name: stage.span for stage in pipeline.STAGES}
 
 _document_id: ContextVar[str | None] = ContextVar("precedente_document_id", default=None)
 _state: dict[str, Any] = {"service": None, "provider": None}
@@ -315,34 +311,47 @@ def start_metrics_server(settings: Settings) -> int | None:
     return settings.metrics_port
 
 
-async def measure_lag(bootstrap: str, group: str, topics: list[str]) -> dict[tuple[str, int], int]:
-    """End offset minus committed offset for each partition of the group's topics."""
+async def measure_lag(bootstrap: str, groups: Mapping[str, Sequence[str]]) -> dict[str, dict[tuple[str, int], int]]:
+    """Consumer lag of each group on its topics, per (topic, partition): end offset minus committed offset.
+
+    Where the group has committed nothing yet, its beginning offset counts as committed (what retention
+    removed is no longer there to consume). The one measurement behind precedente_consumer_lag and GET /status.
+    """
     from aiokafka import AIOKafkaConsumer, TopicPartition
     from aiokafka.admin import AIOKafkaAdminClient
 
     admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap)
-    consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False)
+    reader = AIOKafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False)
     await admin.start()
     try:
-        await consumer.start()
+        await reader.start()
         try:
-            await consumer.topics()
-            partitions = [
-                TopicPartition(topic, p) for topic in topics for p in sorted(consumer.partitions_for_topic(topic) or [])
-            ]
-            if not partitions:
-                return {}
-            ends = await consumer.end_offsets(partitions)
-            committed = await admin.list_consumer_group_offsets(group, partitions=partitions)
+            await reader.topics()  # loads the cluster metadata
+            partitions = {
+                group: [TopicPartition(t, p) for t in topics for p in sorted(reader.partitions_for_topic(t) or [])]
+                for group, topics in groups.items()
+            }
+            every = sorted({tp for tps in partitions.values() for tp in tps})
+            if not every:
+                return {group: {} for group in groups}
+            ends = await reader.end_offsets(every)
+            starts = await reader.beginning_offsets(every)
         finally:
-            await consumer.stop()
+            await reader.stop()
+        held = {group: tps for group, tps in partitions.items() if tps}
+        committed = await asyncio.gather(
+            *(admin.list_consumer_group_offsets(group, partitions=tps) for group, tps in held.items())
+        )
     finally:
         await admin.close()
-    lag = {}
-    for tp in partitions:
-        meta = committed.get(tp)
-        done = meta.offset if meta is not None and meta.offset >= 0 else 0
-        lag[(tp.topic, tp.partition)] = max(ends[tp] - done, 0)
+    offsets = dict(zip(held, committed, strict=True))
+    lag: dict[str, dict[tuple[str, int], int]] = {}
+    for group, tps in partitions.items():
+        lag[group] = {}
+        for tp in tps:
+            meta = offsets[group].get(tp)
+            done = meta.offset if meta is not None and meta.offset >= 0 else starts[tp]
+            lag[group][(tp.topic, tp.partition)] = max(ends[tp] - done, 0)
     return lag
 
 
@@ -350,7 +359,8 @@ async def watch_lag(bootstrap: str, group: str, topics: list[str], every_s: floa
     """Refresh precedente_consumer_lag for one group until cancelled."""
     while True:
         try:
-            for (topic, partition), behind in (await measure_lag(bootstrap, group, topics)).items():
+            measured = await measure_lag(bootstrap, {group: topics})
+            for (topic, partition), behind in measured[group].items():
                 CONSUMER_LAG.labels(group, topic, str(partition)).set(behind)
         except asyncio.CancelledError:
             raise

@@ -1,5 +1,7 @@
 """Shared test fixtures: the data beside the checkout and a real running stack (`precedente up`)."""
 
+import asyncio
+import concurrent.futures
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
@@ -8,35 +10,37 @@ import pytest
 
 from precedente.harness import FINAL, RunningStack
 from shared.db import create_pool, migrate
-from shared.embedded import EmbeddedPostgres
-from shared.payloads import Page
+from shared.embedded import APP_ROLE, EmbeddedPostgres
+from tests.helpers.fake_llm import FakeLLM, fake_llm_server
+from tests.helpers.samples import DOCS, REPO, SHARED_DATA, read_pages
 
-REPO = Path(__file__).resolve().parents[1]
-SHARED_DATA = REPO.parent / "shared"
-DOCS = SHARED_DATA / "docs"
-
-__all__ = ["DOCS", "FINAL", "SHARED_DATA", "RunningStack", "read_pages"]
-
-
-def read_pages(name: str) -> list[Page]:
-    """The text-layer pages of a sample document of ../shared/docs, as the extractor's first pass sees them."""
-    import pymupdf
-
-    path = DOCS / name
-    assert path.exists(), f"sample document {path} is missing: ../shared must sit beside the checkout"
-    with pymupdf.open(path) as doc:
-        return [Page(number=i + 1, text=p.get_text()) for i, p in enumerate(doc)]
+# Still importable from here for older test modules; new ones import tests.helpers (or precedente.harness).
+__all__ = ["DOCS", "FINAL", "REPO", "SHARED_DATA", "RunningStack", "read_pages"]
 
 
 @pytest.fixture(scope="module")
-def database_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """An embedded PostgreSQL of the module's own (tests that need the schema call shared.db.migrate)."""
+def embedded_postgres(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EmbeddedPostgres]:
+    """An embedded PostgreSQL of the module's own, migrated by its owner role."""
     postgres = EmbeddedPostgres(Path(tmp_path_factory.mktemp("pg")))
-    url = postgres.start()
+    postgres.start()
     try:
-        yield url
+        with concurrent.futures.ThreadPoolExecutor(1) as worker:  # a loop of its own: the tests' stays untouched
+            worker.submit(asyncio.run, migrate(postgres.owner_url, APP_ROLE)).result()
+        yield postgres
     finally:
         postgres.stop()
+
+
+@pytest.fixture(scope="module")
+def owner_url(embedded_postgres: EmbeddedPostgres) -> str:
+    """The schema owner's URL: what only migrations and `precedente reembed` get."""
+    return embedded_postgres.owner_url
+
+
+@pytest.fixture(scope="module")
+def database_url(embedded_postgres: EmbeddedPostgres) -> str:
+    """The application role's URL, as every service gets it (schema already migrated: migrate() is a no-op)."""
+    return embedded_postgres.app_url
 
 
 @pytest.fixture(scope="module")
@@ -52,3 +56,10 @@ async def pool(database_url: str) -> AsyncIterator[asyncpg.Pool]:
 def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningStack]:
     with RunningStack(tmp_path_factory.mktemp("stack")) as running:
         yield running
+
+
+@pytest.fixture
+def llm_server() -> Iterator[FakeLLM]:
+    """A local server speaking the LLM APIs' wire formats, answering with the replies a test queues."""
+    with fake_llm_server() as server:
+        yield server

@@ -9,28 +9,17 @@ mostly belong to the cases a decision cites.
 
 import re
 from datetime import date
-from typing import TYPE_CHECKING, NamedTuple
 
-from services.annotator import cnj
-from shared.legal_codes import DECISION_TYPES, fold
+from shared.legal import process_numbers
+from shared.legal.codes import DECISION_TYPES
+from shared.legal.document_text import DocumentText
+from shared.legal.sections import Section, detect_sections
+from shared.legal.text import fold, title_case
+from shared.legal.titles import Caption
 from shared.payloads import PAGE_SEPARATOR, Page, Party
-
-if TYPE_CHECKING:  # imported for type checking only (no import cycle at run time)
-    from services.annotator.logic import _Text
-    from services.chunker.sections import Section
 
 SUBJECT_MAX = 600
 """A subject is the ementa's keyword heading, cut at a sentence end within this many characters."""
-
-
-class Caption(NamedTuple):
-    """The class line of a case ("AgInt no AGRAVO EM RECURSO ESPECIAL Nº 2560760 - SE")."""
-
-    prefix: str  # "AgInt no "
-    cls: str  # the class as printed: "AGRAVO EM RECURSO ESPECIAL"
-    short: str | None  # its abbreviation when a higher court's: "AREsp"
-    number: str  # "2560760" or a CNJ number
-    uf: str | None
 
 
 # ---------------------------------------------------------------------------------- case number
@@ -49,18 +38,18 @@ _PROCESS_LABEL = re.compile(
 )
 
 
-def process_number(doc: "_Text", document_type: str, caption: Caption | None) -> tuple[str | None, bool]:
+def process_number(doc: DocumentText, document_type: str, caption: Caption | None) -> tuple[str | None, bool]:
     """(number, verified): the CNJ number of the document's own case when its letterhead or caption
     prints one (verified by its check digits), else the higher-court form of the caption
     ("REsp 1.602.076/SP"), else a labelled administrative process number ("Processo SEI: ...")."""
-    for match in cnj.CNJ.finditer(doc.header):
-        number = cnj.format_number(match)
-        return number, cnj.is_valid(number)
-    for match in cnj.CNJ.finditer(doc.head[:4000]):
+    for match in process_numbers.CNJ.finditer(doc.header):
+        number = process_numbers.format_number(match)
+        return number, process_numbers.is_valid(number)
+    for match in process_numbers.CNJ.finditer(doc.head[:4000]):
         if re.search(r"\b(?:Processo|Autos)\b[^\n]{0,20}$", doc.head[max(0, match.start() - 40) : match.start()], re.I):
-            number = cnj.format_number(match)
-            return number, cnj.is_valid(number)
-    if caption is not None and caption.short and not cnj.CNJ.fullmatch(caption.number):
+            number = process_numbers.format_number(match)
+            return number, process_numbers.is_valid(number)
+    if caption is not None and caption.short and not process_numbers.CNJ.fullmatch(caption.number):
         return _higher_court_id(caption), False
     if document_type in ("peticao",):
         return None, False
@@ -115,27 +104,9 @@ _ACTION_CLASSES = [
     "Cumprimento de Sentença",
     "Procedimento Comum",
 ]
-_SMALL = frozenset(
-    {"a", "à", "ao", "aos", "as", "às", "com", "da", "das", "de", "do", "dos", "e", "em", "na", "nas", "no", "nos"}
-    | {"o", "os", "ou", "para", "pela", "pelo", "por"}
-)
 
 
-def title_case(text: str) -> str:
-    """ "AGRAVO DE INSTRUMENTO" -> "Agravo de Instrumento"; apostrophes keep the next letter upper
-    ("DELL´ORTO" -> "Dell'Orto")."""
-    text = re.sub(r"[´`’]", "'", text)
-    words = text.lower().split()
-    out = []
-    for i, word in enumerate(words):
-        if i and word in _SMALL:
-            out.append(word)
-            continue
-        out.append("'".join(part[:1].upper() + part[1:] for part in word.split("'")))
-    return " ".join(out)
-
-
-def procedural_class(doc: "_Text", document_type: str, caption: Caption | None) -> str | None:
+def procedural_class(doc: DocumentText, document_type: str, caption: Caption | None) -> str | None:
     """The class of the document's own case: from its caption, its e-SAJ "Classe" label, or the
     action a petition brings. None for documents that are not part of a judicial case."""
     if document_type not in DECISION_TYPES and document_type != "peticao":
@@ -195,7 +166,7 @@ def _clean_name(value: str) -> str | None:
     return title_case(value)
 
 
-def relator(doc: "_Text", document_type: str) -> str | None:
+def relator(doc: DocumentText, document_type: str) -> str | None:
     """The rapporteur of a collegiate decision, or the judge of a single-judge one: the caption's
     "RELATOR(A) :" label, a "Juiz(a) de Direito:" label, or the name signed above "Relator"."""
     if document_type not in DECISION_TYPES:
@@ -274,7 +245,7 @@ def _body_name(match: re.Match[str]) -> str:
     return f"{_ordinal(match['ord'])}ª {kind}"
 
 
-def judging_body(doc: "_Text", document_type: str) -> str | None:
+def judging_body(doc: DocumentText, document_type: str) -> str | None:
     """The Turma, Câmara or Seção that judged (from the judgment formula or the judgment certificate,
     ordinals as numbers: "3ª Turma", "18ª Câmara Cível"), or the Vara of a first-instance decision."""
     if document_type not in DECISION_TYPES:
@@ -362,7 +333,7 @@ def _clean_party(value: str) -> str | None:
     return value
 
 
-def parties(doc: "_Text", document_type: str) -> list[Party]:
+def parties(doc: DocumentText, document_type: str) -> list[Party]:
     """The parties of the document's own case and their roles: the caption labels of a decision
     ("RECORRENTE : NAME", "AGRAVADA: NAME"), or who files against whom in a petition."""
     found: list[Party] = []
@@ -417,7 +388,7 @@ _FILING = re.compile(
 )
 
 
-def _petition_parties(doc: "_Text") -> list[Party]:
+def _petition_parties(doc: DocumentText) -> list[Party]:
     text = "\n".join(" ".join(p.split()) for p in re.split(r"\n\s*\n", doc.head))
     for match in _FILING.finditer(text):
         if not re.search(r"\b(?:vem|vêm|propor|ajuizar|promover|impetrar)\b", match["body"]):
@@ -448,12 +419,10 @@ def _cut(text: str) -> str | None:
     return head[: ends[-1]].strip() if ends else head.rsplit(" ", 1)[0] + "…"
 
 
-def subject(doc: "_Text", pages: list[Page], document_type: str) -> str | None:
+def subject(doc: DocumentText, pages: list[Page], document_type: str) -> str | None:
     """What the document is about: the keyword heading of its ementa (up to its first numbered
     paragraph), else the "Assunto" of an e-SAJ header or an e-mail, else a petition's summary
     paragraph, else the subject line of a judgment certificate."""
-    from services.chunker.sections import detect_sections  # structure rules live with the chunker
-
     text = "\f".join(p.text for p in pages)
     for section in detect_sections(pages, document_type):
         if section.top != "ementa":
@@ -487,11 +456,11 @@ def subject(doc: "_Text", pages: list[Page], document_type: str) -> str | None:
     return None
 
 
-def _section_text(pages: list[Page], section: "Section") -> str:
+def _section_text(pages: list[Page], section: Section) -> str:
     return PAGE_SEPARATOR.join(p.text for p in pages)[section.char_start : section.char_end]
 
 
-def _petition_summary(doc: "_Text") -> str | None:
+def _petition_summary(doc: DocumentText) -> str | None:
     """The paragraph a petition opens with between the addressing and the qualification of the
     parties, when it has one: lawyers put the case in a line there."""
     paragraphs = [p.strip() for p in re.split(r"\n\s*\n", doc.head) if p.strip()]
@@ -523,7 +492,7 @@ _PUBLICATION = [
 ]
 
 
-def publication_date(doc: "_Text") -> date | None:
+def publication_date(doc: DocumentText) -> date | None:
     """When the document itself was published (the DJe footer of an STJ inteiro teor, the DJEN line
     of a signed acórdão, a "Publicação:" label); never a date inside a citation."""
     for pattern in _PUBLICATION:

@@ -12,17 +12,17 @@ the document's text.
 
 import logging
 import re
-import unicodedata
 from datetime import date
 from typing import Any
 
 import httpx
 from pydantic import BaseModel, ValidationError, field_validator
 
-from services.annotator import cnj
 from services.annotator.logic import annotate, merge
 from shared.contracts import MetadataHints
-from shared.legal_codes import is_known_court, normalize_court, normalize_document_type
+from shared.legal import process_numbers
+from shared.legal.codes import is_known_court, normalize_court, normalize_document_type
+from shared.legal.text import strip_accents
 from shared.llm import PROVIDERS, Endpoint, LLMFailure, StructuredPrompt, structured_call
 from shared.payloads import PAGE_SEPARATOR, DocumentMetadata, Page, Party
 from shared.settings import Settings
@@ -117,7 +117,7 @@ def _iso_date(value: Any) -> date | None:
 
 def _role(value: str) -> str:
     """A role code like the rules write: "Agravado(a)" -> "agravado", "Réu" -> "reu"."""
-    folded = "".join(c for c in unicodedata.normalize("NFD", value) if not unicodedata.combining(c)).lower()
+    folded = strip_accents(value).lower()
     folded = re.sub(r"\(\w{1,2}\)", "", folded)
     return re.sub(r"[^a-z0-9]+", "_", folded).strip("_")
 
@@ -162,7 +162,7 @@ def _parties(value: Any) -> list[Party]:
 def validate(raw: Any) -> tuple[DocumentMetadata, list[str]]:
     """The model's answer as DocumentMetadata (title empty, which merge ignores) and the fields dropped.
 
-    Codes are normalised with shared.legal_codes; a field that fails is left out on its own."""
+    Codes are normalised with shared.legal.codes; a field that fails is left out on its own."""
     if not isinstance(raw, dict):
         raise LLMFailure("answer is not a JSON object")
     found: dict[str, Any] = {}
@@ -196,7 +196,7 @@ def validate(raw: Any) -> tuple[DocumentMetadata, list[str]]:
     if raw.get("process_number") is not None:
         number = raw["process_number"].strip() if isinstance(raw["process_number"], str) else ""
         # a CNJ-shaped number must pass its check digits: a failing one is a misreading or an invention
-        if number and len(number) <= 60 and (not _CNJ_SHAPED.fullmatch(number) or cnj.is_valid(number)):
+        if number and len(number) <= 60 and (not _CNJ_SHAPED.fullmatch(number) or process_numbers.is_valid(number)):
             found["process_number"] = number
         else:
             dropped.append("process_number")

@@ -48,10 +48,4 @@ def ledger_fields(metadata: DocumentMetadata) -> dict[str, Any]:
     return fields
 
 
-SERVICE = StageService(
-    name="annotator",
-    input_topic=Topic.CHUNKED,
-    input_stage=Stage.CHUNKED,
-    output_stage=Stage.ANNOTATED,
-    handler=handle,
-)
+SERVICE = StageService.declared("annotator", handle)

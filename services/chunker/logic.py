@@ -16,7 +16,7 @@ Rules:
   possible without exceeding overlap_tokens, so context carries over between chunks.
 
 Structure (chunk_document, what the chunker service is meant to call): the text is first cut into the
-document's sections (services.chunker.sections: ementa, relatório, voto, fundamentação, pedidos,
+document's sections (shared.legal.sections: ementa, relatório, voto, fundamentação, pedidos,
 cláusulas, artigos, sub-headings...). A chunk never crosses a section boundary: each section is packed
 on its own by the rules above, so a short section is one chunk, whole. Consecutive sections under
 MIN_TOKENS each, under the same top-level part, are packed together (a heading of four words makes a
@@ -37,7 +37,7 @@ import re
 from collections.abc import Callable
 from itertools import accumulate
 
-from services.chunker.sections import SEPARATOR, Section, detect_sections
+from shared.legal.sections import SEPARATOR, Section, detect_sections
 from shared.payloads import PAGE_SEPARATOR, Chunk, Page
 
 TokenCounter = Callable[[str], int]

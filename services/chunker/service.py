@@ -37,11 +37,4 @@ async def handle(event: DocumentCleaned, ctx: StageContext) -> Outcome:
     )
 
 
-SERVICE = StageService(
-    name="chunker",
-    input_topic=Topic.CLEANED,
-    input_stage=Stage.CLEANED,
-    output_stage=Stage.CHUNKED,
-    handler=handle,
-    setup=warm_up,
-)
+SERVICE = StageService.declared("chunker", handle, setup=warm_up)

@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+from shared.legal.text import strip_accents
+
 DATA = Path(__file__).resolve().parent / "data"
 CORRECTIONS_FILE = DATA / "ocr_corrections.tsv"
 VOCABULARY_FILE = DATA / "vocabulary.txt"
@@ -65,12 +67,6 @@ def _known(word: str, vocabulary: frozenset[str]) -> bool:
     """Whether every run of letters of `word` is a known word."""
     parts = _LETTERS.findall(word.lower())
     return bool(parts) and all(p in vocabulary for p in parts)
-
-
-def _strip_accents(text: str) -> str:
-    return unicodedata.normalize(
-        "NFC", "".join(ch for ch in unicodedata.normalize("NFD", text) if not unicodedata.combining(ch))
-    )
 
 
 _ACCENTED_CAPITALS = re.compile(r"\b[A-Z]*[À-ÖØ-Ý][A-ZÀ-ÖØ-Ý]*\b")
@@ -159,7 +155,11 @@ def correct_ocr(text: str) -> tuple[str, int]:
         word = found.strip(".,;:!")
         if (word.isalpha() and _known(word, table.vocabulary)) or not _known(right, table.vocabulary):
             return found
-        if right.isupper() and _strip_accents(right) == found and not _accented_capitals_near(match):
+        if (
+            right.isupper()
+            and unicodedata.normalize("NFC", strip_accents(right)) == found
+            and not _accented_capitals_near(match)
+        ):
             return found
         count += 1
         return right

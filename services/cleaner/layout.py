@@ -27,9 +27,10 @@ Everything works on lists of already stripped lines and returns, per page, the i
 
 import math
 import re
-import unicodedata
 from collections.abc import Sequence
 from difflib import SequenceMatcher
+
+from shared.legal.text import strip_accents
 
 EDGE_LINES = 4
 PAGE_NUMBER_LINES = 2
@@ -76,7 +77,7 @@ def is_page_number(line: str, page_number: int) -> bool:
 
 def _is_section_name(key: str) -> bool:
     """Headings such as "EMENTA" or "VOTO" recur in compiled decisions but are never layout."""
-    folded = "".join(ch for ch in unicodedata.normalize("NFD", key) if not unicodedata.combining(ch))
+    folded = strip_accents(key)
     words = re.sub(r"[^\w\s]", " ", folded).split()
     return bool(words) and all(w in _SECTION_NAMES for w in words)
 

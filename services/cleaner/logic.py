@@ -50,6 +50,7 @@ from pydantic import BaseModel, Field
 from services.cleaner.corrections import correct_ocr
 from services.cleaner.layout import find_layout_lines
 from services.cleaner.stamps import Found, find_stamps
+from shared.legal.text import strip_accents
 from shared.payloads import Page
 
 
@@ -279,15 +280,9 @@ def _is_heading(line: str, starts_paragraph: bool) -> bool:
         return False
     if starts_paragraph:
         return True
-    folded = _fold(re.sub(r"^[\dIVXLC]+\s*[-–.)]\s*|[.:]$", "", line))
+    folded = strip_accents(re.sub(r"^[\dIVXLC]+\s*[-–.)]\s*|[.:]$", "", line).lower()).strip()
     words = folded.split()
     return any(w in _SECTION_WORDS for w in words) and all(w in _SECTION_WORDS | _ARTICLES for w in words)
-
-
-def _fold(text: str) -> str:
-    """Lower case without accents, for comparing against the section names."""
-    decomposed = unicodedata.normalize("NFD", text.lower())
-    return "".join(ch for ch in decomposed if not unicodedata.combining(ch)).strip()
 
 
 def _collapse_blank_lines(lines: list[str]) -> str:

@@ -25,10 +25,4 @@ async def handle(event: DocumentExtracted, ctx: StageContext) -> Outcome:
     )
 
 
-SERVICE = StageService(
-    name="cleaner",
-    input_topic=Topic.EXTRACTED,
-    input_stage=Stage.EXTRACTED,
-    output_stage=Stage.CLEANED,
-    handler=handle,
-)
+SERVICE = StageService.declared("cleaner", handle)

@@ -24,9 +24,9 @@ from docx.table import Table
 from docx.text.paragraph import Paragraph
 from lxml import etree
 
-from services.extractor.errors import BadInput, quoted
 from services.extractor.limits import check_zip
 from services.extractor.text_reader import split_pages
+from shared.errors import BadInput, quoted
 from shared.payloads import Page
 
 _W_DOCUMENT = qn("w:document")

@@ -22,8 +22,9 @@ import re
 from dataclasses import dataclass
 from datetime import datetime
 
-from services.extractor.errors import BadInput, quoted
 from services.extractor.text_reader import decode_text, html_to_text, pages_from_text
+from shared.errors import BadInput, quoted
+from shared.legal.dates import MAIL_MONTHS
 from shared.payloads import EmailMessage, Page
 
 MAX_ATTACHMENTS = 200
@@ -372,14 +373,6 @@ def _split_recipients(value: str) -> list[str]:
 # Dates as mail clients print them
 # --------------------------------------------------------------------------------------------
 
-_MONTHS = {
-    "jan": 1, "janeiro": 1, "january": 1, "fev": 2, "fevereiro": 2, "feb": 2, "february": 2,
-    "mar": 3, "março": 3, "marco": 3, "march": 3, "abr": 4, "abril": 4, "apr": 4, "april": 4,
-    "mai": 5, "maio": 5, "may": 5, "jun": 6, "junho": 6, "june": 6, "jul": 7, "julho": 7, "july": 7,
-    "ago": 8, "agosto": 8, "aug": 8, "august": 8, "set": 9, "setembro": 9, "sep": 9, "sept": 9,
-    "september": 9, "out": 10, "outubro": 10, "oct": 10, "october": 10, "nov": 11, "novembro": 11,
-    "november": 11, "dez": 12, "dezembro": 12, "dec": 12, "december": 12,
-}  # fmt: skip
 _TIME = re.compile(r"\b(\d{1,2})[:h](\d{2})(?::(\d{2}))?\s*([ap]\.?\s?m\.?)?", re.IGNORECASE)
 _NUMERIC_DATE = re.compile(r"\b(\d{1,4})[/.-](\d{1,2})[/.-](\d{2,4})\b")
 _WORD = re.compile(r"[^\W\d_]+")
@@ -427,7 +420,9 @@ def parse_date(text: str) -> datetime | None:
             month_first = b > 12 or (twelve_hour and a <= 12)
             day, month, year = (b, a, c) if month_first else (a, b, c)
     else:
-        month = next((_MONTHS[w.lower().rstrip(".")] for w in _WORD.findall(rest) if w.lower() in _MONTHS), None)
+        month = next(
+            (MAIL_MONTHS[w.lower().rstrip(".")] for w in _WORD.findall(rest) if w.lower() in MAIL_MONTHS), None
+        )
         numbers = [int(n) for n in re.findall(r"\b\d{1,4}\b", rest)]
         years = [n for n in numbers if n >= 1900]
         days = [n for n in numbers if 1 <= n <= 31]

@@ -22,7 +22,7 @@ from typing import Any, TypeVar
 
 import psutil
 
-from services.extractor.errors import BadInput
+from shared.errors import BadInput
 
 T = TypeVar("T")
 

@@ -11,19 +11,16 @@ from __future__ import annotations
 
 import io
 import re
-import struct
 import zipfile
 
 import pymupdf
 
-from services.extractor.errors import BadInput, quoted
+from shared.errors import BadInput, quoted
+from shared.formats import MAX_ZIP_MEMBERS, check_zip_directory, mib
 
 MAX_FILE_BYTES = 200 * 1024 * 1024
 """Same default as Settings.max_upload_bytes: the extractor guards itself even if an upload path does not."""
 
-MAX_ZIP_MEMBERS = 5000
-MAX_ZIP_DIRECTORY_BYTES = 16 * 1024 * 1024
-"""5,000 members with long names fit in 2 MB of central directory."""
 MAX_ZIP_UNPACKED_BYTES = 300 * 1024 * 1024
 """python-docx loads every part into memory, so the sum of the members' sizes is what a DOCX costs."""
 MAX_ZIP_XML_BYTES = 50 * 1024 * 1024
@@ -39,10 +36,6 @@ MAX_RENDER_PIXELS = 250_000_000
 """Pixels of one page rendered for OCR; a greyscale render costs one byte per pixel."""
 
 
-def mib(size: int) -> str:
-    return f"{size / (1024 * 1024):,.1f} MiB"
-
-
 def check_size(size: int, filename: str, max_bytes: int) -> None:
     """Refuse a file above the size limit before any reader touches it."""
     if size > max_bytes:
@@ -52,32 +45,6 @@ def check_size(size: int, filename: str, max_bytes: int) -> None:
             "split it into smaller files or compress its images",
             "deadletter",  # as the extractor service does for an upload over max_upload_bytes
             code="too_large",
-        )
-
-
-def check_zip_directory(data: bytes, filename: str, what: str = "DOCX") -> None:
-    """Refuse a ZIP whose directory lists too many members, before zipfile builds an object for each.
-
-    Reads the end-of-central-directory record (and its ZIP64 twin): a 200 MB file can list four
-    million members, which zipfile would turn into gigabytes of ZipInfo objects when it opens it.
-    A record that cannot be found is left for zipfile to call damaged.
-    """
-    end = data.rfind(b"PK\x05\x06", max(0, len(data) - 65_536 - 22))
-    if end < 0 or end + 22 > len(data):
-        return
-    members, directory = struct.unpack_from("<HI", data, end + 10)
-    locator = end - 20
-    if (members == 0xFFFF or directory == 0xFFFFFFFF) and locator >= 0 and data[locator : locator + 4] == b"PK\x06\x07":
-        record = struct.unpack_from("<Q", data, locator + 8)[0]
-        if record + 56 <= len(data) and data[record : record + 4] == b"PK\x06\x06":
-            members, directory = struct.unpack_from("<QQ", data, record + 32)
-    if members > MAX_ZIP_MEMBERS or directory > MAX_ZIP_DIRECTORY_BYTES:
-        raise BadInput(
-            f"the {what} {quoted(filename)} looks like a zip bomb: its directory lists {members:,} files "
-            f"in {mib(directory)} (the limit is {MAX_ZIP_MEMBERS:,} files); "
-            "open it in a word processor and save it again, or export it as PDF",
-            "review",
-            code="zip_bomb",
         )
 
 

@@ -21,8 +21,6 @@ import pymupdf
 
 from services.extractor.docx_reader import extract_docx
 from services.extractor.email_reader import Attachment, email_attachments, extract_eml, find_messages
-from services.extractor.errors import BadInput, Disposition, damaged_pdf, quoted
-from services.extractor.formats import Kind, detect_format
 from services.extractor.limits import MAX_FILE_BYTES, check_pdf_pages, check_size, check_zip, pdf_javascript_objects
 from services.extractor.ocr import OcrConfig, PageTiming, ocr_pdf_pages, record_page_timings
 from services.extractor.office import convert_to_docx
@@ -30,6 +28,8 @@ from services.extractor.pdf_layout import page_text
 from services.extractor.preprocess import PreprocessOptions
 from services.extractor.text_layer import garbled_reason
 from services.extractor.text_reader import extract_html, extract_txt
+from shared.errors import BadInput, Disposition, damaged_pdf, quoted
+from shared.formats import Kind, detect_format
 from shared.payloads import EmailMessage, ExtractedDocument, Page
 
 __all__ = [

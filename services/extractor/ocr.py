@@ -24,7 +24,6 @@ import numpy as np
 import pymupdf
 import pytesseract
 
-from services.extractor.errors import damaged_pdf
 from services.extractor.preprocess import (
     MAX_PAGE_PIXELS,
     PreprocessOptions,
@@ -33,6 +32,7 @@ from services.extractor.preprocess import (
     prepare,
     rotate_quarter,
 )
+from shared.errors import damaged_pdf
 
 # Tesseract (through OpenMP) would otherwise use every core for one page; we get more from one
 # thread per page and several pages at once. pytesseract's subprocess inherits os.environ.

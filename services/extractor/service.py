@@ -4,7 +4,6 @@ import asyncio
 import hashlib
 
 from services.extractor.email_reader import Attachment, email_attachments
-from services.extractor.formats import detect_format
 from services.extractor.isolation import IsolatedRunner
 from services.extractor.logic import BadInput, extract_timed
 from services.extractor.ocr import PageTiming
@@ -12,6 +11,7 @@ from services.extractor.policy import extract_options, review_verdict
 from shared import ledger, telemetry
 from shared.broker import publish
 from shared.contracts import DocumentExtracted, DocumentSubmitted, MetadataHints, Stage, Topic
+from shared.formats import detect_format
 from shared.stage import Outcome, StageContext, StageService, ToDeadLetter, ToReview
 from shared.storage import get_blob, original_key, put_blob, put_model, stage_key
 
@@ -125,11 +125,4 @@ async def start_reader(ctx: StageContext) -> None:
     ctx.state["runner"] = IsolatedRunner(ctx.settings.extract_timeout_s, ctx.settings.extract_memory_mb)
 
 
-SERVICE = StageService(
-    name="extractor",
-    input_topic=Topic.SUBMITTED,
-    input_stage=Stage.SUBMITTED,
-    output_stage=Stage.EXTRACTED,
-    handler=handle,
-    setup=start_reader,
-)
+SERVICE = StageService.declared("extractor", handle, setup=start_reader)

@@ -15,26 +15,12 @@ import re
 import lxml.etree
 import lxml.html
 
-from services.extractor.errors import BadInput, quoted
+from shared.errors import BadInput, quoted
+from shared.formats import bom_encoding
 from shared.payloads import Page
-
-_BOMS: list[tuple[bytes, str]] = [
-    (codecs.BOM_UTF8, "utf-8-sig"),
-    (codecs.BOM_UTF32_LE, "utf-32"),  # before UTF-16 LE: it starts with the same two bytes
-    (codecs.BOM_UTF32_BE, "utf-32"),
-    (codecs.BOM_UTF16_LE, "utf-16"),
-    (codecs.BOM_UTF16_BE, "utf-16"),
-]
 
 _META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.IGNORECASE)
 _XML_DECLARATION = re.compile(r"^\s*<\?xml[^>]*\?>", re.IGNORECASE)
-
-
-def bom_encoding(data: bytes) -> str | None:
-    for bom, encoding in _BOMS:
-        if data.startswith(bom):
-            return encoding
-    return None
 
 
 def decode_text(data: bytes, declared: str | None = None) -> str:

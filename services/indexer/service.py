@@ -125,11 +125,4 @@ async def handle(event: DocumentAnnotated, ctx: StageContext) -> Outcome:
     )
 
 
-SERVICE = StageService(
-    name="indexer",
-    input_topic=Topic.ANNOTATED,
-    input_stage=Stage.ANNOTATED,
-    output_stage=Stage.INDEXED,
-    handler=handle,
-    setup=setup,
-)
+SERVICE = StageService.declared("indexer", handle, setup=setup)

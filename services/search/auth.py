@@ -14,6 +14,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+import asyncpg
 import jwt
 from fastapi import APIRouter, HTTPException, Request, Response
 from pydantic import BaseModel, Field
@@ -29,6 +30,9 @@ log = logging.getLogger(__name__)
 router = APIRouter(tags=["identity"])
 
 DEMO_USER = "demonstracao"
+# What a session whose password must be changed may still do: say who it is, change it, sign out.
+WHILE_CHANGE_REQUIRED = frozenset({"/auth/me", "/auth/password", "/auth/logout"})
+PASSWORD_CHANGE_HEADER = "X-Precedente-Password-Change"
 # Asymmetric algorithms only: an HMAC "JWT" would be signed with a secret the issuer shares with everyone.
 OIDC_ALGORITHMS = ["RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA"]
 
@@ -92,17 +96,16 @@ class Authenticator:
         self.settings = settings
         self.oidc = OidcVerifier(settings) if settings.oidc_issuer else None
         self.limits = {
-            "search": RateLimiter(
-                settings.rate_limit_searches_per_minute, int(settings.rate_limit_searches_per_minute / 5)
-            ),
-            "upload": RateLimiter(
-                settings.rate_limit_uploads_per_minute, int(settings.rate_limit_uploads_per_minute / 5)
-            ),
+            what: RateLimiter(what, per_minute, int(per_minute / 5))
+            for what, per_minute in (
+                ("search", settings.rate_limit_searches_per_minute),
+                ("upload", settings.rate_limit_uploads_per_minute),
+            )
         }
         attempts = settings.login_attempts_per_minute
-        self.logins = RateLimiter(attempts, max(int(attempts), 1))  # per user name
+        self.logins = RateLimiter("login.user", attempts, max(int(attempts), 1))  # per user name
         # Per client address, more: behind the gateway every person signs in from the gateway's address.
-        self.logins_per_client = RateLimiter(attempts * 6, max(int(attempts * 6), 1))
+        self.logins_per_client = RateLimiter("login.client", attempts * 6, max(int(attempts * 6), 1))
         self.anonymous = Identity(DEMO_USER, "anonymous", clean_names(settings.demo_groups, "group"))
         if settings.auth_mode == "none":
             log.warning(
@@ -127,13 +130,26 @@ class Authenticator:
             who = await self.oidc.verify(token)
         else:
             raise _unauthorized("unknown kind of credential")
+        if who.must_change_password and _route_of(request) not in WHILE_CHANGE_REQUIRED:
+            raise HTTPException(
+                403,
+                "password change required: this account's password was chosen by someone else; set a new one"
+                " with POST /auth/password (current_password, new_password) before anything else",
+                headers={PASSWORD_CHANGE_HEADER: "required"},
+            )
         return who
 
-    def throttle(self, who: Identity, what: str) -> None:
+    async def throttle(self, db: asyncpg.Pool, who: Identity, what: str) -> None:
         """429 when the caller has spent their budget of searches or uploads: one runaway script or
-        crawler must not starve everyone else (the cheap routes are not limited)."""
-        if wait := self.limits[what].take(who.credential or who.user):
+        crawler must not starve everyone else (the cheap routes are not limited). The budget is kept in the
+        database, so it is one budget however many replicas answer."""
+        if wait := await self.limits[what].take(db, who.credential or who.user):
             raise HTTPException(429, f"too many {what}s; slow down", headers={"Retry-After": retry_after(wait)})
+
+
+def _route_of(request: Request) -> str:
+    """The matched route's template (dependencies run after routing), else the path."""
+    return getattr(request.scope.get("route"), "path", request.url.path)
 
 
 class LoginRequest(BaseModel):
@@ -147,6 +163,11 @@ class LoginAnswer(BaseModel):
     groups: list[str]
     roles: list[str]
     expires_at: datetime
+    must_change_password: bool = Field(
+        False,
+        description="True: the password was chosen by someone else (the first administrator's); this session may"
+        " only change it (POST /auth/password), read /auth/me or sign out until then, other routes answer 403.",
+    )
 
 
 class Me(BaseModel):
@@ -157,6 +178,7 @@ class Me(BaseModel):
     scopes: list[str]
     permissions: list[str]
     auth_mode: str
+    must_change_password: bool = False
 
 
 @router.post("/auth/login", response_model=LoginAnswer)
@@ -165,7 +187,7 @@ async def login(body: LoginRequest, request: Request, db: DbDep) -> LoginAnswer:
     client = request.client.host if request.client else "?"
     limits = ((authenticator.logins, body.user), (authenticator.logins_per_client, client))
     for limiter, key in limits:  # a guessing loop on one name, or from one place
-        if wait := limiter.take(key):
+        if wait := await limiter.take(db, key):
             raise HTTPException(429, "too many sign-in attempts; wait", headers={"Retry-After": retry_after(wait)})
     signed_in = await accounts.login(db, body.user, body.password)
     if signed_in is None:
@@ -175,7 +197,14 @@ async def login(body: LoginRequest, request: Request, db: DbDep) -> LoginAnswer:
         raise HTTPException(401, "usuário ou senha incorretos")
     token, who, expires_at = signed_in
     await audit.record(db, who, "auth.login", detail={"client": client})
-    return LoginAnswer(token=token, user=who.user, groups=who.groups, roles=who.roles, expires_at=expires_at)
+    return LoginAnswer(
+        token=token,
+        user=who.user,
+        groups=who.groups,
+        roles=who.roles,
+        expires_at=expires_at,
+        must_change_password=who.must_change_password,
+    )
 
 
 @router.post("/auth/logout", status_code=204)
@@ -194,11 +223,13 @@ class PasswordChange(BaseModel):
 
 @router.post("/auth/password", status_code=204)
 async def change_password(body: PasswordChange, request: Request, who: CallerDep, db: DbDep) -> Response:
-    """A person signed in with a local account changes their own password; their other sessions end."""
+    """A person signed in with a local account changes their own password; their other sessions end, and a
+    required change is done. The first administrator's one-time password file (`precedente up`'s data
+    directory, when this process sees it) is deleted once the password it holds is replaced."""
     if who.kind != "user":
         raise HTTPException(403, "only a person signed in with a local account has a password to change here")
     authenticator: Authenticator = request.app.state.authenticator
-    if wait := authenticator.logins.take(who.user):  # the current password is guessed like a sign-in's
+    if wait := await authenticator.logins.take(db, who.user):  # the current password is guessed like a sign-in's
         raise HTTPException(429, "too many attempts; wait", headers={"Retry-After": retry_after(wait)})
     _, _, token = request.headers.get("authorization", "").partition(" ")
     try:
@@ -211,6 +242,9 @@ async def change_password(body: PasswordChange, request: Request, who: CallerDep
         await audit.record(db, who, "auth.password_change_failed")
         raise HTTPException(403, "a senha atual está incorreta")
     await audit.record(db, who, "auth.password_change")
+    if who.must_change_password:
+        settings: Settings = request.app.state.settings
+        accounts.forget_one_time_password(settings.data_dir / accounts.ADMIN_PASSWORD_FILE, body.current_password)
     return Response(status_code=204)
 
 
@@ -224,6 +258,7 @@ async def me(request: Request, who: CallerDep) -> Me:
         scopes=who.scopes,
         permissions=sorted(who.permissions),
         auth_mode=request.app.state.settings.auth_mode,
+        must_change_password=who.must_change_password,
     )
 
 

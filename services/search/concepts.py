@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from services.annotator.citations import extract_citations
-from shared.legal_codes import fold
+from shared.legal.citations import extract_citations
+from shared.legal.text import fold
 
 CONCEPTS_FILE = Path(__file__).parent / "data" / "legal_concepts.tsv"
 
@@ -30,27 +30,31 @@ class ConceptMatch:
     others: tuple[str, ...]  # the concept's other names, which the query did not write
 
 
-def _case_sensitive(name: str) -> bool:
+def case_sensitive(name: str) -> bool:
     """Two-letter acronyms (CP, ME, RE) are ordinary words in lower case: they count only in capitals."""
     return len(name) <= 2 and name.isupper()
 
 
-def _acts(text: str) -> set[str]:
+def acts_named(text: str) -> set[str]:
     """Canonical ids of the acts a text names, however written ("lei 8666/93" and "Lei 8.666/1993" alike)."""
     return {citation.split(",")[0] for citation in extract_citations(text)}
 
 
-def _pattern(name: str) -> re.Pattern[str]:
+def name_pattern(name: str) -> re.Pattern[str]:
+    """The pattern a concept's name is found by: on the text itself for a case-sensitive name, else on the
+    text lower-cased and accent-folded (ConceptIndex.find and in_passage, services.search.explain)."""
     words = [re.escape(part) for part in re.split(r"\s+", name.strip())]
     body = r"\s+".join(words)
-    if _case_sensitive(name):
+    if case_sensitive(name):
         return re.compile(rf"(?<!\w){body}(?!\w)")
     return re.compile(rf"(?<!\w){fold(body.lower())}(?!\w)")
 
 
 class ConceptIndex:
     def __init__(self, concepts: list[Concept]) -> None:
-        self._entries = [(concept, name, _pattern(name), _acts(name)) for concept in concepts for name in concept.names]
+        self._entries = [
+            (concept, name, name_pattern(name), acts_named(name)) for concept in concepts for name in concept.names
+        ]
 
     @classmethod
     def from_file(cls, path: Path) -> "ConceptIndex":
@@ -65,10 +69,10 @@ class ConceptIndex:
     def find(self, query: str) -> list[ConceptMatch]:
         """Concepts the query names, in the order they appear, each with the names it did not write."""
         folded = fold(query.lower())
-        acts = _acts(query)
+        acts = acts_named(query)
         found: dict[Concept, tuple[int, set[str]]] = {}  # concept -> (where, names the query already says)
         for concept, name, pattern, name_acts in self._entries:
-            match = pattern.search(query if _case_sensitive(name) else folded)
+            match = pattern.search(query if case_sensitive(name) else folded)
             # A law number written another way ("lei 8666/93") is the same name; a popular name is not.
             same_act = bool(name_acts & acts) and any(ch.isdigit() for ch in name)
             if match or same_act:
@@ -91,7 +95,7 @@ class ConceptIndex:
                 (hit.start(), hit.end())
                 for concept, name, pattern, _ in self._entries
                 if concept == match.concept and name in match.others
-                for hit in pattern.finditer(passage if _case_sensitive(name) else folded)
+                for hit in pattern.finditer(passage if case_sensitive(name) else folded)
             ]
             if spans:
                 found.append((match, sorted(spans)))

@@ -1,20 +1,31 @@
-"""Request dependencies every router of the search service shares: settings, database, the caller and
-what they may do."""
+"""Request dependencies every router of the search service shares: the app's state (settings, database,
+broker, outbox relay, query model, ranking), the caller and what they may do.
+
+create_app and its lifespan put the state on app.state; routes reach it only through these, never through a
+closure, so a router module can be read and tested on its own.
+"""
 
 import uuid
 from collections.abc import Awaitable, Callable
-from typing import Annotated
+from typing import Annotated, Protocol
 
 import asyncpg
 from fastapi import Depends, HTTPException, Request
 from faststream.kafka import KafkaBroker
 
+from services.search.ranking import Ranking
+from services.search.store import documents
+from services.search.store.documents import ACCESS_CLAUSE as ACCESS_CLAUSE  # status.py reads it from here
+from shared import outbox
 from shared.accounts import Identity
+from shared.embeddings import IndexGuard, QueryCache
 from shared.settings import Settings
 
-# The caller may see the document: one of their groups (or "*") is allowed and none is denied (a deny wins).
-# public.precedente_visible (shared/migrations/0007_deny_groups.sql) is inlined by PostgreSQL: indexable.
-ACCESS_CLAUSE = "public.precedente_visible(access_groups, deny_groups, $2::text[])"
+
+class Throttle(Protocol):
+    """The caller's budget of costly requests (services/search/auth.py, Authenticator.throttle): 429 once spent."""
+
+    def __call__(self, db: asyncpg.Pool, who: Identity, what: str) -> Awaitable[None]: ...
 
 
 def get_app_settings(request: Request) -> Settings:
@@ -27,6 +38,31 @@ def get_db(request: Request) -> asyncpg.Pool:
 
 def get_broker(request: Request) -> KafkaBroker:
     return request.app.state.broker
+
+
+def get_relay(request: Request) -> outbox.Relay:
+    """The relay that publishes what a route queued in the outbox (one per process, see outbox.relay_for)."""
+    return outbox.relay_for(request.app.state)
+
+
+def get_throttle(request: Request) -> Throttle:
+    return request.app.state.authenticator.throttle
+
+
+def get_index_guard(request: Request) -> IndexGuard:
+    return request.app.state.index_guard
+
+
+def get_query_vectors(request: Request) -> QueryCache:
+    """The query model behind a cache; a new cache when the model was replaced (a test, a re-embedding)."""
+    state = request.app.state
+    if getattr(state, "query_vectors", None) is None or state.query_vectors.embedder is not state.embedder:
+        state.query_vectors = QueryCache(state.embedder)
+    return state.query_vectors
+
+
+def get_ranking(request: Request) -> Ranking:
+    return request.app.state.ranking
 
 
 async def get_caller(request: Request) -> Identity:
@@ -50,6 +86,11 @@ def permitted(*permissions: str) -> Callable[..., Awaitable[Identity]]:
 SettingsDep = Annotated[Settings, Depends(get_app_settings)]
 DbDep = Annotated[asyncpg.Pool, Depends(get_db)]
 BrokerDep = Annotated[KafkaBroker, Depends(get_broker)]
+RelayDep = Annotated[outbox.Relay, Depends(get_relay)]
+ThrottleDep = Annotated[Throttle, Depends(get_throttle)]
+IndexGuardDep = Annotated[IndexGuard, Depends(get_index_guard)]
+QueryVectorsDep = Annotated[QueryCache, Depends(get_query_vectors)]
+RankingDep = Annotated[Ranking, Depends(get_ranking)]
 CallerDep = Annotated[Identity, Depends(get_caller)]
 SearcherDep = Annotated[Identity, Depends(permitted("search"))]
 ReaderDep = Annotated[Identity, Depends(permitted("search", "ingest"))]  # a document's status: both kinds of callers
@@ -60,14 +101,10 @@ AdminDep = Annotated[Identity, Depends(permitted("admin"))]
 
 async def visible_document(
     db: asyncpg.Pool, document_id: uuid.UUID, who: Identity, or_submitted: bool = False
-) -> asyncpg.Record:
-    """The document's ledger row if the caller may see it (or, with `or_submitted`, submitted it); 404 alike
-    for hidden and missing ones."""
-    mine = " OR submitted_by = $3" if or_submitted else ""
-    arguments = (who.user,) if or_submitted else ()
-    row = await db.fetchrow(
-        f"SELECT * FROM documents WHERE id = $1 AND ({ACCESS_CLAUSE}{mine})", document_id, who.groups, *arguments
-    )
-    if row is None:
+) -> documents.Document:
+    """The document if the caller may see it (or, with `or_submitted`, submitted it); 404 alike for hidden and
+    missing ones."""
+    found = await documents.visible(db, document_id, who.groups, submitted_by=who.user if or_submitted else None)
+    if found is None:
         raise HTTPException(404, "document not found")
-    return row
+    return found

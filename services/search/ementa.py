@@ -21,7 +21,7 @@ from itertools import groupby
 
 import asyncpg
 
-from shared.legal_codes import fold
+from shared.legal.text import fold
 
 EMENTA_MAX_CHARS = 2500
 OMITTED = " (...)"

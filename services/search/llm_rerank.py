@@ -20,11 +20,11 @@ from typing import Any
 
 import httpx
 
-from services.annotator.citations import extract_citations
 from services.search.concepts import concept_index
 from services.search.explain import explain
 from services.search.query import SearchResult
-from shared.legal_codes import fold
+from shared.legal.citations import extract_citations
+from shared.legal.text import fold
 from shared.llm import PROVIDERS, Endpoint, LLMFailure, StructuredPrompt, structured_call
 from shared.settings import Settings
 

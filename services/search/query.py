@@ -16,8 +16,6 @@ import asyncpg
 import numpy as np
 from pydantic import AfterValidator, BaseModel, Field, field_validator
 
-from services.annotator.citations import extract_citations
-from services.annotator.cnj import CNJ, CNJ_DIGITS
 from services.search.ementa import ementas
 from services.search.explain import GENERIC_STEMS, explain, highlight_spans
 from services.search.grouping import Passage, WorkGroup, group_by_work
@@ -33,8 +31,10 @@ from services.search.relevance import (
     specificity,
 )
 from services.search.syntax import ParsedQuery, parse_query, required_clause
-from shared.legal.citation import CitationFields, format_citation
-from shared.legal_codes import label, normalize_court, normalize_document_type
+from shared.legal.citations import extract_citations
+from shared.legal.citing import CitationFields, format_citation
+from shared.legal.codes import label, normalize_court, normalize_document_type
+from shared.legal.process_numbers import CNJ, CNJ_DIGITS
 
 DEFAULT_RANKING = Ranking()
 INFORMATIVE = 0.2  # share of chunks above which a lexeme is too common to preselect candidates on

@@ -5,7 +5,7 @@ statement here, so no count reveals a hidden document):
 
 - `stages`: documents per ledger stage (`documents.stage`, the current version of each document);
 - `review_reasons` / `failure_reasons`: counts per reason code, and `latest_stopped`;
-- `pipeline`: one row per pipeline service (extractor, cleaner, chunker, annotator, indexer). For a
+- `pipeline`: one row per pipeline service, in shared/pipeline.py's order (extractor ... indexer). For a
   service S that consumes the ledger stage I (its input) and records the stage O (its output):
 
   - `pending`: documents whose current stage is I: published to S's input topic, S has not recorded O.
@@ -42,9 +42,10 @@ from fastapi import APIRouter
 from pydantic import BaseModel
 
 from services.search.deps import ACCESS_CLAUSE, DbDep, ReaderDep, SettingsDep
+from shared import pipeline
 from shared.broker import topic_name
-from shared.contracts import Stage, Topic
 from shared.settings import Settings
+from shared.telemetry import measure_lag
 
 log = logging.getLogger(__name__)
 router = APIRouter(tags=["status"])
@@ -53,15 +54,8 @@ ACCESS = ACCESS_CLAUSE.replace("$2", "$1")
 LAG_TIMEOUT_S = 3.0
 SLOWEST_LIMIT = 10
 
-# service -> (input topic, input stage, output stage), in pipeline order.
-PIPELINE = {
-    "extractor": (Topic.SUBMITTED, Stage.SUBMITTED, Stage.EXTRACTED),
-    "cleaner": (Topic.EXTRACTED, Stage.EXTRACTED, Stage.CLEANED),
-    "chunker": (Topic.CLEANED, Stage.CLEANED, Stage.CHUNKED),
-    "annotator": (Topic.CHUNKED, Stage.CHUNKED, Stage.ANNOTATED),
-    "indexer": (Topic.ANNOTATED, Stage.ANNOTATED, Stage.INDEXED),
-}
-SERVICE_OF_STAGE = {output.value: name for name, (_, _, output) in PIPELINE.items()}
+# ledger stage -> the pipeline service that records it
+SERVICE_OF_STAGE = {stage.output_stage.value: stage.name for stage in pipeline.STAGES}
 
 
 class StoppedDocument(BaseModel):
@@ -124,44 +118,16 @@ async def consumer_lag(settings: Settings, timeout: float = LAG_TIMEOUT_S) -> di
 
 
 async def _consumer_lag(settings: Settings) -> dict[str, GroupLag]:
-    from aiokafka import AIOKafkaConsumer, TopicPartition
     from aiokafka.admin import AIOKafkaAdminClient
 
-    bootstrap = settings.kafka_bootstrap
-    reader = AIOKafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False)
-    await reader.start()
-    try:
-        await reader.topics()  # loads the cluster metadata
-        partitions: dict[str, list[Any]] = {}
-        for name, (topic, _, _) in PIPELINE.items():
-            full = topic_name(settings, topic)
-            partitions[name] = [TopicPartition(full, p) for p in sorted(reader.partitions_for_topic(full) or [])]
-        every = [tp for tps in partitions.values() for tp in tps]
-        ends = await reader.end_offsets(every)
-        starts = await reader.beginning_offsets(every)
-    finally:
-        await reader.stop()
-
-    async def committed(name: str) -> dict[Any, int]:
-        # A consumer with the group's id that never subscribes reads the group's offsets without joining it.
-        probe = AIOKafkaConsumer(bootstrap_servers=bootstrap, group_id=f"precedente-{name}", enable_auto_commit=False)
-        await probe.start()
-        try:
-            found = {}
-            for tp in partitions[name]:
-                offset = await probe.committed(tp)
-                found[tp] = starts[tp] if offset is None or offset < 0 else offset
-            return found
-        finally:
-            await probe.stop()
-
-    offsets = dict(zip(PIPELINE, await asyncio.gather(*(committed(name) for name in PIPELINE)), strict=True))
-    members = await _group_members(AIOKafkaAdminClient, bootstrap)
+    groups = {stage.group_id: [topic_name(settings, stage.input_topic)] for stage in pipeline.STAGES}
+    lags = await measure_lag(settings.kafka_bootstrap, groups)
+    members = await _group_members(AIOKafkaAdminClient, settings.kafka_bootstrap)
     result = {}
-    for name in PIPELINE:
-        by_partition = {tp.partition: max(ends[tp] - offsets[name][tp], 0) for tp in partitions[name]}
+    for stage in pipeline.STAGES:
+        by_partition = {partition: n for (_, partition), n in lags[stage.group_id].items()}
         lagging = {p for p, n in by_partition.items() if n > 0}
-        group = members.get(f"precedente-{name}")
+        group = members.get(stage.group_id)
         busy = None
         if group is not None:
             holders, assignments = group
@@ -169,7 +135,7 @@ async def _consumer_lag(settings: Settings) -> dict[str, GroupLag]:
                 busy = sum(1 for held in assignments if held & lagging)
             else:
                 busy = min(holders, len(lagging))
-        result[name] = GroupLag(
+        result[stage.name] = GroupLag(
             lag=sum(by_partition.values()),
             by_partition=by_partition,
             members=group[0] if group else None,
@@ -186,11 +152,11 @@ async def _group_members(admin_class: Any, bootstrap: str) -> dict[str, tuple[in
     await admin.start()
     responses = []
     try:
-        for name in PIPELINE:  # one group per request: Tansu garbles a DescribeGroups answer for several
+        for stage in pipeline.STAGES:  # one group per request: Tansu garbles a DescribeGroups answer for several
             try:
-                responses.extend(await admin.describe_consumer_groups([f"precedente-{name}"]))
+                responses.extend(await admin.describe_consumer_groups([stage.group_id]))
             except Exception as err:  # noqa: BLE001 - members are a detail; the lag still stands
-                log.info("cannot describe group precedente-%s: %s", name, err)
+                log.info("cannot describe group %s: %s", stage.group_id, err)
     finally:
         await admin.close()
     found: dict[str, tuple[int, list[set[int]] | None]] = {}
@@ -253,19 +219,20 @@ async def ingestion_status(db: DbDep, who: ReaderDep, settings: SettingsDep) -> 
     by_stage = {r["stage"]: r["n"] for r in stages}
     done_by = {SERVICE_OF_STAGE[r["stage"]]: r["n"] for r in done}
     halted_by = {(r["stage"], r["halted_in"]): r["n"] for r in halted}
-    pipeline = []
-    for name, (_, input_stage, output_stage) in PIPELINE.items():
-        pending = by_stage.get(input_stage.value, 0)
+    rows = []
+    for stage in pipeline.STAGES:
+        name = stage.name
+        pending = by_stage.get(stage.input_stage.value, 0)
         group = lags.get(name)
         in_progress = None
         if group is not None and group.busy_members is not None:
             in_progress = min(group.busy_members, pending)
-        pipeline.append(
+        rows.append(
             StageStatus(
                 service=name,
-                consumer_group=f"precedente-{name}",
-                input_stage=input_stage.value,
-                output_stage=output_stage.value,
+                consumer_group=stage.group_id,
+                input_stage=stage.input_stage.value,
+                output_stage=stage.output_stage.value,
                 waiting=pending - (in_progress or 0),
                 in_progress=in_progress,
                 pending=pending,
@@ -293,7 +260,7 @@ async def ingestion_status(db: DbDep, who: ReaderDep, settings: SettingsDep) -> 
             )
             for r in stopped
         ],
-        pipeline=pipeline,
+        pipeline=rows,
         lag_error=lag_error,
         slowest=slowest,
     )

@@ -22,14 +22,15 @@ oldest member. No I/O here: services/indexer/works.py stores and queries, bench/
 import hashlib
 import itertools
 import re
-import unicodedata
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from datetime import date
 
 import numpy as np
 
-from shared.legal_codes import fold
+from shared.legal.dates import MONTH_PATTERN
+from shared.legal.process_numbers import check_digits
+from shared.legal.text import ascii_letters, fold
 from shared.payloads import DocumentMetadata
 
 NUM_PERM = 128
@@ -65,8 +66,7 @@ _BLOCK = 8192
 
 def _letters(text: str) -> bytes:
     """Lower-case ASCII letters only: accents folded, digits, punctuation and spaces dropped."""
-    decomposed = unicodedata.normalize("NFKD", text.lower())
-    return re.sub(r"[^a-z]+", "", decomposed.encode("ascii", "ignore").decode()).encode()
+    return ascii_letters(text).encode()
 
 
 def shingles(text: str) -> np.ndarray:
@@ -226,19 +226,18 @@ def _decision_key(metadata: DocumentMetadata, kind: str) -> str | None:
 
 
 def cnj_digits(value: str) -> str | None:
-    """The 20 digits of a CNJ number whose check digits hold (ISO 7064 mod 97-10, Resolução CNJ 65/2008).
-
-    The check is repeated from services.annotator.cnj because shared code does not import the services."""
+    """The 20 digits of a CNJ number whose check digits hold (ISO 7064 mod 97-10, Resolução CNJ 65/2008)."""
     match = _CNJ.search(value)
     if match is None:
         return None
     n, dd, a, j, tr, o = match.groups()
-    if 98 - int(n + a + j + tr + o + "00") % 97 != int(dd):
+    if check_digits(n, a, j, tr, o) != dd:
         return None
     return n + dd + a + j + tr + o
 
 
-def _folded(value: str) -> str:
+def _key_form(value: str) -> str:
+    """A value as keys compare it: folded, lower case, "º" as "o", spaces collapsed."""
     return re.sub(r"\s+", " ", fold(value).lower().replace("º", "o").replace("°", "o")).strip()
 
 
@@ -248,9 +247,9 @@ def higher_court_key(value: str, court: str | None, procedural_class: str | None
 
     The class chain must be recognised whole and the court known (the metadata's, or the only court that
     has the class); the UF is dropped (a number is unique within its class at a court)."""
-    text = _folded(value)
+    text = _key_form(value)
     if text[:1].isdigit() and procedural_class:
-        text = f"{_folded(procedural_class)} {text}"  # a bare number: the class comes from its own field
+        text = f"{_key_form(procedural_class)} {text}"  # a bare number: the class comes from its own field
     match = _CASE.match(text)
     if match is None:
         return None
@@ -292,12 +291,11 @@ _BR_KINDS = {
 }
 _STATUTES = frozenset({"lc", "lei-delegada", "lei", "decreto-lei", "decreto-legislativo", "decreto", "mp", "ec"})
 _BR_KIND_PATTERN = "|".join(sorted((re.escape(k) for k in _BR_KINDS), key=len, reverse=True))
-_MONTHS = r"janeiro|fevereiro|marco|abril|maio|junho|julho|agosto|setembro|outubro|novembro|dezembro"
 _BR_ACT = re.compile(
     rf"^(?P<kind>{_BR_KIND_PATTERN})\b(?P<scope>\s+(?:federal|estadual|municipal|distrital)\b)?"
     r"(?P<issuer>(?:\s*/\s*[a-z]{2,12}|\s+(?!n[o.]?\b|de\b)[a-z]{2,6}(?=\s+n[o.]?\b|\s+n\.|\s+\d))*)"
     r"\s*(?:n\s*[.o]*\s*[o.]?\s*)?(?P<num>\d{1,3}(?:\.\d{3})+|\d{1,6})(?:\s*/\s*(?P<year>\d{4}|\d{2})(?!\d))?"
-    rf"(?:\s*,?\s*de\s+\d{{1,2}}\s*o?\s+de\s+(?:{_MONTHS})\s+de\s+(?P<year2>\d{{4}}))?"
+    rf"(?:\s*,?\s*de\s+\d{{1,2}}\s*o?\s+de\s+(?:{MONTH_PATTERN})\s+de\s+(?P<year2>\d{{4}}))?"
 )
 _EU_ACT = re.compile(
     r"^(?P<kind>regulamento|regulation|directiva|diretiva|directive|decisao|decision)"
@@ -320,7 +318,7 @@ def act_key(title: str, court: str | None = None, dated: date | None = None) -> 
     A title that does not open with the designation gives no key (a commentary names the act later on).
     The year is the title's, else that of the act's date; an act of an issuer that numbers its own acts
     (a resolução, a provimento) needs the issuer, from the title or the metadata's origin."""
-    text = _folded(title)
+    text = _key_form(title)
     eu = _EU_ACT.match(text)
     if eu is not None:
         return _eu_key(eu)

@@ -222,14 +222,21 @@ def test_environment_is_shared_and_points_at_compose_services():
         assert common.items() <= env.items(), f"{name} does not share the common x-precedente-env block"
     assert "x-precedente-env" in compose_raw(), "the shared env block is the x-precedente-env extension"
 
-    db = urlsplit(common["PRECEDENTE_DATABASE_URL"])
+    # The services connect as their own role; only `migrate` gets the owner's (POSTGRES_USER's) URL.
+    app, owner = (
+        urlsplit(common["PRECEDENTE_DATABASE_URL"]),
+        urlsplit(env_of("migrate")["PRECEDENTE_DATABASE_OWNER_URL"]),
+    )
     pg = env_of("postgres")
-    assert db.scheme in ("postgresql", "postgres")
-    assert db.hostname == "postgres" and db.hostname in services()
-    assert db.port in (None, 5432)
-    assert db.username == pg["POSTGRES_USER"]
-    assert db.password == pg["POSTGRES_PASSWORD"]
-    assert db.path.lstrip("/") == pg.get("POSTGRES_DB", pg["POSTGRES_USER"])
+    for db in (app, owner):
+        assert db.scheme in ("postgresql", "postgres")
+        assert db.hostname == "postgres" and db.hostname in services()
+        assert db.port in (None, 5432)
+        assert db.path.lstrip("/") == pg.get("POSTGRES_DB", pg["POSTGRES_USER"])
+    assert owner.username == pg["POSTGRES_USER"] and owner.password == pg["POSTGRES_PASSWORD"]
+    assert app.username != owner.username and app.password != owner.password
+    for name, env in envs.items():
+        assert name == "migrate" or "PRECEDENTE_DATABASE_OWNER_URL" not in env, f"{name} must not hold the owner's URL"
 
     host, port = host_port(common["PRECEDENTE_KAFKA_BOOTSTRAP"])
     assert host == "kafka" and host in services()
@@ -251,10 +258,16 @@ def test_environment_names_are_real_settings():
 def test_password_comes_from_the_environment():
     raw = compose_raw()
     assert raw["services"]["postgres"]["environment"]["POSTGRES_PASSWORD"] == "${POSTGRES_PASSWORD:-precedente}"
-    assert "${POSTGRES_PASSWORD:-precedente}" in raw["x-precedente-env"]["PRECEDENTE_DATABASE_URL"]
-    # Interpolation with a real secret reaches both sides.
-    env = {"POSTGRES_PASSWORD": "s3cret"}
+    assert (
+        "${POSTGRES_PASSWORD:-precedente}" in raw["services"]["migrate"]["environment"]["PRECEDENTE_DATABASE_OWNER_URL"]
+    )
+    assert "${POSTGRES_APP_PASSWORD:-precedente-app}" in raw["x-precedente-env"]["PRECEDENTE_DATABASE_URL"]
+    # Interpolation with real secrets reaches both sides.
+    env = {"POSTGRES_PASSWORD": "s3cret", "POSTGRES_APP_PASSWORD": "app-s3cret"}
     assert interpolate(raw["x-precedente-env"], env)["PRECEDENTE_DATABASE_URL"].startswith(
+        "postgresql://precedente_app:app-s3cret@"
+    )
+    assert interpolate(raw["services"]["migrate"], env)["environment"]["PRECEDENTE_DATABASE_OWNER_URL"].startswith(
         "postgresql://precedente:s3cret@"
     )
     assert interpolate(raw["services"]["postgres"], env)["environment"]["POSTGRES_PASSWORD"] == "s3cret"

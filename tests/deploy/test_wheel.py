@@ -22,7 +22,7 @@ import httpx
 import pytest
 
 from shared.embedded import EmbeddedBroker, EmbeddedPostgres, free_port
-from tests.conftest import DOCS, REPO
+from tests.helpers.samples import DOCS, REPO
 
 pytestmark = pytest.mark.e2e
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import RunningStack
-from tests.e2e.test_pipeline import contract_docx
+from precedente.harness import RunningStack
+from tests.helpers.office import contract_docx
 
 pytestmark = pytest.mark.e2e
 

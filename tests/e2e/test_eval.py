@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from precedente.evaluation import read_qrels, read_run
-from tests.conftest import SHARED_DATA
+from tests.helpers.samples import SHARED_DATA
 
 pytestmark = pytest.mark.e2e
 

@@ -13,8 +13,9 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.conftest import RunningStack
-from tests.e2e.test_resilience import SMALL_PDFS, assert_indexed_exactly_once, upload_variants, variant, wait_for_stage
+from precedente.harness import RunningStack
+from tests.helpers.pdfs import retitled
+from tests.helpers.stack import SMALL_PDFS, assert_indexed_exactly_once, upload_variants, wait_for_stage
 
 pytestmark = pytest.mark.e2e
 
@@ -104,7 +105,7 @@ def test_broker_restarted_mid_ingestion(own_stack: RunningStack) -> None:
 def test_upload_while_the_broker_is_down_is_kept_and_indexed_once(own_stack: RunningStack) -> None:
     stack = own_stack
     name = SMALL_PDFS[0]
-    content = variant(name, "outbox")
+    content = retitled(name, "outbox")
     stack.stop_broker()
     try:
         accepted = stack.client.post("/documents", files={"file": (name, content)})
@@ -128,7 +129,7 @@ def test_a_sigkilled_extractor_leaves_no_reading_process_behind(own_stack: Runni
     its own) and that child's Tesseract runs end with it; the supervisor starts a new extractor."""
     import psutil
 
-    from tests.conftest import DOCS
+    from tests.helpers.samples import DOCS
 
     stack = own_stack
     scan = DOCS / "scanned" / "stj_resp_1543564_sp_scan_hard.pdf"

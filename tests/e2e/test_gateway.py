@@ -36,8 +36,8 @@ from precedente.harness import FINAL, RunningStack
 from precedente.stack import GATEWAY_SERVER, Stack
 from shared.embedded import free_port
 from shared.settings import Settings
-from tests.conftest import DOCS, REPO
-from tests.e2e.test_review import illegible_scan
+from tests.helpers.pdfs import illegible_scan
+from tests.helpers.samples import DOCS, REPO
 
 pytestmark = pytest.mark.e2e
 
@@ -325,3 +325,20 @@ def test_the_page_in_a_browser(node: str, web_stack: RunningStack, documents: di
             "ADMIN_KEY": web_stack.admin_key(),
         },
     )
+
+
+def test_the_first_administrator_changes_the_one_time_password_on_the_page(
+    node: str, web_stack: RunningStack, gateway: str
+) -> None:
+    """`precedente up`'s first administrator signs in with the password of <data-dir>/admin-password and is
+    sent to the change form before anything else; the file goes once the password it holds is replaced."""
+    from shared.accounts import ADMIN_PASSWORD_FILE
+
+    password_file = web_stack.data_dir / ADMIN_PASSWORD_FILE
+    one_time = password_file.read_text().strip()
+    _run_browser(node, {"FIRST_ADMIN_URL": gateway, "ADMIN_ONE_TIME_PASSWORD": one_time})
+    assert not password_file.exists()
+    old = web_stack.client.post(
+        "/auth/login", json={"user": "admin", "password": one_time}, headers={"Authorization": ""}
+    )
+    assert old.status_code == 401

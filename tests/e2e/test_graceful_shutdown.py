@@ -11,7 +11,8 @@ import psutil
 import pymupdf
 import pytest
 
-from tests.conftest import DOCS, RunningStack
+from precedente.harness import RunningStack
+from tests.helpers.samples import DOCS
 
 pytestmark = pytest.mark.e2e
 

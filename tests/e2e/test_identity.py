@@ -1,9 +1,9 @@
-"""Identity on a real `precedente up`: the first administrator and the local admin key, the `users`, `keys` and
-`audit` commands, no secret nor searched or indexed text in any log, and the demo mode without sign-in."""
+"""Identity on a real `precedente up`: the first administrator (a one-time password in a private file, changed
+before anything else) and the local admin key, the `users`, `keys` and `audit` commands, no secret nor
+searched or indexed text in any log, and the demo mode without sign-in."""
 
 import json
 import os
-import re
 import subprocess
 import sys
 import uuid
@@ -15,28 +15,49 @@ from pathlib import Path
 import httpx
 import pytest
 
-from shared.accounts import ADMIN_KEY_FILE
+from shared.accounts import ADMIN_KEY_FILE, ADMIN_PASSWORD_FILE
 from tests.conftest import RunningStack
 
 pytestmark = pytest.mark.e2e
-
-ONE_TIME = re.compile(r"one-time password (\S+)")
 
 
 @dataclass
 class FirstStart:
     stack: RunningStack
-    password: str  # the administrator's one-time password, as printed by the first start
+    one_time: str  # the administrator's one-time password, as the first start left it in its file
     printed: str  # what that first start printed
+    chosen: str = ""  # the administrator's own password, once changed
+
+    @property
+    def password(self) -> str:
+        """The administrator's password now: the one-time one is changed first (the API allows nothing else)."""
+        if not self.chosen:
+            change_admin_password(self)
+        return self.chosen
 
 
 @pytest.fixture(scope="module")
 def first(tmp_path_factory: pytest.TempPathFactory) -> Iterator[FirstStart]:
     with RunningStack(tmp_path_factory.mktemp("identity")) as stack:
         printed = stack.log_since_start()
-        found = ONE_TIME.search(printed)
-        assert found, printed
-        yield FirstStart(stack, found.group(1), printed)
+        password_file = stack.data_dir / ADMIN_PASSWORD_FILE
+        assert password_file.exists() and str(password_file) in printed, printed
+        yield FirstStart(stack, password_file.read_text().strip(), printed)
+
+
+def change_admin_password(first: FirstStart) -> None:
+    """What the operator does at the first sign-in: `precedente password --user admin`, from the one-time one."""
+    chosen = "primeiro-acesso-trocado-" + uuid.uuid4().hex[:6]
+    changed = subprocess.run(
+        [sys.executable, "-m", "precedente.cli", "password", "--user", "admin"],
+        input=f"{first.one_time}\n{chosen}\n{chosen}\n",
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**first.stack.cli_env(), "COLUMNS": "200"},
+    )
+    assert changed.returncode == 0, changed.stdout + changed.stderr
+    first.chosen = chosen
 
 
 def precedente(stack: RunningStack, *args: str, key: str | None = None) -> subprocess.CompletedProcess:
@@ -58,15 +79,25 @@ def sign_in(stack: RunningStack, user: str, password: str) -> str:
 
 def test_first_start_makes_an_admin_with_a_one_time_password_and_a_private_key(first: FirstStart) -> None:
     stack = first.stack
-    assert "'admin'" in first.printed and f"one-time password {first.password}" in first.printed
+    password_file = stack.data_dir / ADMIN_PASSWORD_FILE
+    assert password_file.stat().st_mode & 0o777 == 0o600 and len(first.one_time) >= 20
+    assert "'admin'" in first.printed and first.one_time not in first.printed  # where it is, never what it is
     key_file = stack.data_dir / ADMIN_KEY_FILE
     assert key_file.stat().st_mode & 0o777 == 0o600
     admin_key = key_file.read_text().strip()
     assert admin_key.startswith("prk_")
 
-    token = sign_in(stack, "admin", first.password)
-    me = stack.client.get("/auth/me", headers={"Authorization": f"Bearer {token}"}).json()
+    signed_in = stack.client.post(
+        "/auth/login", json={"user": "admin", "password": first.one_time}, headers={"Authorization": ""}
+    )
+    assert signed_in.status_code == 200 and signed_in.json()["must_change_password"] is True
+    session = {"Authorization": f"Bearer {signed_in.json()['token']}"}
+    me = stack.client.get("/auth/me", headers=session).json()
     assert (me["user"], me["kind"], me["roles"], me["auth_mode"]) == ("admin", "user", ["admin"], "required")
+    assert me["must_change_password"] is True
+    for method, path in (("GET", "/users"), ("POST", "/search"), ("GET", "/audit")):  # admin, and held back
+        held = stack.client.request(method, path, json={"query": "prazo"}, headers=session)
+        assert held.status_code == 403 and "password change required" in held.json()["detail"], (path, held.text)
     wrong = stack.client.post(
         "/auth/login", json={"user": "admin", "password": "x" * 20}, headers={"Authorization": ""}
     )
@@ -74,12 +105,25 @@ def test_first_start_makes_an_admin_with_a_one_time_password_and_a_private_key(f
 
     stack.stop()
     stack.start()
-    again = stack.log_since_start()
-    assert "is up" in again and "one-time password" not in again and first.password not in again
+    again = stack.log_since_start()  # not changed yet: the same account, the same file, pointed at again
+    assert "is up" in again and str(password_file) in again and first.one_time not in again
+    assert password_file.read_text().strip() == first.one_time
     assert key_file.read_text().strip() == admin_key and key_file.stat().st_mode & 0o777 == 0o600
     me = stack.client.get("/auth/me", headers={"Authorization": f"Bearer {admin_key}"}).json()
-    assert me["kind"] == "key" and "admin" in me["permissions"]
-    assert sign_in(stack, "admin", first.password).startswith("prs_")  # the same account, not a new one
+    assert me["kind"] == "key" and "admin" in me["permissions"]  # the CLI's key is never held back
+
+    change_admin_password(first)  # `precedente password --user admin`, from the one-time password
+    assert not password_file.exists()  # replaced: the API (or the CLI) deleted the file that held it
+    session = {"Authorization": f"Bearer {sign_in(stack, 'admin', first.chosen)}"}
+    assert stack.client.get("/users", headers=session).status_code == 200
+    assert stack.client.get("/auth/me", headers=session).json()["must_change_password"] is False
+    refused = stack.client.post(
+        "/auth/login", json={"user": "admin", "password": first.one_time}, headers={"Authorization": ""}
+    )
+    assert refused.status_code == 401
+    stack.stop()
+    stack.start()
+    assert str(password_file) not in stack.log_since_start() and not password_file.exists()
 
 
 def test_users_keys_and_audit_commands(first: FirstStart) -> None:
@@ -235,6 +279,7 @@ def test_no_secret_nor_searched_or_indexed_text_reaches_the_logs(first: FirstSta
     assert document_id in (logs / "traces.jsonl").read_text()
     secrets = {
         "admin password": first.password,
+        "admin one-time password": first.one_time,
         "session token": session,
         "API key": new_key,
         "API key secret": new_key.rsplit("_", 1)[1],
@@ -245,7 +290,8 @@ def test_no_secret_nor_searched_or_indexed_text_reaches_the_logs(first: FirstSta
         "forged key": forged,
     }
     assert files_containing(logs, secrets) == {}
-    assert first.password in (stack.data_dir / "up.log").read_text()  # printed once, on the console, by design
+    printed = (stack.data_dir / "up.log").read_text()  # the console: the file's path, never the password
+    assert first.one_time not in printed and first.password not in printed and ADMIN_PASSWORD_FILE in printed
 
 
 def test_no_auth_mode_says_so_and_everyone_is_the_demo_user(tmp_path: Path) -> None:

@@ -1,23 +1,15 @@
 """Formats and hostile files through the real stack: e-mail with attachments, bombs, lies about types."""
 
 import email.message
-import io
 
 import pytest
-from docx import Document
 
-from tests.conftest import DOCS, RunningStack
-from tests.services.extractor.test_hostile import docx_zip_bomb, image_bomb_pdf, many_pages_pdf, png_named_docx
+from precedente.harness import RunningStack
+from tests.helpers.hostile import docx_zip_bomb, image_bomb_pdf, many_pages_pdf, png_named_docx
+from tests.helpers.office import small_docx
+from tests.helpers.samples import DOCS
 
 pytestmark = pytest.mark.e2e
-
-
-def attachment_docx() -> bytes:
-    document = Document()
-    document.add_paragraph("Minuta de aditivo contratual: prorrogação do prazo de vigência por doze meses.")
-    buffer = io.BytesIO()
-    document.save(buffer)
-    return buffer.getvalue()
 
 
 def thread_with_attachments() -> bytes:
@@ -37,7 +29,7 @@ def thread_with_attachments() -> bytes:
         filename="acordao_referencia.pdf",
     )
     message.add_attachment(
-        attachment_docx(),
+        small_docx("Minuta de aditivo contratual: prorrogação do prazo de vigência por doze meses."),
         maintype="application",
         subtype="vnd.openxmlformats-officedocument.wordprocessingml.document",
         filename="minuta_aditivo.docx",

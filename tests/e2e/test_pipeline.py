@@ -1,39 +1,21 @@
 """End to end through the real broker (Tansu) and the real PostgreSQL/pgvector, via `precedente up`."""
 
-import io
 import re
 import time
 from pathlib import Path
 
 import pymupdf
 import pytest
-from docx import Document
 
-from tests.conftest import DOCS, RunningStack
+from precedente.harness import RunningStack
+from tests.helpers.office import contract_docx
+from tests.helpers.pdfs import encrypted_pdf
+from tests.helpers.samples import DOCS
 
 pytestmark = pytest.mark.e2e
 
 NATIVE_PDFS = sorted(DOCS.glob("*.pdf"))
 SCANNED_PDFS = sorted((DOCS / "scanned").glob("*.pdf"))
-
-
-def contract_docx(clause: str) -> bytes:
-    """A small contract as lawyers write them, with a distinctive clause on its second page."""
-    document = Document()
-    document.add_heading("CONTRATO DE PRESTAÇÃO DE SERVIÇOS DE LIMPEZA", level=1)
-    document.add_paragraph(
-        "CONTRATANTE: Condomínio Edifício Aurora, inscrito no CNPJ sob o nº 12.345.678/0001-90. "
-        "CONTRATADA: Limpa Bem Serviços Ltda., com sede em Belo Horizonte."
-    )
-    table = document.add_table(rows=2, cols=2)
-    table.cell(0, 0).text, table.cell(0, 1).text = "Valor mensal", "R$ 12.000,00"
-    table.cell(1, 0).text, table.cell(1, 1).text = "Vigência", "12 meses"
-    document.add_page_break()
-    document.add_paragraph("CLÁUSULA SÉTIMA – DAS OBRIGAÇÕES TRABALHISTAS")
-    document.add_paragraph(clause)
-    buffer = io.BytesIO()
-    document.save(buffer)
-    return buffer.getvalue()
 
 
 SOLIDARITY_CLAUSE = (
@@ -197,11 +179,6 @@ def test_a_restricted_document_never_reaches_another_group(stack: RunningStack) 
         assert stack.client.get(f"/documents/{document_id}/status", headers=headers).status_code == 404
 
 
-def _encrypted_pdf() -> bytes:
-    doc = pymupdf.open(DOCS / "stj_agint_aresp_2560760_se_acordao.pdf")
-    return doc.tobytes(encryption=pymupdf.PDF_ENCRYPT_AES_256, user_pw="segredo", owner_pw="dono")
-
-
 def test_bad_files_end_in_review_or_deadletter_and_the_good_one_is_indexed(stack: RunningStack) -> None:
     native = (DOCS / "tjsp_sentenca_vara_empresarial_arbitragem.pdf").read_bytes()
     # What no stage could ever read is refused at the door with its reason (415), by its bytes, not its name.
@@ -213,7 +190,7 @@ def test_bad_files_end_in_review_or_deadletter_and_the_good_one_is_indexed(stack
         assert refused.status_code == 415 and words in refused.json()["detail"].lower(), refused.text
     batch = {
         "truncado.pdf": native[:2048],
-        "protegido.pdf": _encrypted_pdf(),
+        "protegido.pdf": encrypted_pdf(),
         "sem_paginas.pdf": b"%PDF-1.4\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj "
         b"2 0 obj<</Type/Pages/Kids[]/Count 0>>endobj\ntrailer<</Root 1 0 R>>\n%%EOF",
         "bom.docx": contract_docx("Cláusula de reajuste anual pelo IPCA, aplicada no aniversário do contrato."),

@@ -1,26 +1,13 @@
 """The review queue through the real stack: list, inspect, correct, approve, re-OCR, reject."""
 
-import pymupdf
 import pytest
 
-from tests.conftest import DOCS, RunningStack
-from tests.e2e.test_pipeline import _encrypted_pdf
+from precedente.harness import RunningStack
+from tests.helpers.pdfs import encrypted_pdf, illegible_scan
 
 pytestmark = pytest.mark.e2e
 
 REVIEWER_NAME = "dra.helena"
-
-
-def illegible_scan(tag: str, dpi: int = 45) -> bytes:
-    """Two pages of a real acórdão scanned far too coarsely: OCR reads some of it, badly."""
-    source = pymupdf.open(DOCS / "tjrj_agravo_instrumento_0017387-33.2017_acordao.pdf")
-    scan = pymupdf.open()
-    for index in range(2):
-        pixmap = source[index].get_pixmap(dpi=dpi, colorspace=pymupdf.csGRAY)
-        page = scan.new_page(width=source[index].rect.width, height=source[index].rect.height)
-        page.insert_image(page.rect, stream=pixmap.tobytes("jpg", jpg_quality=30))
-    scan.set_metadata({"title": tag})
-    return scan.tobytes()
 
 
 def test_a_low_confidence_scan_is_corrected_approved_and_found(stack: RunningStack) -> None:
@@ -77,7 +64,7 @@ def test_reocr_runs_the_extractor_again_with_the_reviewers_settings(stack: Runni
 
 
 def test_a_password_protected_pdf_cannot_be_approved_and_is_rejected(stack: RunningStack) -> None:
-    document_id = stack.upload(content=_encrypted_pdf(), filename="com_senha.pdf")["document_id"]
+    document_id = stack.upload(content=encrypted_pdf(), filename="com_senha.pdf")["document_id"]
     assert stack.wait_final({document_id: None})[document_id]["stage"] == "review"
     item = stack.client.get(f"/review/{document_id}").json()
     assert item["reason_code"] == "password_protected" and item["pages"] == []

@@ -10,7 +10,8 @@ from collections.abc import Iterator
 import pymupdf
 import pytest
 
-from services.search.status import PIPELINE, consumer_lag
+from services.search.status import consumer_lag
+from shared.pipeline import NAMES as PIPELINE
 from shared.settings import Settings
 from tests.conftest import DOCS, RunningStack
 

@@ -17,7 +17,8 @@ import pymupdf
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from tests.conftest import DOCS, RunningStack
+from precedente.harness import RunningStack
+from tests.helpers.samples import DOCS
 
 pytestmark = pytest.mark.e2e
 

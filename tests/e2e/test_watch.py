@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import RunningStack
+from precedente.harness import RunningStack
 
 pytestmark = pytest.mark.e2e
 

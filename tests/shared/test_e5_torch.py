@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from shared.e5_torch import TorchE5
-from tests.conftest import SHARED_DATA
+from tests.helpers.samples import SHARED_DATA
 
 JURISTCU = SHARED_DATA / "bench" / "juristcu"
 COSINE_BAR = 0.99

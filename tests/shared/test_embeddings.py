@@ -22,7 +22,7 @@ from shared.embeddings import (
     get_model,
 )
 from shared.settings import Settings
-from tests.fake_openai import FakeOpenAI, bag_of_words
+from tests.helpers.fake_openai import FakeOpenAI, bag_of_words
 
 TEXTS = [
     "Responsabilidade solidária do tomador de serviços pelas verbas trabalhistas.",

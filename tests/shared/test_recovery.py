@@ -1,19 +1,10 @@
-"""Telling an outage from a failure, for consumers that are not stages (shared/recovery.py)."""
-
-from collections.abc import AsyncIterator
+"""Telling an outage from a failure, for consumers that are not stages (shared/recovery.py), on the module's
+own PostgreSQL (tests/conftest.py's `pool`)."""
 
 import asyncpg
 import pytest
 
 from shared import recovery
-from shared.db import create_pool
-
-
-@pytest.fixture(scope="module")
-async def pool(database_url: str) -> AsyncIterator[asyncpg.Pool]:
-    pool = await create_pool(database_url)
-    yield pool
-    await pool.close()
 
 
 async def test_work_interrupted_by_a_lost_connection_runs_again_once_the_database_answers(pool: asyncpg.Pool) -> None:

@@ -27,13 +27,12 @@ from shared.contracts import (
     DocumentExtracted,
     DocumentReview,
     DocumentSubmitted,
-    MetadataHints,
-    Source,
     Stage,
     Topic,
 )
 from shared.settings import Settings
 from shared.stage import Outcome, StageContext, StageService, ToDeadLetter, ToReview, build_app
+from tests.helpers.ledger import register
 
 OBSERVED = (Topic.CLEANED, Topic.REVIEW, Topic.DEADLETTER)
 
@@ -141,18 +140,7 @@ async def probe(pool: asyncpg.Pool, database_url: str) -> AsyncIterator[Probe]:
 
 async def extracted(pool: asyncpg.Pool, page_count: int = 2) -> DocumentExtracted:
     """A document registered and extracted in the ledger, and the documents.extracted event the probe consumes."""
-    digest = uuid.uuid4().hex
-    submission = await ledger.register_submission(
-        pool,
-        external_id=f"stage-test:{digest}",
-        filename="acordao.pdf",
-        content_type="application/pdf",
-        content_hash=digest,
-        size_bytes=1234,
-        source=Source.CLI,
-        access_groups=["*"],
-        hints=MetadataHints(),
-    )
+    submission = await register(pool, filename="acordao.pdf", size_bytes=1234)
     assert submission.event is not None
     return await to_extracted(pool, submission.event, page_count)
 
@@ -219,17 +207,7 @@ async def test_redelivered_event_past_the_stage_is_skipped(
 async def test_event_of_an_older_version_is_skipped(pool: asyncpg.Pool, probe: Probe) -> None:
     old = await extracted(pool)
     doc = await row(pool, old.document_id)
-    newer = await ledger.register_submission(
-        pool,
-        external_id=doc["external_id"],
-        filename="acordao-v2.pdf",
-        content_type="application/pdf",
-        content_hash=uuid.uuid4().hex,
-        size_bytes=2345,
-        source=Source.CLI,
-        access_groups=["*"],
-        hints=MetadataHints(),
-    )
+    newer = await register(pool, external_id=doc["external_id"], filename="acordao-v2.pdf", size_bytes=2345)
     assert newer.outcome == "new_version" and newer.event is not None
     await to_extracted(pool, newer.event)
 
@@ -369,17 +347,7 @@ async def test_a_failing_version_superseded_meanwhile_stops_being_retried(pool: 
         while not probe.calls_for(event.document_id):
             await asyncio.sleep(0.02)
     doc = await row(pool, event.document_id)
-    newer = await ledger.register_submission(
-        pool,
-        external_id=doc["external_id"],
-        filename="acordao-v2.pdf",
-        content_type="application/pdf",
-        content_hash=uuid.uuid4().hex,
-        size_bytes=2345,
-        source=Source.CLI,
-        access_groups=["*"],
-        hints=MetadataHints(),
-    )
+    newer = await register(pool, external_id=doc["external_id"], filename="acordao-v2.pdf", size_bytes=2345)
     assert newer.outcome == "new_version"
 
     try:

@@ -1,5 +1,7 @@
 """Tracing context through Kafka headers, the event's trace id, JSON logs, OCR spans (shared/telemetry.py)."""
 
+import asyncio
+import contextlib
 import json
 import logging
 import re
@@ -18,8 +20,10 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from services.extractor.logic import extract_timed
 from services.extractor.ocr import PageTiming
 from services.extractor.service import OCR_BATCH_PAGES, record_ocr
-from shared import telemetry
-from shared.contracts import DocumentExtracted
+from shared import pipeline, telemetry
+from shared.broker import ensure_topics, topic_name
+from shared.contracts import DocumentExtracted, Topic
+from shared.embedded import EmbeddedBroker
 from shared.settings import Settings
 from tests.conftest import DOCS
 
@@ -211,3 +215,64 @@ def test_metrics_scrapes_are_not_traced(spans: InMemorySpanExporter) -> None:
         text = client.get("/metrics").text
     assert "precedente_search_results_count" in text and "precedente_consumer_lag" in text
     assert spans.get_finished_spans() == ()
+
+
+@pytest.fixture(scope="module")
+def kafka() -> Iterator[str]:
+    broker = EmbeddedBroker()
+    broker.start()
+    try:
+        yield broker.bootstrap
+    finally:
+        broker.stop()
+
+
+async def test_consumer_lag_is_measured_once_for_the_metric_and_for_status(kafka: str) -> None:
+    """End minus committed offset per partition; nothing committed counts from the beginning. The stage's
+    gauge and GET /status's numbers come from the same measurement."""
+    from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
+
+    from services.search.status import consumer_lag
+
+    settings = Settings(kafka_bootstrap=kafka, topic_partitions=2, topic_prefix="lag.")
+    await ensure_topics(settings)
+    submitted, chunked = topic_name(settings, Topic.SUBMITTED), topic_name(settings, Topic.CHUNKED)
+    producer = AIOKafkaProducer(bootstrap_servers=kafka)
+    await producer.start()
+    try:
+        for topic, partition in [(submitted, 0), (submitted, 0), (submitted, 0), (submitted, 1), (chunked, 1)]:
+            await producer.send_and_wait(topic, b"{}", key=b"k", partition=partition)
+    finally:
+        await producer.stop()
+    extractor = pipeline.by_name("extractor").group_id
+    committer = AIOKafkaConsumer(bootstrap_servers=kafka, group_id=extractor, enable_auto_commit=False)
+    await committer.start()
+    try:
+        first = TopicPartition(submitted, 0)
+        committer.assign([first])
+        await committer.commit({first: 2})
+    finally:
+        await committer.stop()
+
+    measured = await telemetry.measure_lag(kafka, {extractor: [submitted], "precedente-nobody": ["lag.no.such.topic"]})
+    assert measured == {extractor: {(submitted, 0): 1, (submitted, 1): 1}, "precedente-nobody": {}}
+
+    status = await consumer_lag(settings, timeout=10)
+    assert list(status) == list(pipeline.NAMES)
+    assert (status["extractor"].lag, status["extractor"].by_partition) == (2, {0: 1, 1: 1})
+    assert (status["annotator"].lag, status["annotator"].by_partition) == (1, {0: 0, 1: 1})
+    assert all(status[name].lag == 0 for name in ("cleaner", "chunker", "indexer"))
+
+    watcher = asyncio.create_task(telemetry.watch_lag(kafka, extractor, [submitted], 0.1))
+    try:
+        gauge = telemetry.CONSUMER_LAG.labels(extractor, submitted, "0")
+        for _ in range(100):
+            if gauge._value.get() == 1:  # noqa: SLF001 - prometheus_client has no public reader of one sample
+                break
+            await asyncio.sleep(0.1)
+        assert gauge._value.get() == 1  # noqa: SLF001
+        assert telemetry.CONSUMER_LAG.labels(extractor, submitted, "1")._value.get() == 1  # noqa: SLF001
+    finally:
+        watcher.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await watcher

@@ -8,6 +8,8 @@
 //                 text/html), ADMIN_KEY (the stack's admin API key: a browser sending it must gain nothing)
 //   DEMO_URL      gateway of a stack without authentication (PRECEDENTE_AUTH_MODE=none), with DEMO_GROUP (its
 //                 anonymous caller's group), DEMO_VISIBLE_ID (a document for DEMO_GROUP), DEMO_HIDDEN_ID (socios)
+//   FIRST_ADMIN_URL  gateway of a stack whose first administrator ("admin") still has the one-time password of
+//                 `precedente up`, given in ADMIN_ONE_TIME_PASSWORD (read from <data-dir>/admin-password)
 //   CHROMIUM      the browser (default /usr/bin/chromium); SCREENSHOTS: a folder to save search.png and review.png in
 // Prints one line per scenario and exits non-zero if any failed.
 import assert from "node:assert/strict";
@@ -407,7 +409,45 @@ async function demoScenarios() {
   });
 }
 
+async function firstAdminScenarios() {
+  const FIRST = need("FIRST_ADMIN_URL");
+  const oneTime = need("ADMIN_ONE_TIME_PASSWORD");
+  const chosen = `${oneTime}-escolhida`;
+
+  await scenario("first administrator: the one-time password leads to the change form, nothing else opens before", async (context) => {
+    const page = await context.newPage();
+    await page.goto(`${FIRST}/ingestao`);
+    await page.waitForURL(/\/login\?next=%2Fingestao/);
+    await page.getByLabel("Usuário").fill("admin");
+    await page.getByLabel("Senha").fill(oneTime);
+    await page.getByRole("button", { name: "Entrar" }).click();
+    await page.waitForURL(`${FIRST}/senha?obrigatoria=1&next=%2Fingestao`);
+    await page.locator("#senha-obrigatoria", { hasText: "escolha uma senha nova" }).waitFor();
+    // Any other page sends them back to the form, and the API holds the session back.
+    await page.goto(`${FIRST}/revisao`);
+    await page.waitForURL(/\/senha\?obrigatoria=1&next=%2Frevisao/);
+    const held = await context.request.post(`${FIRST}/api/search`, { data: { query: "x" } });
+    assert.equal(held.status(), 403, "the API refuses the session until the password is changed");
+    await page.goto(`${FIRST}/senha?obrigatoria=1&next=%2Fingestao`);
+    await page.getByLabel("Senha atual").fill(oneTime);
+    await page.getByLabel("Nova senha (").fill(chosen);
+    await page.getByLabel("Confirme a nova senha").fill(chosen);
+    await page.getByRole("button", { name: "Alterar senha" }).click();
+    await page.waitForURL(/\/senha\?ok=ok&next=%2Fingestao/);
+    await page.getByRole("status").filter({ hasText: "Senha alterada" }).waitFor();
+    assert.equal(await page.locator("#senha-obrigatoria").count(), 0, "no longer asked to change it");
+    await page.getByRole("link", { name: "Continuar" }).click();
+    await page.waitForURL(`${FIRST}/ingestao`);
+    await page.getByRole("heading", { name: "Ingestão", level: 1 }).waitFor();
+    const failed = await page.getByText("Não foi possível consultar").count();
+    assert.equal(failed, 0, `the status answered: ${await page.locator(".ingestion").textContent()}`);
+    const freed = await context.request.post(`${FIRST}/api/search`, { data: { query: "x" } });
+    assert.equal(freed.status(), 200, "the same session works once the password is changed");
+  });
+}
+
 if (GW) await signedInScenarios();
+if (env.FIRST_ADMIN_URL) await firstAdminScenarios();
 if (DEMO) await demoScenarios();
 await browser.close();
 console.log(`${passed} passed, ${failed} failed`);

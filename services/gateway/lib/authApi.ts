@@ -4,7 +4,8 @@ import { bearer } from "./identity";
 import { validToken } from "./session";
 
 export type LoginResult =
-  | { kind: "ok"; token: string; expiresAt: string | undefined }
+  // mustChangePassword: the API lets this session do nothing but change the password (the first administrator's).
+  | { kind: "ok"; token: string; expiresAt: string | undefined; mustChangePassword: boolean }
   | { kind: "refused" }
   | { kind: "throttled" }
   | { kind: "unavailable"; reason: string };
@@ -32,10 +33,19 @@ export async function apiLogin(config: GatewayConfig, user: string, password: st
     return { kind: "unavailable", reason: `POST /auth/login: ${response.status}` };
   }
   if (response.status !== 200) return { kind: "refused" }; // 401, or 4xx for a malformed name
-  const body = (await response.json().catch(() => null)) as { token?: unknown; expires_at?: unknown } | null;
+  const body = (await response.json().catch(() => null)) as {
+    token?: unknown;
+    expires_at?: unknown;
+    must_change_password?: unknown;
+  } | null;
   const token = validToken(typeof body?.token === "string" ? body.token : undefined);
   if (!token) return { kind: "unavailable", reason: "POST /auth/login: no usable token in the answer" };
-  return { kind: "ok", token, expiresAt: typeof body?.expires_at === "string" ? body.expires_at : undefined };
+  return {
+    kind: "ok",
+    token,
+    expiresAt: typeof body?.expires_at === "string" ? body.expires_at : undefined,
+    mustChangePassword: body?.must_change_password === true,
+  };
 }
 
 /** Ends the session at the API, so the token stops working even if a copy of the cookie survives. */

@@ -76,7 +76,7 @@ export function apiHref(path: string | null | undefined, fallback: string): stri
   return `/api${path}`;
 }
 
-/** The top-level part codes of services/chunker/sections.py, as a lawyer names them. */
+/** The top-level part codes of shared/legal/sections.py, as a lawyer names them. */
 export const SECTION_LABELS: Record<string, string> = {
   cabecalho: "Cabeçalho",
   corpo: "Texto",

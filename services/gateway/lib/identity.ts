@@ -13,6 +13,8 @@ export interface Identity {
   authMode: AuthMode;
   /** The API runs without authentication (PRECEDENTE_AUTH_MODE=none): the page says so on every page. */
   demo: boolean;
+  /** A password someone else chose (the first administrator's): the API refuses everything but changing it. */
+  mustChangePassword: boolean;
 }
 
 /** The API could not say who is asking (down, or an answer we do not understand). */
@@ -37,6 +39,7 @@ export function parseIdentity(body: unknown): Identity | null {
     scopes: strings(data.scopes),
     authMode: data.auth_mode,
     demo: data.auth_mode === "none",
+    mustChangePassword: data.must_change_password === true,
   };
 }
 

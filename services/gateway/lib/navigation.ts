@@ -6,6 +6,11 @@ export function safeNext(next: string | null | undefined): string {
   return next;
 }
 
+/** The password form a person must fill before anything else (a password someone else chose), then `next`. */
+export function requiredChangePath(next: string): string {
+  return `/senha?${new URLSearchParams({ obrigatoria: "1", next: safeNext(next) }).toString()}`;
+}
+
 /** The sign-in page, coming back to `next` afterwards; `error` is one of the codes the page knows. */
 export function loginPath(next: string, error?: "credenciais" | "tentativas" | "indisponivel"): string {
   const params = new URLSearchParams();

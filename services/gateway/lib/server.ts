@@ -4,7 +4,7 @@ import { redirect } from "next/navigation";
 import { cache } from "react";
 import { readConfig } from "./config";
 import { bearer, fetchIdentity, type Identity } from "./identity";
-import { loginPath } from "./navigation";
+import { loginPath, requiredChangePath } from "./navigation";
 import { SESSION_COOKIE, validToken } from "./session";
 
 async function sessionToken(): Promise<string | undefined> {
@@ -14,10 +14,14 @@ async function sessionToken(): Promise<string | undefined> {
 /** Asked once per request, however many components (layout, page) want it. Throws when the API is down. */
 export const currentIdentity = cache(async (): Promise<Identity | null> => fetchIdentity(readConfig(), await sessionToken()));
 
-/** The identity, or a redirect to the sign-in page that comes back to `path` (never in demo mode). */
+/**
+ * The identity, or a redirect to the sign-in page that comes back to `path` (never in demo mode). A person
+ * whose password must be changed first goes to the password form, whatever page was asked for.
+ */
 export async function requireIdentity(path: string): Promise<Identity> {
   const identity = await currentIdentity();
   if (!identity) redirect(loginPath(path));
+  if (identity.mustChangePassword && !path.startsWith("/senha")) redirect(requiredChangePath(path));
   return identity;
 }
 

@@ -27,16 +27,22 @@ export interface FakeApi {
   close(): Promise<void>;
 }
 
-export const ACCOUNTS: Record<string, { password: string; groups: string[]; roles: string[] }> = {
+export const ACCOUNTS: Record<string, { password: string; groups: string[]; roles: string[]; mustChange?: boolean }> = {
   ana: { password: "ana-senha-forte", groups: ["socios"], roles: [] },
+  // The first administrator of `precedente up`: a one-time password the API makes them change first.
+  admin: { password: "senha-de-uma-vez-so", groups: [], roles: ["admin"], mustChange: true },
 };
+
+/** What the API lets a session whose password must be changed do (services/search/auth.py WHILE_CHANGE_REQUIRED). */
+const WHILE_CHANGE_REQUIRED = new Set(["/auth/me", "/auth/password", "/auth/logout"]);
 
 /** The API's behaviour for the identity routes: login, logout, /auth/me, and 401 for anything unauthenticated. */
 export function identityApi(options: { authMode?: "required" | "none"; sessions?: Map<string, string> } = {}): Handler {
   const sessions = options.sessions ?? new Map<string, string>();
   const authMode = options.authMode ?? "required";
   const passwords = new Map(Object.entries(ACCOUNTS).map(([name, account]) => [name, account.password]));
-  return ({ method, path, headers, body }) => {
+  const mustChange = new Set(Object.entries(ACCOUNTS).filter(([, account]) => account.mustChange).map(([name]) => name));
+  return ({ method, path, headers, body }): Reply => {
     const token = /^Bearer (\S+)$/.exec(headers.authorization ?? "")?.[1];
     const user = token ? sessions.get(token) : undefined;
     if (method === "POST" && path === "/auth/login") {
@@ -46,7 +52,17 @@ export function identityApi(options: { authMode?: "required" | "none"; sessions?
       const issued = `prs_${"x".repeat(39)}${sessions.size.toString().padStart(4, "0")}`;
       sessions.set(issued, name);
       const expires = new Date(Date.now() + 12 * 3600 * 1000).toISOString();
-      return { status: 200, json: { token: issued, user: name, groups: account.groups, roles: account.roles, expires_at: expires } };
+      return {
+        status: 200,
+        json: {
+          token: issued,
+          user: name,
+          groups: account.groups,
+          roles: account.roles,
+          expires_at: expires,
+          must_change_password: mustChange.has(name),
+        },
+      };
     }
     if (method === "POST" && path === "/auth/logout") {
       if (!user || !token) return { status: 401, json: { detail: "sessão inválida" }, headers: { "www-authenticate": "Bearer" } };
@@ -60,6 +76,7 @@ export function identityApi(options: { authMode?: "required" | "none"; sessions?
       if (change.new_password.length < 12) return { status: 422, json: { detail: "a password needs at least 12 characters" } };
       if (change.new_password === change.current_password) return { status: 422, json: { detail: "the new password is the current one" } };
       passwords.set(user, change.new_password);
+      mustChange.delete(user);
       for (const [other, name] of sessions) if (name === user && other !== token) sessions.delete(other);
       return { status: 204 };
     }
@@ -73,11 +90,22 @@ export function identityApi(options: { authMode?: "required" | "none"; sessions?
       return { status: 200, json: { ok: true } };
     }
     if (!user) return { status: 401, json: { detail: "credencial ausente ou inválida" }, headers: { "www-authenticate": "Bearer" } };
+    if (mustChange.has(user) && !WHILE_CHANGE_REQUIRED.has(path)) {
+      return { status: 403, json: { detail: "password change required" }, headers: { "x-precedente-password-change": "required" } };
+    }
     if (path === "/auth/me") {
       const account = ACCOUNTS[user]!;
       return {
         status: 200,
-        json: { user, kind: "user", groups: account.groups, roles: account.roles, scopes: ["search", "ingest"], auth_mode: "required" },
+        json: {
+          user,
+          kind: "user",
+          groups: account.groups,
+          roles: account.roles,
+          scopes: ["search", "ingest"],
+          auth_mode: "required",
+          must_change_password: mustChange.has(user),
+        },
       };
     }
     return { status: 200, json: { ok: true, user } };

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readConfig } from "../lib/config";
 import { fetchIdentity, IdentityUnavailable, parseIdentity } from "../lib/identity";
-import { loginPath, safeNext } from "../lib/navigation";
+import { loginPath, requiredChangePath, safeNext } from "../lib/navigation";
 import { maxAgeFrom, sessionCookie, sessionTokenFromCookies, validToken } from "../lib/session";
 import { deadUrl, type FakeApi, identityApi, startFakeApi } from "./fakeApi";
 
@@ -47,6 +47,9 @@ describe("fetchIdentity (GET /auth/me with the session's bearer)", () => {
     expect(parseIdentity(null)).toBeNull();
     expect(parseIdentity({ user: "ana", auth_mode: "maybe" })).toBeNull();
     expect(parseIdentity({ user: "ana", auth_mode: "required", groups: ["a", 1] })?.groups).toEqual(["a"]);
+    expect(parseIdentity({ user: "ana", auth_mode: "required" })?.mustChangePassword).toBe(false);
+    expect(parseIdentity({ user: "admin", auth_mode: "required", must_change_password: true })?.mustChangePassword).toBe(true);
+    expect(parseIdentity({ user: "admin", auth_mode: "required", must_change_password: "yes" })?.mustChangePassword).toBe(false);
   });
 });
 
@@ -83,5 +86,7 @@ describe("navigation", () => {
     expect(safeNext(null)).toBe("/");
     expect(loginPath("/revisao")).toBe("/login?next=%2Frevisao");
     expect(loginPath("//evil.example", "tentativas")).toBe("/login?erro=tentativas&next=%2F");
+    expect(requiredChangePath("/revisao?id=1")).toBe("/senha?obrigatoria=1&next=%2Frevisao%3Fid%3D1");
+    expect(requiredChangePath("//evil.example")).toBe("/senha?obrigatoria=1&next=%2F");
   });
 });

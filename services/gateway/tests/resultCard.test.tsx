@@ -204,7 +204,7 @@ describe("copyCitation", () => {
 });
 
 describe("sectionLabel", () => {
-  it("names the parts of services/chunker/sections.py as a lawyer does", () => {
+  it("names the parts of shared/legal/sections.py as a lawyer does", () => {
     expect(sectionLabel("fundamentacao")).toBe("Fundamentação");
     expect(sectionLabel("cabecalho")).toBe("Cabeçalho");
     expect(sectionLabel("ementa")).toBe("Ementa");

@@ -211,6 +211,32 @@ describe("POST /auth/password", () => {
     expect((await changePassword(passwordForm(token, unchanged))).headers.get("location")).toBe("/senha?erro=igual");
   });
 
+  it("a required change (the first administrator's) goes from sign-in to the form, keeps next, then frees the session", async () => {
+    useApi();
+    const first = { username: "admin", password: ACCOUNTS.admin!.password, next: "/ingestao" };
+    const signedInAt = await login(loginForm(first));
+    expect(signedInAt.status).toBe(303);
+    expect(signedInAt.headers.get("location")).toBe("/senha?obrigatoria=1&next=%2Fingestao");
+    const token = /precedente_session=([^;]+)/.exec(signedInAt.headers.get("set-cookie") ?? "")?.[1] ?? "";
+    expect(token).toMatch(/^prs_/);
+    const status = () =>
+      proxyGet(
+        new Request(`${GW}/api/status`, { headers: { cookie: `precedente_session=${token}`, accept: "application/json" } }),
+        context("status"),
+      );
+    const refused = await status();
+    expect(refused.status).toBe(403); // the API holds the session back until the change
+    const base = { current_password: ACCOUNTS.admin!.password, next: "/ingestao" };
+    const mismatch = await changePassword(passwordForm(token, { ...base, new_password: chosen, confirm_password: "x" }));
+    expect(mismatch.headers.get("location")).toBe("/senha?erro=diferentes&obrigatoria=1&next=%2Fingestao");
+    const done = await changePassword(passwordForm(token, { ...base, new_password: chosen, confirm_password: chosen }));
+    expect(done.headers.get("location")).toBe("/senha?ok=ok&next=%2Fingestao");
+    expect((await status()).status).toBe(200);
+    const again = { current_password: chosen, new_password: `${chosen}-2`, confirm_password: `${chosen}-2` };
+    const evil = await changePassword(passwordForm(token, { ...again, next: "//evil.example" }));
+    expect(evil.headers.get("location")).toBe("/senha?ok=ok&next=%2F"); // only paths of this site
+  });
+
   it("sends a dead session to sign-in, refuses another origin, and says when the API is down", async () => {
     useApi();
     const fields = { current_password: ACCOUNTS.ana!.password, new_password: chosen, confirm_password: chosen };

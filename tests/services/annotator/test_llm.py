@@ -13,19 +13,19 @@ from typing import Any
 import pymupdf
 import pytest
 
-from services.annotator import cnj
 from services.annotator.llm import TOOL_NAME, annotate_with_llm, llm_metadata, validate
 from services.annotator.logic import VERIFIED, annotate
+from shared.legal import process_numbers
 from shared.payloads import Page
 from shared.settings import Settings
-from tests.fake_llm import FakeLLM, Reply, chat_completion, fake_llm_server, messages_response, tool_use_block
+from tests.helpers.fake_llm import FakeLLM, Reply, chat_completion, fake_llm_server, messages_response, tool_use_block
 
 DOCS = Path(__file__).resolve().parents[3].parent / "shared" / "docs"
 TJRJ = "tjrj_agravo_instrumento_0017387-33.2017_acordao.pdf"
 TJRJ_NUMBER = "0017387-33.2017.8.19.0000"
 API_KEY = "test-key"
 # A different number whose check digits hold: the LLM's reading must still lose to the rules' verified one.
-OTHER_NUMBER = f"0001234-{cnj.check_digits('0001234', '2017', '8', '19', '0001')}.2017.8.19.0001"
+OTHER_NUMBER = f"0001234-{process_numbers.check_digits('0001234', '2017', '8', '19', '0001')}.2017.8.19.0001"
 
 
 @pytest.fixture

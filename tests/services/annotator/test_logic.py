@@ -10,7 +10,7 @@ import pytest
 from services.annotator.logic import VERIFIED, annotate, merge
 from services.cleaner.logic import clean_pages
 from shared.contracts import MetadataHints
-from shared.legal_codes import DOCUMENT_TYPES, UF_BY_STATE
+from shared.legal.codes import DOCUMENT_TYPES, UF_BY_STATE
 from shared.payloads import DocumentMetadata, Page, Party
 from tests.conftest import read_pages
 

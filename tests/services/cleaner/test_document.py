@@ -10,7 +10,7 @@ import pytest
 from services.cleaner.layout import is_page_number, line_key
 from services.cleaner.logic import CleanedDocument, clean_document, clean_pages
 from shared.payloads import Page
-from tests.conftest import read_pages
+from tests.helpers.samples import read_pages
 
 SHARED = Path(__file__).resolve().parents[3].parent / "shared"
 DOCS = SHARED / "docs"

@@ -23,11 +23,12 @@ from docx.opc.packuri import PackURI
 from docx.opc.part import Part
 from docx.oxml import parse_xml
 
-from services.extractor.errors import BadInput
 from services.extractor.logic import detect_format, email_attachments, extract
 from services.extractor.office import find_soffice
 from services.extractor.pdf_layout import page_text
-from tests.services.extractor.test_hostile import make_ole, small_docx
+from shared.errors import BadInput
+from tests.helpers.hostile import make_ole
+from tests.helpers.office import docx_bytes, small_docx
 
 DOCS = Path(__file__).resolve().parents[3].parent / "shared" / "docs"
 SOFFICE = find_soffice()
@@ -47,12 +48,6 @@ def bad(data: bytes, filename: str, **kwargs) -> BadInput:
     with pytest.raises(BadInput) as caught:
         extract(data, filename, **kwargs)
     return caught.value
-
-
-def docx_bytes(document: docx.document.Document) -> bytes:
-    buffer = io.BytesIO()
-    document.save(buffer)
-    return buffer.getvalue()
 
 
 # ---------------------------------------------------------------------------------------------

@@ -15,8 +15,8 @@ import pytest
 from docx.oxml import parse_xml
 
 from services.extractor.docx_reader import extract_docx
-from services.extractor.errors import BadInput
 from services.extractor.logic import detect_format, email_attachments, extract
+from shared.errors import BadInput
 
 ODT_MIMETYPE = b"application/vnd.oasis.opendocument.text"
 

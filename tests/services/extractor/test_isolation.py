@@ -4,11 +4,11 @@ import time
 from pathlib import Path
 
 import psutil
-import pymupdf
 import pytest
 
 from services.extractor.isolation import IsolatedRunner
 from services.extractor.logic import BadInput, extract
+from tests.helpers.pdfs import one_page_pdf
 
 DOCS = Path(__file__).resolve().parents[3].parent / "shared" / "docs"
 NATIVE = DOCS / "stj_resp_1602076_sp_acordao.pdf"
@@ -48,13 +48,6 @@ def test_a_slow_file_is_stopped_with_its_ocr_and_the_runner_serves_the_next() ->
         assert "Acórdão seguinte." in document.pages[0].text
     finally:
         runner.close()
-
-
-def one_page_pdf(text: str) -> bytes:
-    """A file that reads in milliseconds, so the runner's next job is timed by the runner, not the machine."""
-    pdf = pymupdf.open()
-    pdf.new_page().insert_text((72, 72), text)
-    return pdf.tobytes()
 
 
 def test_a_file_that_needs_more_memory_than_allowed_ends_with_a_reason() -> None:

@@ -16,6 +16,7 @@ from docx.enum.text import WD_BREAK
 
 from services.extractor.logic import BadInput, detect_format, extract
 from services.extractor.ocr import text_from_tesseract
+from tests.helpers.pdfs import hand_made_pdf
 
 SHARED = Path(__file__).resolve().parents[3].parent / "shared"
 DOCS = SHARED / "docs"
@@ -43,20 +44,6 @@ def image_page(doc: pymupdf.Document, source: Path, index: int, dpi: int = 200) 
         pix = page.get_pixmap(dpi=dpi, colorspace=pymupdf.csGRAY)
         new = doc.new_page(width=page.rect.width, height=page.rect.height)
         new.insert_image(new.rect, pixmap=pix)
-
-
-def hand_made_pdf(objects: list[bytes], root: int = 1) -> bytes:
-    """A PDF with a correct xref table, built by hand, for shapes PyMuPDF refuses to save."""
-    out = bytearray(b"%PDF-1.4\n")
-    offsets = []
-    for number, body in enumerate(objects, start=1):
-        offsets.append(len(out))
-        out += b"%d 0 obj\n" % number + body + b"\nendobj\n"
-    xref = len(out)
-    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
-    out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
-    out += b"trailer\n<</Size %d/Root %d 0 R>>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, root, xref)
-    return bytes(out)
 
 
 def bad(data: bytes, filename: str = "file.pdf", **kwargs) -> BadInput:

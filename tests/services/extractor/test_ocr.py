@@ -67,6 +67,7 @@ def scan_of(source: Path, index: int, dpi: int = 150) -> pymupdf.Pixmap:
 # ---------------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_easy_scan_meets_the_targets():
     doc = extract(EASY.read_bytes(), EASY.name)
 
@@ -78,6 +79,7 @@ def test_easy_scan_meets_the_targets():
     assert review_reasons(doc, Settings()) == []
 
 
+@pytest.mark.slow
 def test_hard_scan_pages_meet_the_targets_upside_down_page_included():
     doc = extract(subset(HARD, HARD_PAGES), "hard.pdf")
 
@@ -123,6 +125,7 @@ def _garbage_page(pdf: pymupdf.Document, lines: list[str], fontname: str, encodi
         pdf.xref_set_key(xref, "Encoding", encoding)
 
 
+@pytest.mark.slow
 def test_pages_with_garbage_text_layers_are_ocrd_and_good_pages_are_not():
     with pymupdf.open(NATIVE) as src:
         real_lines = [line for line in src[2].get_text().splitlines() if line.strip()]
@@ -329,6 +332,7 @@ def test_inspect_json_of_a_native_pdf():
     assert all(c["token_count"] <= 512 and c["text"] in out["text"] for c in out["chunks"])
 
 
+@pytest.mark.slow
 def test_inspect_of_a_mixed_pdf_shows_each_page_and_a_bad_file_its_disposition(tmp_path):
     mixed = tmp_path / "misto.pdf"
     pdf = pymupdf.open()

@@ -1,5 +1,5 @@
 """Work identity at indexing, against a real PostgreSQL: documents go through the indexer's own handler
-(tests/indexing.py) with page texts of real decisions of ../shared/docs, and their work is read back as the
+(tests/helpers/indexing.py) with page texts of real decisions of ../shared/docs, and their work is read back as the
 search service reads it, coalesce(work_id, id)."""
 
 import asyncio
@@ -12,15 +12,15 @@ import pytest
 from services.indexer.deletions import purge
 from services.indexer.service import handle
 from services.indexer.works import assign_work, backfill
-from shared import ledger
-from shared.contracts import DocumentAnnotated, DocumentDeleted, MetadataHints, Source
+from shared.contracts import DocumentAnnotated, DocumentDeleted
 from shared.payloads import AnnotatedChunks, Chunk, DocumentMetadata
 from shared.settings import Settings
 from shared.stage import StageContext
 from shared.storage import put_model, stage_key
-from tests.conftest import DOCS, read_pages
-from tests.indexing import index_with_the_indexer
-from tests.shared.legal.test_works import ocr_noisy
+from tests.helpers.indexing import index_with_the_indexer
+from tests.helpers.ledger import register
+from tests.helpers.ocr import ocr_noisy
+from tests.helpers.samples import DOCS, read_pages
 
 PLAIN = DocumentMetadata(title="decisao.pdf")  # a file whose metadata says nothing about what it is
 RESP_1602076 = DocumentMetadata(
@@ -67,17 +67,7 @@ async def new_version(
 ) -> DocumentAnnotated:
     """The same document submitted again with other content, through the ledger, and indexed."""
     external_id = await pool.fetchval("SELECT external_id FROM documents WHERE id = $1", document_id)
-    submission = await ledger.register_submission(
-        pool,
-        external_id=external_id,
-        filename="decisao.pdf",
-        content_type="application/pdf",
-        content_hash=uuid.uuid4().hex,
-        size_bytes=10,
-        source=Source.CLI,
-        access_groups=["*"],
-        hints=MetadataHints(),
-    )
+    submission = await register(pool, external_id=external_id)
     assert submission.outcome == "new_version" and submission.event is not None
     version = submission.event.version
     chunks = [

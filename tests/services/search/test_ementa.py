@@ -18,8 +18,8 @@ from services.search.ementa import EMENTA_MAX_CHARS, ementas
 from shared.embeddings import get_model
 from shared.payloads import PAGE_SEPARATOR, Chunk, DocumentMetadata, Page
 from shared.settings import Settings
-from tests.conftest import read_pages
-from tests.indexing import index_with_the_indexer
+from tests.helpers.indexing import index_with_the_indexer
+from tests.helpers.samples import read_pages
 
 RESP_1602076 = "stj_resp_1602076_sp_acordao.pdf"
 GOLD = Path(__file__).resolve().parents[2] / "data" / "metadata_gold.json"

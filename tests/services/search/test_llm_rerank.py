@@ -5,7 +5,6 @@ answer validated entry by entry, and every failure returning None so search keep
 import json
 import logging
 import time
-from collections.abc import Iterator
 from datetime import date
 from typing import Any
 
@@ -15,7 +14,7 @@ from services.search.explain import explain
 from services.search.llm_rerank import MAX_EXPLANATION_CHARS, TOOL_NAME, clean_explanation, llm_rerank, ungrounded
 from services.search.query import SearchResult
 from shared.settings import Settings
-from tests.fake_llm import FakeLLM, Reply, chat_completion, fake_llm_server, messages_response, tool_use_block
+from tests.helpers.fake_llm import FakeLLM, Reply, chat_completion, messages_response, tool_use_block
 
 API_KEY = "test-key"
 QUERY = "responsabilidade solidária do tomador de serviços"
@@ -27,12 +26,6 @@ PASSAGES = [
     "Obrigação conjunta do tomador e do prestador quanto aos danos causados a terceiros.",
     "Prazo prescricional de cinco anos para a pretensão de reparação civil contra a Fazenda Pública.",
 ]
-
-
-@pytest.fixture
-def llm_server() -> Iterator[FakeLLM]:
-    with fake_llm_server() as server:
-        yield server
 
 
 def candidate(i: int, text: str) -> SearchResult:

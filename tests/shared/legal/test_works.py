@@ -2,7 +2,6 @@
 decisions of ../shared/docs (a copy, an OCR-noisy copy, an unrelated decision), and work formation."""
 
 import json
-import random
 from datetime import date
 from pathlib import Path
 
@@ -28,7 +27,8 @@ from shared.legal.works import (
     work_keys,
 )
 from shared.payloads import DocumentMetadata
-from tests.conftest import DOCS, read_pages
+from tests.helpers.ocr import ocr_noisy
+from tests.helpers.samples import DOCS, read_pages
 
 GOLD = Path(__file__).parents[2] / "data" / "metadata_gold.json"
 PLAIN = DocumentMetadata(title="decisao.pdf")  # a file whose metadata says nothing about what it is
@@ -42,27 +42,6 @@ def gold(name: str) -> DocumentMetadata:
 
 def text_of(name: str) -> str:
     return "\n".join(p.text for p in read_pages(name))
-
-
-def ocr_noisy(text: str, rate: float, seed: int = 7) -> str:
-    """A copy as a poor OCR reads it: confusable letters, dropped letters, split and merged words, and a
-    running header on every page the original did not have."""
-    confusions = {"e": "c", "c": "e", "l": "1", "i": "l", "o": "0", "a": "o", "n": "u", "u": "n", "m": "rn",
-                  "h": "b", "s": "5", "t": "f", "ç": "c", "ã": "a", "é": "e"}  # fmt: skip
-    rng = random.Random(seed)
-    out = []
-    for ch in text:
-        x = rng.random()
-        if x < rate * 0.6:
-            out.append(confusions.get(ch.lower(), ch))
-        elif x < rate * 0.75 or (x < rate * 0.9 and ch == " "):
-            continue  # a letter dropped, or two words run together
-        elif x < rate:
-            out.append(ch + " ")
-        else:
-            out.append(ch)
-    pages = "".join(out).split("\f") if "\f" in text else ["".join(out)]
-    return "\n".join(f"DIGITALIZADO - fls. {i + 1}\n{page}" for i, page in enumerate(pages))
 
 
 def exact_jaccard(a: str, b: str) -> float:

@@ -1,4 +1,5 @@
 import { MIN_PASSWORD } from "../../lib/authApi";
+import { safeNext } from "../../lib/navigation";
 import { requireIdentity } from "../../lib/server";
 
 type Props = { searchParams: Promise<Record<string, string | string[] | undefined>> };
@@ -25,12 +26,27 @@ export default async function Password({ searchParams }: Props) {
   }
   const code = typeof params.erro === "string" ? params.erro : "";
   const message = code ? (MESSAGES[code] ?? MESSAGES.atual) : "";
+  // Asked for by the API (the first administrator's one-time password), or coming back from that form.
+  const required = identity.mustChangePassword || params.obrigatoria !== undefined;
+  const next = typeof params.next === "string" ? safeNext(params.next) : undefined;
   return (
     <section className="login">
       <h1>Alterar senha</h1>
+      {identity.mustChangePassword && (
+        <p className="notice" role="note" id="senha-obrigatoria">
+          Antes de continuar, escolha uma senha nova: a atual foi criada automaticamente e vale só para este primeiro
+          acesso.
+        </p>
+      )}
       {params.ok !== undefined && (
         <p className="ok" role="status">
           Senha alterada. As suas outras sessões foram encerradas.
+          {next && (
+            <>
+              {" "}
+              <a href={next}>Continuar</a>
+            </>
+          )}
         </p>
       )}
       {message && (
@@ -40,6 +56,7 @@ export default async function Password({ searchParams }: Props) {
       )}
       <form method="post" action="/auth/password" aria-describedby={message ? "senha-erro" : undefined}>
         <input type="text" name="username" autoComplete="username" value={identity.user} readOnly hidden />
+        {required && <input type="hidden" name="next" value={next ?? "/"} />}
         <div className="field">
           <label htmlFor="senha-atual">Senha atual</label>
           <input id="senha-atual" name="current_password" type="password" autoComplete="current-password" required />

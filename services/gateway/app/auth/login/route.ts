@@ -1,7 +1,7 @@
 // The sign-in form posts here; the search API checks the password and hands back a session token for the cookie.
 import { apiLogin } from "../../../lib/authApi";
 import { readConfig } from "../../../lib/config";
-import { loginPath, safeNext } from "../../../lib/navigation";
+import { loginPath, requiredChangePath, safeNext } from "../../../lib/navigation";
 import { sameOrigin } from "../../../lib/proxy";
 import { isSecure, maxAgeFrom, sessionCookie } from "../../../lib/session";
 
@@ -28,8 +28,11 @@ export async function POST(request: Request): Promise<Response> {
   }
   const result = await apiLogin(readConfig(), user, password);
   switch (result.kind) {
-    case "ok":
-      return seeOther(next, sessionCookie(result.token, maxAgeFrom(result.expiresAt), isSecure(request)));
+    case "ok": {
+      // A password someone else chose (the first administrator's): the change form first, then where they were going.
+      const to = result.mustChangePassword ? requiredChangePath(next) : next;
+      return seeOther(to, sessionCookie(result.token, maxAgeFrom(result.expiresAt), isSecure(request)));
+    }
     case "refused":
       return seeOther(loginPath(next, "credenciais"));
     case "throttled":

@@ -31,8 +31,10 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from services.annotator import cnj
-from shared.legal_codes import UFS, fold
+from shared.legal import process_numbers
+from shared.legal.codes import UFS
+from shared.legal.dates import MONTH_PATTERN
+from shared.legal.text import fold
 
 # ------------------------------------------------------------------------------------------- acts
 
@@ -120,14 +122,13 @@ _KINDS = {
 }
 _ISSUED = frozenset({"Resolução", "IN", "Portaria", "Provimento"})
 _NUMBER = r"\d{1,3}(?:\.\d{3})+|\d{1,6}"
-_MONTH = r"janeiro|fevereiro|marco|abril|maio|junho|julho|agosto|setembro|outubro|novembro|dezembro"
 _NUMBERED_ACT = re.compile(
     r"(?<![\w.])(?P<kind>Lei\s+Complementar|Leis?|(?-i:L)\.|LC|Decreto[-\s]Lei|Decreto\s+Legislativo|Decreto|"
     r"Medida\s+Provisoria|Resolucao|Emenda\s+Constitucional|Instrucao\s+Normativa|Portaria|Provimento)"
     r"(?:\s+(?:Federal|Estadual|Municipal))?"
     r"(?:\s+(?P<issuer>(?-i:[A-Z][A-Za-z]{1,9}(?:/[A-Z]{2,6})?)))??"
     r"\s*(?:n[o.]*\s*[º°]?|[º°])?\.?\s*"
-    rf"(?P<num>{_NUMBER})(?:\s*/\s*(?P<year>\d{{4}}|\d{{2}})(?![\d/])|,?\s+de\s+\d{{1,2}}\s*[º°o]?\s+de\s+(?:{_MONTH})\s+de\s+(?P<year2>\d{{4}}))",
+    rf"(?P<num>{_NUMBER})(?:\s*/\s*(?P<year>\d{{4}}|\d{{2}})(?![\d/])|,?\s+de\s+\d{{1,2}}\s*[º°o]?\s+de\s+(?:{MONTH_PATTERN})\s+de\s+(?P<year2>\d{{4}}))",
     re.I,
 )
 _ACT_CONTINUATION = re.compile(
@@ -714,10 +715,10 @@ CNJ_CONTEXT = 120
 def find_cnj_precedents(text: str, own: set[str]) -> list[tuple[int, str]]:
     """(position, CNJ number) of other courts' judgments cited by their CNJ number."""
     out: list[tuple[int, str]] = []
-    for pattern in (cnj.CNJ, cnj.CNJ_DIGITS):
+    for pattern in (process_numbers.CNJ, process_numbers.CNJ_DIGITS):
         for match in pattern.finditer(text):
-            number = cnj.format_number(match)
-            if number in own or not cnj.is_valid(number):
+            number = process_numbers.format_number(match)
+            if number in own or not process_numbers.is_valid(number):
                 continue
             before = text[max(0, match.start() - CNJ_CONTEXT) : match.start()]
             after = text[match.end() : match.end() + CNJ_CONTEXT]

@@ -1,5 +1,8 @@
 """What an uploaded file really is, from its bytes: extensions lie, and uploads get renamed.
 
+Shared because two services decide it: the search service, which serves an original by its real type and
+refuses at upload what no stage can read, and the extractor, which picks the reader.
+
 detect_format returns the reader to use, or raises BadInput with a reason that names what the
 file really is (an executable, a spreadsheet, a password-protected DOCX) and what to do about it.
 Nothing here reads more than a file's first few kilobytes, a ZIP's central directory (and its
@@ -8,16 +11,16 @@ tiny "mimetype" member), or an OLE2 directory.
 
 from __future__ import annotations
 
+import codecs
 import io
 import re
+import struct
 import zipfile
 import zlib
 from typing import Literal
 
-from services.extractor.errors import BadInput, quoted
-from services.extractor.limits import check_zip_directory
-from services.extractor.ole import OLE2_MAGIC, describe_ole
-from services.extractor.text_reader import bom_encoding
+from shared.errors import BadInput, quoted
+from shared.ole import OLE2_MAGIC, describe_ole
 
 Kind = Literal["pdf", "docx", "doc", "odt", "rtf", "eml", "txt", "html"]
 
@@ -43,6 +46,18 @@ _MAGIC: list[tuple[bytes, str]] = [
     (b"7z\xbc\xaf\x27\x1c", "a 7-Zip archive"),
     (b"Rar!\x1a\x07", "a RAR archive"),
     (b"%!PS", "a PostScript file; convert it to PDF"),
+]
+
+MAX_ZIP_MEMBERS = 5000
+MAX_ZIP_DIRECTORY_BYTES = 16 * 1024 * 1024
+"""5,000 members with long names fit in 2 MB of central directory."""
+
+_BOMS: list[tuple[bytes, str]] = [
+    (codecs.BOM_UTF8, "utf-8-sig"),
+    (codecs.BOM_UTF32_LE, "utf-32"),  # before UTF-16 LE: it starts with the same two bytes
+    (codecs.BOM_UTF32_BE, "utf-32"),
+    (codecs.BOM_UTF16_LE, "utf-16"),
+    (codecs.BOM_UTF16_BE, "utf-16"),
 ]
 
 _ODF_TEXT = ("application/vnd.oasis.opendocument.text", "application/vnd.oasis.opendocument.text-template")
@@ -78,6 +93,43 @@ def detect_format(data: bytes, filename: str) -> Kind:
     if _looks_like_email(sample):
         return "eml"
     return "txt"
+
+
+def mib(size: int) -> str:
+    return f"{size / (1024 * 1024):,.1f} MiB"
+
+
+def check_zip_directory(data: bytes, filename: str, what: str = "DOCX") -> None:
+    """Refuse a ZIP whose directory lists too many members, before zipfile builds an object for each.
+
+    Reads the end-of-central-directory record (and its ZIP64 twin): a 200 MB file can list four
+    million members, which zipfile would turn into gigabytes of ZipInfo objects when it opens it.
+    A record that cannot be found is left for zipfile to call damaged.
+    """
+    end = data.rfind(b"PK\x05\x06", max(0, len(data) - 65_536 - 22))
+    if end < 0 or end + 22 > len(data):
+        return
+    members, directory = struct.unpack_from("<HI", data, end + 10)
+    locator = end - 20
+    if (members == 0xFFFF or directory == 0xFFFFFFFF) and locator >= 0 and data[locator : locator + 4] == b"PK\x06\x07":
+        record = struct.unpack_from("<Q", data, locator + 8)[0]
+        if record + 56 <= len(data) and data[record : record + 4] == b"PK\x06\x06":
+            members, directory = struct.unpack_from("<QQ", data, record + 32)
+    if members > MAX_ZIP_MEMBERS or directory > MAX_ZIP_DIRECTORY_BYTES:
+        raise BadInput(
+            f"the {what} {quoted(filename)} looks like a zip bomb: its directory lists {members:,} files "
+            f"in {mib(directory)} (the limit is {MAX_ZIP_MEMBERS:,} files); "
+            "open it in a word processor and save it again, or export it as PDF",
+            "review",
+            code="zip_bomb",
+        )
+
+
+def bom_encoding(data: bytes) -> str | None:
+    for bom, encoding in _BOMS:
+        if data.startswith(bom):
+            return encoding
+    return None
 
 
 def _zip_kind(data: bytes, filename: str) -> Kind:

@@ -7,7 +7,8 @@ Codes are what the pipeline stores and filters on: lower-case ASCII, stable, one
 """
 
 import re
-import unicodedata
+
+from shared.legal.text import fold
 
 DOCUMENT_TYPE_LABELS: dict[str, str] = {
     "acordao": "Acórdão",
@@ -103,15 +104,6 @@ _COURT_CODE = re.compile(
     r"^(?:(?P<fixed>[a-z]+)|trf(?P<trf>[1-6])|trt(?P<trt>\d{1,2})|tj(?P<tj>[a-z]{2})|tre_(?P<tre>[a-z]{2})|"
     r"tce_(?P<tce>[a-z]{2})|mp(?P<mp>[a-z]{2}))$"
 )
-
-
-def fold(text: str) -> str:
-    """Strip accents, keeping case and length for the characters that have a one-letter base."""
-    out = []
-    for ch in text:
-        base = "".join(c for c in unicodedata.normalize("NFD", ch) if not unicodedata.combining(c))
-        out.append(base if len(base) == 1 else ch)
-    return "".join(out)
 
 
 def court_label(code: str) -> str:

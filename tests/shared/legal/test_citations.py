@@ -1,17 +1,8 @@
-"""Canonical ids of citations, CNJ check digits and the code/label tables, on small texts."""
+"""Canonical ids of citations (legislation, súmulas, precedents, CNJ numbers cited), on small texts."""
 
 import pytest
 
-from services.annotator import cnj
-from services.annotator.citations import extract_citations
-from shared.legal_codes import (
-    DOCUMENT_TYPES,
-    court_label,
-    document_type_label,
-    label,
-    normalize_court,
-    normalize_document_type,
-)
+from shared.legal.citations import extract_citations
 
 
 def cites(text: str, **kwargs) -> list[str]:
@@ -117,74 +108,3 @@ def test_cnj_numbers_of_judgments_cited() -> None:
     )
     assert cites(text) == ["1015773-69.2022.8.26.0011", "0719639-61.2018.8.07.0001"]
     assert cites("Apelação Cível 1015773-70.2022.8.26.0011, Rel. Fulano") == []  # check digits do not hold
-
-
-def test_cnj_check_digits() -> None:
-    assert cnj.is_valid("0017387-33.2017.8.19.0000")
-    assert not cnj.is_valid("0017387-34.2017.8.19.0000")
-    assert cnj.is_valid("00173873320178190000")
-    assert cnj.check_digits("0017387", "2017", "8", "19", "0000") == "33"
-    assert cnj.court_of("0017387-33.2017.8.19.0000") == "tjrj"
-    assert cnj.court_of("5004321-11.2020.4.04.7000") == "trf4"
-    assert cnj.court_of("0000001-00.2020.5.02.0001") == "trt2"
-    assert cnj.court_of("0000001-00.2020.6.26.0001") == "tre_sp"
-    assert cnj.court_of("0000001-00.2020.8.07.0001") == "tjdft"
-
-
-def test_codes_and_labels() -> None:
-    assert [label("document_type", c) for c in ("acordao", "decisao_monocratica", "email")] == [
-        "Acórdão",
-        "Decisão monocrática",
-        "E-mail",
-    ]
-    assert set(DOCUMENT_TYPES) == {normalize_document_type(document_type_label(c)) for c in DOCUMENT_TYPES}
-    assert [court_label(c) for c in ("stj", "tjsp", "trf3", "trt2", "tre_sp", "tce_mg", "mpmg", "carf", "interno")] == [
-        "STJ",
-        "TJSP",
-        "TRF3",
-        "TRT2",
-        "TRE-SP",
-        "TCE-MG",
-        "MPMG",
-        "CARF",
-        "Escritório (interno)",
-    ]
-    assert label("court", None) is None
-
-
-@pytest.mark.parametrize(
-    ("written", "code"),
-    [
-        ("STJ", "stj"),
-        ("tj-sp", "tjsp"),
-        ("TJ/SP", "tjsp"),
-        ("TJSP", "tjsp"),
-        ("TRF-3", "trf3"),
-        ("TRT 2ª", "trt2"),
-        ("TRE-SP", "tre_sp"),
-        ("tre_sp", "tre_sp"),
-        ("TCE/MG", "tce_mg"),
-        ("PGJMG", "mpmg"),
-        ("TJDF", "tjdft"),
-        ("CARF", "carf"),
-    ],
-)
-def test_court_hints_normalise(written: str, code: str) -> None:
-    assert normalize_court(written) == code
-
-
-@pytest.mark.parametrize(
-    ("written", "code"),
-    [
-        ("acórdão", "acordao"),
-        ("Acórdão", "acordao"),
-        ("ACORDAO", "acordao"),
-        ("decisão monocrática", "decisao_monocratica"),
-        ("Súmula", "sumula"),
-        ("e-mail", "email"),
-        ("ato normativo", "ato_normativo"),
-        ("nada", None),
-    ],
-)
-def test_document_type_hints_normalise(written: str, code: str | None) -> None:
-    assert normalize_document_type(written) == code

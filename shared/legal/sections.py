@@ -31,7 +31,9 @@ import re
 from dataclasses import dataclass
 from itertools import accumulate
 
-from shared.legal_codes import fold, normalize_document_type
+from shared.legal.codes import normalize_document_type
+from shared.legal.document_types import guess_document_type
+from shared.legal.text import fold
 from shared.payloads import PAGE_SEPARATOR, Page
 
 SEPARATOR = " > "
@@ -523,8 +525,6 @@ def detect_sections(pages: list[Page], document_type: str | None = None) -> list
         return []
     code = normalize_document_type(document_type) if document_type else None
     if code is None:
-        from services.annotator.logic import guess_document_type  # the annotator's rules; imported late
-
         code = guess_document_type(pages)
     page_starts = list(accumulate((len(p.text) + len(PAGE_SEPARATOR) for p in pages[:-1]), initial=0))
     lines = _lines(text, pages, page_starts)

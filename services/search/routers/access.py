@@ -10,11 +10,11 @@ event of a change applied here is recognised there by its `changed_at` and chang
 import uuid
 
 import asyncpg
-from fastapi import APIRouter, HTTPException, Request
+from fastapi import APIRouter, HTTPException
 from pydantic import BaseModel, Field, field_validator
 
-from services.search import audit
-from services.search.deps import DbDep, IngesterDep
+from services.search.deps import DbDep, IngesterDep, RelayDep
+from services.search.store import audit
 from shared import ledger, outbox
 from shared.contracts import DocumentAccessChanged, Source, Topic
 
@@ -50,7 +50,7 @@ class AccessChanged(BaseModel):
 
 @router.put("/documents/{document_id}/access", response_model=AccessChanged)
 async def change_access(
-    document_id: uuid.UUID, body: AccessRequest, request: Request, db: DbDep, who: IngesterDep
+    document_id: uuid.UUID, body: AccessRequest, db: DbDep, who: IngesterDep, relay: RelayDep
 ) -> AccessChanged:
     """Replace the document's allow and deny lists; its attachments follow it.
 
@@ -77,7 +77,7 @@ async def change_access(
         raise HTTPException(409, "a newer access change was applied meanwhile; read the document and try again")
     detail = {"access_groups": result.access_groups, "deny_groups": result.deny_groups}
     await audit.record(db, who, "access.change", document_ids=result.document_ids, detail=detail)
-    await outbox.relay_for(request.app.state).send(queued[0])  # or later, when the broker is back
+    await relay.send(queued[0])  # or later, when the broker is back
     return AccessChanged(
         document_id=document_id,
         access_groups=result.access_groups,

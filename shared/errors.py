@@ -1,4 +1,5 @@
-"""How the extractor says a file cannot be read as it is, and where it should go."""
+"""Why a file cannot be read as it is, and where it should go: the extractor raises BadInput, and the search
+service refuses an upload by it (shared/formats.py)."""
 
 from typing import Literal
 

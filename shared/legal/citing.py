@@ -18,7 +18,7 @@ gender, a journal's name, a date the act does not carry). Forms, in Brazilian pr
   "TJSP, 1ª Vara Empresarial e Conflitos de Arbitragem, Cumprimento de Sentença 1048106-30.2024.8.26.0100,
   Juiz(a) Larissa Gaspar Tunala, j. 07/08/2024" ("Juiz(a)": the metadata does not say the judge's gender).
 - parecer: origin, title, date: "MPMG, Parecer nº 16/2022 - PGJMG/PROCON-MG/SECP/ASJUP, 21/09/2022".
-- normative and administrative acts (the "ato_*" types of shared.legal_codes) whose title opens with an
+- normative and administrative acts (the "ato_*" types of shared.legal.codes) whose title opens with an
   act's designation: the designation, its issuer for acts that are not statutes, and its date, as the
   title writes it or else from judgment_date (the date signed): "Lei nº 8.078, de 11 de setembro de 1990",
   "CNJ, Provimento nº 100, de 26 de maio de 2020", "Regulamento (UE) n.º 524/2013 do Parlamento Europeu e
@@ -27,7 +27,7 @@ gender, a journal's name, a date the act does not carry). Forms, in Brazilian pr
 - súmula, an act whose title is no designation, and any type this module does not know (new types may
   come): origin, title, date.
 
-The origin is the court's label from shared.legal_codes; a code it does not know is written upper-cased
+The origin is the court's label from shared.legal.codes; a code it does not know is written upper-cased
 when it is a short acronym ("ccbc" -> "CCBC") and left out otherwise (a long code is a folded name that
 would print misspelt). Dates are dd/mm/yyyy; "j." is judgment_date, "DJe" is publication_date of a judicial
 court ("publ." elsewhere: the journal is not stored). Where a form has a bare date it is judgment_date, else
@@ -42,7 +42,9 @@ from datetime import date
 from pathlib import PurePath
 from typing import Any
 
-from shared.legal_codes import DECISION_TYPES, DOCUMENT_TYPE_LABELS, court_label, fold, is_known_court
+from shared.legal.codes import DECISION_TYPES, DOCUMENT_TYPE_LABELS, court_label, is_known_court
+from shared.legal.dates import ENGLISH_MONTHS, MONTH_NAMES, MONTHS
+from shared.legal.text import fold
 
 ACT_TYPES = frozenset(code for code in DOCUMENT_TYPE_LABELS if code.startswith("ato_"))
 """Document types cited as acts (by designation and date): today ato_normativo and ato_administrativo."""
@@ -214,15 +216,7 @@ def _body(body: str | None, superior: bool) -> str | None:
 
 # ------------------------------------------------------------------------------------- acts
 
-_MONTHS = (
-    "janeiro", "fevereiro", "marco", "abril", "maio", "junho",
-    "julho", "agosto", "setembro", "outubro", "novembro", "dezembro",
-)  # fmt: skip
-_MONTH_NAMES = ("janeiro", "fevereiro", "março", *_MONTHS[3:])
-_ENGLISH_MONTHS = (
-    "january", "february", "march", "april", "may", "june",
-    "july", "august", "september", "october", "november", "december",
-)  # fmt: skip
+_FOLDED_MONTHS = tuple(MONTHS)
 
 # Folded designation -> how it is written; statutes (no issuer named before them) flagged True.
 _ACT_KINDS: dict[str, tuple[str, bool]] = {
@@ -298,7 +292,7 @@ def _written_date(match: re.Match[str], months: tuple[str, ...]) -> date | None:
 
 def _long_date(value: date) -> str:
     day = "1º" if value.day == 1 else str(value.day)
-    return f"{day} de {_MONTH_NAMES[value.month - 1]} de {value.year}"
+    return f"{day} de {MONTH_NAMES[value.month - 1]} de {value.year}"
 
 
 def _act(fields: CitationFields, title: str | None, origin: str | None) -> str | None:
@@ -317,7 +311,7 @@ def _act(fields: CitationFields, title: str | None, origin: str | None) -> str |
     issuer = re.sub(r"\s+", "", title[match.start("issuer") : match.end("issuer")]).upper()
     number = title[match.start("num") : match.end("num")]
     designation = f"{name}{issuer} nº {number}"
-    when = _written_date(match, _MONTHS) or fields.judgment_date
+    when = _written_date(match, _FOLDED_MONTHS) or fields.judgment_date
     year = re.search(r"/(\d{2,4})$", number)
     if when and year:
         digits = year[1]
@@ -347,9 +341,9 @@ def _eu_act(match: re.Match[str], title: str, signed: date | None, english: bool
     if match["issuer"]:
         first = fold(match["issuer"]).split()[2 if english else 1].upper()
         parts.append(_EU_ISSUERS[first])
-    when = _written_date(match, _ENGLISH_MONTHS if english else _MONTHS) or signed
+    when = _written_date(match, ENGLISH_MONTHS if english else _FOLDED_MONTHS) or signed
     if when:
-        parts.append(f" of {when.day} {_ENGLISH_MONTHS[when.month - 1].capitalize()} {when.year}" if english else "")
+        parts.append(f" of {when.day} {ENGLISH_MONTHS[when.month - 1].capitalize()} {when.year}" if english else "")
         if not english:
             parts.append(f", de {_long_date(when)}")
     return "".join(parts)

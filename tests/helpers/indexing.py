@@ -5,12 +5,12 @@ import uuid
 import asyncpg
 
 from services.indexer.service import handle as index_document
-from shared import ledger
-from shared.contracts import DocumentAnnotated, MetadataHints, Source
+from shared.contracts import DocumentAnnotated
 from shared.payloads import AnnotatedChunks, Chunk, DocumentMetadata
 from shared.settings import Settings
 from shared.stage import StageContext
 from shared.storage import put_model, stage_key
+from tests.helpers.ledger import register
 
 
 async def index_with_the_indexer(
@@ -26,18 +26,7 @@ async def index_with_the_indexer(
 
     chunks: the chunker's own chunks (offsets, section_path, is_ementa), indexed as they are instead of `texts`.
     """
-    submission = await ledger.register_submission(
-        pool,
-        external_id=f"test:{uuid.uuid4()}",
-        filename="decisao.pdf",
-        content_type="application/pdf",
-        content_hash=uuid.uuid4().hex,
-        size_bytes=10,
-        source=Source.CLI,
-        access_groups=access_groups or ["*"],
-        hints=MetadataHints(),
-        deny_groups=deny_groups,
-    )
+    submission = await register(pool, access_groups=access_groups, deny_groups=deny_groups)
     if chunks is None:
         chunks, offset = [], 0
         for i, text in enumerate(texts):

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from shared.legal.citation import ACT_TYPES, CitationFields, format_citation
+from shared.legal.citing import ACT_TYPES, CitationFields, format_citation
 
 GOLD = Path(__file__).resolve().parents[2] / "data" / "metadata_gold.json"
 

@@ -1,0 +1,1 @@
+"""The search service's HTTP routes, one module per concern; services/search/app.py includes them."""

@@ -1,0 +1,252 @@
+"""A document's own routes: upload, the original (with a search hit highlighted), its ingestion status, delete."""
+
+import asyncio
+import dataclasses
+import hashlib
+import uuid
+from datetime import date
+from pathlib import PurePosixPath, PureWindowsPath
+from typing import Annotated, Any
+from urllib.parse import quote
+
+from fastapi import APIRouter, File, Form, HTTPException, Query, UploadFile
+from fastapi.responses import JSONResponse, Response
+from pydantic import BaseModel, ValidationError
+
+from services.search.deps import (
+    DbDep,
+    IngesterDep,
+    ReaderDep,
+    RelayDep,
+    SearcherDep,
+    SettingsDep,
+    ThrottleDep,
+    visible_document,
+)
+from services.search.pdf_passage import highlight_passage
+from services.search.store import audit, documents
+from shared import ledger, outbox, telemetry
+from shared.contracts import EVERYONE, DocumentDeleted, MetadataHints, Source, Stage, Topic
+from shared.errors import BadInput
+from shared.formats import UNSUPPORTED, detect_format
+from shared.storage import get_blob, original_key, put_blob
+
+router = APIRouter()
+
+
+class UploadAccepted(BaseModel):
+    document_id: uuid.UUID
+    outcome: str
+
+
+class DocumentStatus(BaseModel):
+    document_id: uuid.UUID
+    filename: str
+    stage: str
+    version: int
+    attempts: int
+    error: str | None
+    weak_pages: list[int]
+    ocr_confidence: float | None
+    page_count: int | None
+    chunk_count: int | None
+    title: str | None
+    document_type: str | None
+    court: str | None
+    document_date: date | None
+    process_number: str | None
+    procedural_class: str | None
+    relator: str | None
+    judging_body: str | None
+    judgment_date: date | None
+    publication_date: date | None
+    parties: list[dict[str, str]]
+    subject: str | None
+    citations: list[str]
+    parent_document_id: uuid.UUID | None
+    history: list[dict[str, Any]]
+
+
+# What an original is served as: decided from its bytes (shared/formats.py), never from the uploader's name or
+# Content-Type, so a renamed HTML page is never served as a PDF, nor a PDF as HTML.
+MEDIA_TYPES = {
+    "pdf": "application/pdf",
+    "docx": "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+    "doc": "application/msword",
+    "odt": "application/vnd.oasis.opendocument.text",
+    "rtf": "application/rtf",
+    "eml": "message/rfc822",
+    "txt": "text/plain; charset=utf-8",
+    "html": "text/html; charset=utf-8",
+}
+
+
+def sniffed_content_type(data: bytes, filename: str) -> str:
+    """The file's media type from its content; 415 for what no stage can ever read (an executable, an
+    image, an archive, empty), with the extractor's own reason. A password-protected document passes:
+    it goes to review, where a person can act on it."""
+    try:
+        return MEDIA_TYPES[detect_format(data, filename)]
+    except BadInput as err:
+        if err.code in (UNSUPPORTED, "empty"):
+            raise HTTPException(415, err.reason) from err
+        return "application/octet-stream"
+
+
+def content_headers(filename: str, media_type: str) -> dict[str, str]:
+    """Headers that serve an original safely. A filename is the uploader's text: ASCII without quotes or control
+    characters in filename=, the rest percent-encoded in filename*, so it can neither break the header nor
+    inject another one. Only the name, never a path the uploader sent ("../../etc/passwd" is served as "passwd")."""
+    name = PureWindowsPath(PurePosixPath(filename).name).name or "document"
+    ascii_name = "".join(c if 32 <= ord(c) < 127 and c not in '"\\;' else "_" for c in name)
+    utf8_name = quote(name, safe="")  # RFC 5987: every byte outside attr-char escaped
+    headers = {
+        "Content-Disposition": f"inline; filename=\"{ascii_name}\"; filename*=UTF-8''{utf8_name}",
+        "X-Content-Type-Options": "nosniff",
+    }
+    if not media_type.startswith("application/pdf"):  # (a sandbox would keep browsers from showing a PDF)
+        headers["Content-Security-Policy"] = "sandbox; default-src 'none'"  # an HTML original runs nothing
+    return headers
+
+
+@router.post("/documents", status_code=202, response_model=UploadAccepted)
+async def upload(
+    pool: DbDep,
+    who: IngesterDep,
+    settings: SettingsDep,
+    throttle: ThrottleDep,
+    relay: RelayDep,
+    file: Annotated[UploadFile, File()],
+    access_groups: Annotated[str | None, Form()] = None,
+    deny_groups: Annotated[str | None, Form()] = None,
+    external_id: Annotated[str | None, Form()] = None,
+    source: Annotated[Source, Form()] = Source.UPLOAD,
+    title: Annotated[str | None, Form()] = None,
+    document_type: Annotated[str | None, Form()] = None,
+    court: Annotated[str | None, Form()] = None,
+    document_date: Annotated[date | None, Form()] = None,
+) -> Any:
+    await throttle(pool, who, "upload")
+    fields = (file.filename, access_groups, deny_groups, external_id, title, document_type, court)
+    if any("\x00" in value for value in fields if value):  # PostgreSQL text cannot hold it: 422, not 500
+        raise HTTPException(422, "form fields and the file name cannot contain NUL characters")
+    data = await file.read(settings.max_upload_bytes + 1)
+    if len(data) > settings.max_upload_bytes:
+        raise HTTPException(413, f"file is larger than the limit of {settings.max_upload_bytes} bytes")
+    content_type = await asyncio.to_thread(sniffed_content_type, data, file.filename or "document")
+    groups = [g.strip() for g in (access_groups or EVERYONE).split(",") if g.strip()] or [EVERYONE]
+    denied = [g.strip() for g in (deny_groups or "").split(",") if g.strip()]  # ethical walls: a deny wins
+    try:
+        hints = MetadataHints(title=title, document_type=document_type, court=court, document_date=document_date)
+    except ValidationError as err:
+        raise HTTPException(422, str(err)) from err
+    content_hash = hashlib.sha256(data).hexdigest()
+    filename = file.filename or "document"
+    await put_blob(pool, original_key(content_hash), data, content_type)
+    # The document's trace starts here: the event's trace_id is this span's trace (shared/contracts.py).
+    with telemetry.tracer().start_as_current_span(
+        "submit", attributes={"precedente.stage": "submit", "precedente.size_bytes": len(data)}
+    ) as span:
+        submission = await ledger.register_submission(
+            pool,
+            external_id=external_id or f"sha256:{content_hash}",
+            filename=filename,
+            content_type=content_type,
+            content_hash=content_hash,
+            size_bytes=len(data),
+            source=source,
+            access_groups=groups,
+            hints=hints,
+            deny_groups=denied,
+            submitted_by=who.user,
+            caller_groups=who.groups,
+        )
+        if submission.outcome == "forbidden":
+            raise HTTPException(403, "this external_id belongs to a document outside your access list")
+        span.set_attribute("precedente.document_id", str(submission.document_id))
+        span.set_attribute("precedente.outcome", submission.outcome)
+        telemetry.SUBMISSIONS.labels(submission.outcome).inc()
+        if submission.event is not None:
+            span.set_attribute("precedente.version", submission.event.version)
+            await relay.submit(submission.event)  # the ledger row is the outbox
+    accepted = UploadAccepted(document_id=submission.document_id, outcome=submission.outcome)
+    detail = {
+        "outcome": submission.outcome,
+        "size_bytes": len(data),
+        "access_groups": groups,
+        "deny_groups": denied,
+    }
+    await audit.record(pool, who, "document.upload", document_ids=[submission.document_id], detail=detail)
+    return JSONResponse(accepted.model_dump(mode="json"), status_code=202 if submission.event else 200)
+
+
+@router.delete("/documents/{document_id}", response_model=UploadAccepted)
+async def delete_document(
+    document_id: uuid.UUID, who: IngesterDep, pool: DbDep, relay: RelayDep, source: Source = Source.UPLOAD
+) -> Any:
+    """Delete a document the caller may see (404 otherwise): the ledger marks it deleted at once, so no
+    stage still working on it can index it, and documents.deleted removes its chunks and payloads.
+    Deleting it again answers 200 "already_deleted" (and asks for the clean-up again, harmlessly)."""
+    document = await visible_document(pool, document_id, who)
+    event = DocumentDeleted(document_id=document_id, version=document.version, source=source)
+    async with pool.acquire() as conn, conn.transaction():  # the deletion and its event, or neither
+        detail = f"deleted ({source.value}) by {who.user}"
+        marked = await ledger.mark_deleted(conn, document_id, document.version, detail)
+        queued = await outbox.enqueue(conn, Topic.DELETED, event)
+    await relay.send(queued)  # or later, when the broker is back
+    await audit.record(pool, who, "document.delete", document_ids=[document_id], detail={"source": source.value})
+    accepted = UploadAccepted(document_id=document_id, outcome="deleted" if marked else "already_deleted")
+    return JSONResponse(accepted.model_dump(mode="json"), status_code=202 if marked else 200)
+
+
+@router.get("/documents/{document_id}")
+async def download(
+    document_id: uuid.UUID,
+    who: SearcherDep,
+    pool: DbDep,
+    break_glass: Annotated[str | None, Query(max_length=500)] = None,
+    passage: Annotated[
+        int | None,
+        Query(
+            ge=1,
+            le=2**63 - 1,
+            description="A chunk id of this document (a search result's): a PDF is served with that passage "
+            "highlighted on its pages; other formats, or a PDF whose text layer does not hold it, as they are.",
+        ),
+    ] = None,
+) -> Response:
+    """The original file. An admin may open a document their groups may not see only by giving a reason
+    (`?break_glass=...`): a role is not a bypass, and that reading is on record as such. `?passage=` highlights
+    a search hit in a PDF; a chunk of another document is a 404, so no one reads another document's text through
+    one they may open."""
+    if break_glass and who.may("admin"):
+        found = await documents.with_visibility(pool, document_id, who.groups)
+        if found is None:
+            raise HTTPException(404, "document not found")
+        document, walled = found[0], not found[1]
+    else:
+        document, walled = await visible_document(pool, document_id, who), False
+    action = "document.break_glass" if walled else "document.open"
+    await audit.record(
+        pool, who, action, document_ids=[document_id], detail={"reason": break_glass} if walled else None
+    )
+    if document.stage == Stage.DELETED:
+        raise HTTPException(410, "document deleted by its owner")  # its original is gone with it
+    content = await get_blob(pool, document.blob_key)
+    media_type = document.content_type or "application/octet-stream"
+    if passage is not None and media_type.startswith("application/pdf"):
+        chunk = await documents.chunk_text(pool, document_id, passage)
+        if chunk is None:
+            raise HTTPException(404, "passage not found in this document")
+        highlighted = await asyncio.to_thread(highlight_passage, content, chunk.page_start, chunk.page_end, chunk.text)
+        content = highlighted or content  # no text layer to mark (a scan): the original as it is
+    return Response(content, media_type=media_type, headers=content_headers(document.filename, media_type))
+
+
+@router.get("/documents/{document_id}/status", response_model=DocumentStatus)
+async def status(document_id: uuid.UUID, who: ReaderDep, pool: DbDep) -> DocumentStatus:
+    """Also for whoever submitted it, whatever its access list: an uploader follows what they sent."""
+    document = await visible_document(pool, document_id, who, or_submitted=True)
+    history = await documents.history(pool, document_id)
+    shown = {name: getattr(document, name) for name in DocumentStatus.model_fields if name != "history"}
+    return DocumentStatus(**shown, history=[dataclasses.asdict(entry) for entry in history])

@@ -1,0 +1,116 @@
+"""`POST /search`: the hybrid search lawyers run (through the gateway and the CLI), with its facets."""
+
+import asyncio
+import time
+
+import asyncpg
+from fastapi import APIRouter, HTTPException
+from opentelemetry import trace
+from pydantic import BaseModel, Field
+
+from services.search.deps import (
+    DbDep,
+    IndexGuardDep,
+    QueryVectorsDep,
+    RankingDep,
+    SearcherDep,
+    SettingsDep,
+    ThrottleDep,
+)
+from services.search.llm_rerank import llm_rerank
+from services.search.query import Candidates, SearchRequest, SearchResult, hybrid_search
+from services.search.ranking import Ranking
+from services.search.store import audit
+from services.search.syntax import parse_query
+from shared import telemetry
+from shared.accounts import Identity
+from shared.embeddings import IndexGuard, QueryCache
+from shared.settings import Settings
+
+router = APIRouter()
+
+
+class SearchResponse(BaseModel):
+    results: list[SearchResult] = Field(description="One entry per work (a decision and its copies are one).")
+    facets: dict[str, dict[str, int]] = Field(
+        default_factory=dict, description="Documents per value of document_type, court, relator, judging_body."
+    )
+    total: int = Field(0, description="Works among this query's candidates under these filters: what paging reaches.")
+    relevant_total: int = Field(0, description='Of them, the works graded "forte" or "provável".')
+    offset: int = 0
+    no_strong_match: bool = Field(
+        False,
+        description='No work is at least "provável": nothing relevant was found; the results are only the closest.',
+    )
+    vague_query: bool = Field(
+        False, description='One word that names no subject ("direito"): every result is "fraca"; say more.'
+    )
+
+
+@router.post("/search", response_model=SearchResponse)
+async def search(
+    body: SearchRequest,
+    who: SearcherDep,
+    pool: DbDep,
+    settings: SettingsDep,
+    throttle: ThrottleDep,
+    index_guard: IndexGuardDep,
+    query_vectors: QueryVectorsDep,
+    ranking: RankingDep,
+) -> SearchResponse:
+    await throttle(pool, who, "search")
+    started, outcome = time.perf_counter(), "error"
+    span = trace.get_current_span()
+    span.set_attribute("precedente.search.top_k", body.top_k)  # never the query's text
+    try:
+        response = await run_search(body, who, pool, settings, index_guard, query_vectors, ranking)
+        outcome = "ok"
+    finally:
+        telemetry.SEARCH_SECONDS.labels(outcome).observe(time.perf_counter() - started)
+    await audit.record(
+        pool,
+        who,
+        "search",
+        document_ids=[r.document_id for r in response.results],
+        query=body.query,
+        filters=body.filters.model_dump(mode="json", exclude_none=True) if body.filters else None,
+        detail={"top_k": body.top_k, "results": len(response.results)},
+    )
+    telemetry.SEARCH_RESULTS.observe(len(response.results))
+    span.set_attribute("precedente.search.results", len(response.results))
+    return response
+
+
+async def run_search(
+    body: SearchRequest,
+    who: Identity,
+    pool: asyncpg.Pool,
+    settings: Settings,
+    index_guard: IndexGuard,
+    query_vectors: QueryCache,
+    ranking: Ranking,
+) -> SearchResponse:
+    """One page of results: candidates from both indexes, fused and graded, the first page optionally reordered
+    by the LLM reranker (services/search/llm_rerank.py)."""
+    if problem := await index_guard.problem(pool):
+        raise HTTPException(503, problem)  # a query vector of another model would rank garbage
+    vector = await asyncio.to_thread(query_vectors.query, parse_query(body.query).text)
+    wanted = body.offset + body.top_k
+    candidates = Candidates(settings.search_candidates, settings.search_lexical_candidates).at_least(wanted)
+    # The seed's stage 2: the model reorders the first page's top candidates (by relevance only).
+    rerank = settings.rerank_llm_provider != "none" and body.offset == 0 and body.sort == "relevance"
+    shown = max(body.top_k, settings.rerank_llm_candidates) if rerank else body.top_k
+    page = await hybrid_search(pool, body, vector, who.groups, candidates, ranking, limit=shown)
+    results = page.results
+    if rerank and (chosen := await llm_rerank(body.query, results, settings, top_n=min(body.top_k, 5))):
+        picked = {result.work_id for result in chosen}
+        results = chosen + [r for r in results if r.work_id not in picked]
+    return SearchResponse(
+        results=results[: body.top_k],
+        facets=page.facets,
+        total=page.total,
+        relevant_total=page.relevant_total,
+        offset=body.offset,
+        no_strong_match=page.no_strong_match,
+        vague_query=page.vague,
+    )

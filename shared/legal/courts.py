@@ -1,0 +1,161 @@
+"""The court, prosecution office or agency a document comes from, read from its letterhead, its judgment
+formula, its case class or its CNJ number; codes as shared.legal.codes normalises them ("tjsp", "stj", "mpmg").
+
+Courts only cited further down the text are not taken: citations name other courts.
+"""
+
+import re
+
+from shared.legal import process_numbers
+from shared.legal.codes import UF_BY_STATE, UFS, normalize_court
+from shared.legal.document_text import DocumentText
+
+__all__ = ["OPENING_LINES", "guess_court"]
+
+OPENING_LINES = 8
+"""Non-empty lines that count as a document's opening (letterhead, title, case number)."""
+
+_STATES = "|".join(sorted((re.escape(s).replace(r"\ ", r"\s+") for s in UF_BY_STATE), key=len, reverse=True))
+_OF_STATE = rf"(?:do\s+Estado\s+)?d[oea]s?\s+(?P<state>{_STATES})\b"
+_ORDINALS = {"PRIMEIRA": 1, "SEGUNDA": 2, "TERCEIRA": 3, "QUARTA": 4, "QUINTA": 5, "SEXTA": 6}
+_REGION = r"(?:(?P<n>\d{1,2})\s*[ªa]?|(?P<word>PRIMEIRA|SEGUNDA|TERCEIRA|QUARTA|QUINTA|SEXTA))\s+Regiao"
+
+
+def _names(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern.replace(" ", r"\s+"), re.I)
+
+
+# (pattern over folded text, acronym template); {uf} is the state's UF, {n} the region number.
+_COURT_NAMES: list[tuple[re.Pattern[str], str]] = [
+    (_names("Supremo Tribunal Federal"), "STF"),
+    (_names("Superior Tribunal de Justica"), "STJ"),
+    (_names("Tribunal Superior do Trabalho"), "TST"),
+    (_names("Tribunal Superior Eleitoral"), "TSE"),
+    (_names("Superior Tribunal Militar"), "STM"),
+    (_names(f"Tribunal Regional Federal da {_REGION}"), "TRF{n}"),
+    (_names(f"Tribunal Regional do Trabalho da {_REGION}"), "TRT{n}"),
+    (_names(f"Tribunal Regional Eleitoral {_OF_STATE}"), "TRE-{uf}"),
+    (_names("Tribunal de Contas da Uniao"), "TCU"),
+    (_names(f"Tribunal de Contas {_OF_STATE}"), "TCE-{uf}"),
+    (_names("Tribunal de Justica do Distrito Federal e (?:dos )?Territorios"), "TJDFT"),
+    (_names(f"Tribunal de Justica {_OF_STATE}"), "TJ{uf}"),
+    (_names(f"Poder Judiciario do Estado d[oea]s? (?P<state>{_STATES})\\b"), "TJ{uf}"),
+    (_names("Conselho Administrativo de Recursos Fiscais"), "CARF"),
+    (_names("Ministerio Publico Federal|Procuradoria[-\\s]+Geral da Republica"), "MPF"),
+    (_names("Ministerio Publico do Trabalho"), "MPT"),
+    (_names("Ministerio Publico do Distrito Federal e (?:dos )?Territorios"), "MPDFT"),
+    (_names(f"(?:Ministerio Publico|Procuradoria[-\\s]+Geral de Justica) {_OF_STATE}"), "MP{uf}"),
+]
+_UF_ALT = "|".join(sorted(UFS))
+_COURT_ACRONYMS = re.compile(
+    rf"(?<![\w-])(?:(?P<plain>STF|STJ|TST|TSE|STM|TCU|CARF|MPF|MPT|TJDFT|MPDFT)"
+    rf"|TRF-?(?P<trf>[1-6])|TRT-?(?P<trt>\d{{1,2}})|TJ[-/]?(?P<tj>{_UF_ALT})|TRE-?(?P<tre>{_UF_ALT})"
+    rf"|TCE-?(?P<tce>{_UF_ALT})|(?:MP|PGJ)-?(?P<mp>{_UF_ALT}))(?![\w])"
+)
+_CONVOCADO = re.compile(r"convocad[oa]\W*$", re.I)
+_CLASS_COURT = [
+    (re.compile(r"^(?:\w+ n[oa]s? )*(?:AGRAVO EM )?RECURSO ESPECIAL\b|^(?:\w+ n[oa]s? )*A?REsp\b"), "STJ"),
+    (re.compile(r"^(?:\w+ n[oa]s? )*(?:RECURSO EXTRAORDINARIO|ARE\b|ADI\b|ADPF\b|ADC\b)"), "STF"),
+    (re.compile(r"^(?:\w+ n[oa]s? )*(?:RECURSO DE REVISTA|AIRR\b)"), "TST"),
+]
+
+
+# Agencies and councils named in full in a letterhead (shared.legal.codes.AGENCIES).
+_AGENCY_NAMES: list[tuple[re.Pattern[str], str]] = [
+    (_names("Agencia Nacional de Telecomunicacoes"), "anatel"),
+    (_names("Agencia Nacional de Energia Eletrica"), "aneel"),
+    (_names("Agencia Nacional de Vigilancia Sanitaria"), "anvisa"),
+    (_names("Agencia Nacional de Saude Suplementar"), "ans"),
+    (_names("Agencia Nacional de Aviacao Civil"), "anac"),
+    (_names("Agencia Nacional de Transportes Terrestres"), "antt"),
+    (_names("Agencia Nacional do Petroleo"), "anp"),
+    (_names("Conselho Administrativo de Defesa Economica"), "cade"),
+    (_names("Comissao de Valores Mobiliarios"), "cvm"),
+    (_names("Banco Central do Brasil"), "bcb"),
+    (_names("Procuradoria[-\\s]+Geral da Fazenda Nacional"), "pgfn"),
+    (_names("Conselho Nacional de Justica"), "cnj"),
+]
+
+
+def _court_from_name(match: re.Match[str], template: str) -> str | None:
+    groups = match.groupdict()
+    uf = UF_BY_STATE.get(re.sub(r"\s+", " ", groups["state"]).upper()) if groups.get("state") else ""
+    n = groups.get("n") or (str(_ORDINALS[groups["word"].upper()]) if groups.get("word") else "")
+    if ("{uf}" in template and not uf) or ("{n}" in template and not n):
+        return None
+    return template.format(uf=uf, n=int(n) if n else "")
+
+
+def _court_names(text: str) -> list[str]:
+    """Every court or prosecution office named in full, in order of appearance; of two names
+    starting at one place the longer wins ("... do Distrito Federal e dos Territórios")."""
+    found: list[tuple[int, int, str]] = []
+    for pattern, template in _COURT_NAMES:
+        for match in pattern.finditer(text):
+            court = _court_from_name(match, template)
+            if court:
+                found.append((match.start(), match.start() - match.end(), court))
+    for pattern, code in _AGENCY_NAMES:
+        for match in pattern.finditer(text):
+            found.append((match.start(), match.start() - match.end(), code))
+    return [court for *_, court in sorted(found)]
+
+
+def _court_from_acronym(match: re.Match[str]) -> str:
+    g = match.groupdict()
+    if g["plain"]:
+        return g["plain"]
+    if g["trf"]:
+        return f"TRF{g['trf']}"
+    if g["trt"]:
+        return f"TRT{int(g['trt'])}"
+    if g["tj"]:
+        return f"TJ{g['tj']}"
+    if g["tre"]:
+        return f"TRE-{g['tre']}"
+    if g["tce"]:
+        return f"TCE-{g['tce']}"
+    return f"MP{g['mp']}"
+
+
+def guess_court(doc: DocumentText) -> str | None:
+    """The code of the court (or office, or agency) the document comes from (see _find_court)."""
+    court = _find_court(doc)
+    return normalize_court(court) if court else None
+
+
+def _find_court(doc: DocumentText) -> str | None:
+    """The court (or prosecution office) the document comes from, by decreasing evidence:
+
+    1. the court named in the judgment formula "acordam os ... do <Tribunal>";
+    2. the first court, office or agency named in full in the letterhead zone of page 1;
+    3. a case class only one court judges ("RECURSO ESPECIAL" -> STJ) opening the document;
+    4. the CNJ case number in the letterhead zone (its J.TR segment names the court);
+    5. "e-STJ" page references; an acronym on a short opening line ("STJ", "TJ/SP", "PGJMG"),
+       except one naming a judge's home court ("Desembargador convocado TJRS").
+    Courts only cited further down the text are not taken: citations name other courts.
+    """
+    for match in re.finditer(r"\bacordam\b", doc.fhead, re.I):
+        named = _court_names(doc.fhead[match.end() : match.end() + 400])
+        if named:
+            return named[0]
+    named = _court_names(doc.fheader)
+    if named:
+        return named[0]
+    for line in doc.opening_lines(3):
+        for pattern, court in _CLASS_COURT:
+            if pattern.match(line):
+                return court
+    for match in process_numbers.CNJ.finditer(doc.fheader):
+        court = process_numbers.court_of(process_numbers.format_number(match))
+        if court:
+            return court
+    if re.search(r"\be-STJ\b", doc.head):
+        return "STJ"
+    for line in doc.opening_lines(OPENING_LINES):
+        if len(line) > 100:
+            continue
+        for match in _COURT_ACRONYMS.finditer(line):
+            if not _CONVOCADO.search(line[max(0, match.start() - 30) : match.start()]):
+                return _court_from_acronym(match)
+    return None

@@ -1,0 +1,291 @@
+"""The structure of cleaned legal documents: the sections of real documents (read from their texts) and
+small cases of each document kind."""
+
+import re
+from itertools import pairwise
+
+import pytest
+
+from services.cleaner.logic import clean_pages
+from shared.legal.sections import Section, detect_sections
+from shared.payloads import PAGE_SEPARATOR, Page
+from tests.helpers.samples import DOCS, read_pages
+
+PDF_NAMES = sorted(p.name for p in DOCS.glob("*.pdf"))
+
+
+@pytest.fixture(scope="module")
+def cleaned_docs() -> dict[str, list[Page]]:
+    assert PDF_NAMES, f"no sample documents in {DOCS}"
+    return {name: clean_pages(read_pages(name)) for name in PDF_NAMES}
+
+
+def full_text(pages: list[Page]) -> str:
+    return PAGE_SEPARATOR.join(p.text for p in pages)
+
+
+def outline(sections: list[Section]) -> list[tuple[str, int]]:
+    return [(s.path, s.page_start) for s in sections]
+
+
+# ------------------------------------------------------------------ sections of real files
+
+# Read from the texts: headings, captions repeated before each part, the closing formula of each
+# vote ("Forte nessas razões, DOU PROVIMENTO"), the e-SAJ sentença's "Vistos" / "É o relatório".
+EXPECTED_SECTIONS = {
+    "stj_resp_1602076_sp_acordao.pdf": [
+        ("cabecalho", 1),
+        ("ementa", 1),
+        ("acordao", 1),
+        ("cabecalho", 3),
+        ("relatorio", 3),
+        ("cabecalho", 6),
+        ("voto", 6),
+        ("voto > I – Do alegado descumprimento ao art. 526 do CPC", 6),
+        ("voto > II – Da não incidência do CDC aos contratos de franquia", 7),
+        ("voto > III – Do alcance do art. 4º, § 2º, da Lei de Arbitragem", 9),
+        (
+            "voto > IV – Da competência do Poder Judiciário para apreciar a validade de compromisso arbitral "
+            "– princípio Kompetenz-Kompetenz",
+            13,
+        ),
+        ("voto > dispositivo", 19),
+        ("certidao", 20),
+    ],
+    "stj_agint_aresp_2560760_se_acordao.pdf": [
+        ("cabecalho", 1),
+        ("ementa", 1),
+        ("ementa > I. CASO EM EXAME", 1),
+        ("ementa > II. QUESTÃO EM DISCUSSÃO", 1),
+        ("ementa > III. RAZÕES DE DECIDIR", 1),
+        ("ementa > IV. AGRAVO INTERNO DESPROVIDO.", 2),
+        ("acordao", 2),
+        ("cabecalho", 3),
+        ("ementa", 3),
+        ("ementa > I. CASO EM EXAME", 3),
+        ("ementa > II. QUESTÃO EM DISCUSSÃO", 3),
+        ("ementa > III. RAZÕES DE DECIDIR", 3),
+        ("ementa > IV. AGRAVO INTERNO DESPROVIDO.", 4),
+        ("relatorio", 4),
+        ("voto", 5),
+        ("voto > dispositivo", 7),
+        ("certidao", 8),
+    ],
+    "tjrj_agravo_instrumento_0017387-33.2017_acordao.pdf": [
+        ("cabecalho", 1),
+        ("ementa", 1),  # printed without its heading, between the caption and "ACÓRDÃO"
+        ("acordao", 1),
+        ("voto", 2),
+        ("voto > dispositivo", 7),
+    ],
+    "tjsp_sentenca_vara_empresarial_arbitragem.pdf": [
+        ("cabecalho", 1),
+        ("relatorio", 1),
+        ("fundamentacao", 1),
+        ("fundamentacao > I - DA POSSIBILIDADE EXCEPCIONAL DE DECLARAÇÃO DE NULIDADE DA CLÁUSULA E DO…", 1),
+        ("fundamentacao > II DA INEXISTÊNCIA DE AFRONTA AO PRINCÍPIO DA “KOMPETENZ-KOMPETENZ”", 3),
+        ("fundamentacao > III – DOS MOTIVOS IDENTIFICADORES DA PATOLOGIA DA CLÁUSULA E DO PROCEDIMENTO…", 6),
+        ("dispositivo", 13),
+    ],
+    "parecer_pgjmg_procon_16-2022.pdf": [
+        ("cabecalho", 1),
+        ("ementa", 1),
+        ("fatos", 1),
+        (
+            "fundamentacao > 2.1. A Responsabilidade Civil no CDC > 2.1.1. A Responsabilidade Por Defeito "
+            '("fato do produto/serviço")',
+            2,
+        ),
+        ("fundamentacao > 2.1. A Responsabilidade Civil no CDC > 2.1.2. A Responsabilidade por Vícios", 3),
+        ("fundamentacao > 2.1. A Responsabilidade Civil no CDC > 2.1.3. Teoria da Aparência", 3),
+        ("fundamentacao > 2.1. A Responsabilidade Civil no CDC > 2.1.4. Princípio da Publicidade Vinculante", 4),
+        (
+            "fundamentacao > 2.2. Comércio Eletrônico > 2.2.1 A aplicação do Código de Defesa do Consumidor no "
+            "Comércio Eletrônico",
+            5,
+        ),
+        ("fundamentacao > 2.2. Comércio Eletrônico > 2.2.2 Diferença entre marketplace, loja virtual e e-commerce.", 5),
+        ("fundamentacao > 2.2. Comércio Eletrônico > 2.2.3. A dinâmica do marketplace", 6),
+        ("fundamentacao > 2.3. A responsabilidade do marketplace", 6),
+        (
+            "fundamentacao > 2.3. A responsabilidade do marketplace > 2.3.1. Serviços digitais de facilitação de "
+            "busca e de comparação de preços",
+            10,
+        ),
+        (
+            "fundamentacao > 2.3. A responsabilidade do marketplace > 2.3.2 Responsabilidade do marketplace por "
+            "publicidade enganosa",
+            11,
+        ),
+        ("fundamentacao > 2.4. O Marco Civil da Internet", 13),
+        ("conclusao", 14),
+        ("notas", 16),
+    ],
+    "mp_acao_civil_publica_peticao_inicial.pdf": [
+        ("cabecalho", 1),
+        ("preliminar > a) Legitimidade do Ministério Público", 2),
+        ("preliminar > b) Da ausência de interesse na realização de audiência de conciliação ou mediação", 4),
+        ("fatos", 7),
+        ("fundamentacao > c) Ilegalidade da conduta do réu > c.1) Violação da Lei nº 8.245/91", 11),
+        (
+            "fundamentacao > c) Ilegalidade da conduta do réu > c.2) Tratamento discriminatório entre usuários da "
+            "internet e indébito na remuneração de serviços",
+            14,
+        ),
+        (
+            "fundamentacao > c) Ilegalidade da conduta do réu > c.3) “Taxa de serviço” remunera atividades que não "
+            "representam comodidade ou conveniência ao inquilino",
+            15,
+        ),
+        ("fundamentacao > c) Ilegalidade da conduta do réu > c.4) Venda casada e cláusulas abusivas", 17),
+        (
+            "fundamentacao > c) Ilegalidade da conduta do réu > c.5) “Taxa de reserva” contrária aos interesses do "
+            "locador contratante",
+            19,
+        ),
+        ("fundamentacao > d) O ressarcimento dos danos causados aos consumidores", 20),
+        ("fundamentacao > e) os pressupostos para o deferimento liminar da tutela provisória de urgência", 22),
+        ("pedidos", 23),
+        ("pedidos", 24),
+    ],
+}
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED_SECTIONS))
+def test_sections_of_real_documents(name: str, cleaned_docs: dict[str, list[Page]]) -> None:
+    assert outline(detect_sections(cleaned_docs[name])) == EXPECTED_SECTIONS[name]
+
+
+@pytest.mark.parametrize("name", PDF_NAMES)
+def test_sections_cover_the_text(name: str, cleaned_docs: dict[str, list[Page]]) -> None:
+    pages = cleaned_docs[name]
+    text = full_text(pages)
+    sections = detect_sections(pages)
+    assert sections[0].char_start == 0 and sections[-1].char_end == len(text)
+    for a, b in pairwise(sections):
+        assert a.char_end == b.char_start and a.page_end <= b.page_start
+        assert text[b.char_start - 1] == "\n"  # every section starts a line
+    for s in sections:
+        assert text[s.char_start : s.char_end].strip() and s.page_start <= s.page_end
+
+
+def test_the_other_acordaos_have_their_parts(cleaned_docs: dict[str, list[Page]]) -> None:
+    for name in ("stj_resp_1543564_sp_acordao.pdf", "stj_resp_1433940_mg_acordao.pdf"):
+        tops = [s.top for s in detect_sections(cleaned_docs[name])]
+        assert tops[:3] == ["cabecalho", "ementa", "acordao"] and tops[-1] == "certidao"
+        assert {"relatorio", "voto"} <= set(tops)
+
+
+# --------------------------------------------------------------------------- small cases
+
+
+def test_sentenca_parts() -> None:
+    text = (
+        "PODER JUDICIÁRIO\nSENTENÇA\nProcesso nº 1000000-00.2024.8.26.0100\nVistos.\nTrata-se de ação de cobrança.\n"
+        "É o relatório. Fundamento e decido.\nO pedido procede, pois a dívida está provada.\n"
+        "Ante o exposto, JULGO PROCEDENTE o pedido.\nP.R.I."
+    )
+    sections = detect_sections([Page(number=1, text=text)], "sentenca")
+    assert [s.path for s in sections] == ["cabecalho", "relatorio", "fundamentacao", "dispositivo"]
+
+
+def test_monocratic_decision_parts() -> None:
+    text = (
+        "AGRAVO EM RECURSO ESPECIAL Nº 2123456 - RJ (2022/0123456-7)\nRELATOR : MINISTRO FULANO DE TAL\n"
+        "DECISÃO\nTrata-se de agravo interposto contra decisão que inadmitiu recurso especial.\n"
+        "É o relatório. Decido.\nIncide a Súmula 7/STJ.\n"
+        "Ante o exposto, conheço do agravo para não conhecer do recurso especial.\nBrasília, 03 de fevereiro de 2023."
+    )
+    sections = detect_sections([Page(number=1, text=text)])  # the type is guessed: decisao_monocratica
+    assert [s.path for s in sections] == ["cabecalho", "relatorio", "fundamentacao", "dispositivo"]
+
+
+def test_petition_parts_and_nested_headings() -> None:
+    text = (
+        "EXCELENTÍSSIMO SENHOR JUIZ DE DIREITO\nFULANO, vem propor AÇÃO DE COBRANÇA em face de BELTRANO.\n"
+        "I – DOS FATOS\nO réu não pagou.\nII – DO DIREITO\n1. Da responsabilidade solidária\n"
+        "Os devedores respondem juntos.\n2. Dos juros\nOs juros correm da citação.\nIII – DOS PEDIDOS\n"
+        "a) a condenação do réu;\nb) custas."
+    )
+    sections = detect_sections([Page(number=1, text=text)], "peticao")
+    assert [s.path for s in sections] == [
+        "cabecalho",
+        "fatos",
+        "direito > 1. Da responsabilidade solidária",
+        "direito > 2. Dos juros",
+        "pedidos",
+    ]
+
+
+def test_contract_clauses_and_paragraphs() -> None:
+    text = (
+        "CONTRATO DE PRESTAÇÃO DE SERVIÇOS\nAs partes ajustam o seguinte:\n"
+        "CLÁUSULA PRIMEIRA – DO OBJETO\nServiços jurídicos.\nParágrafo único. Inclui consultas.\n"
+        "CLÁUSULA SEGUNDA – DO PREÇO\nR$ 10.000,00 por mês:\nI - à vista;\nII - por boleto.\n"
+        "São Paulo, 1º de março de 2023."
+    )
+    sections = detect_sections([Page(number=1, text=text)], "contrato")
+    assert [s.path for s in sections] == [
+        "cabecalho",
+        "CLÁUSULA PRIMEIRA – DO OBJETO",
+        "CLÁUSULA PRIMEIRA – DO OBJETO > Parágrafo único",
+        "CLÁUSULA SEGUNDA – DO PREÇO",  # incisos stay with their clause
+    ]
+
+
+def test_statute_structure() -> None:
+    text = (
+        "LEI Nº 9.307, DE 23 DE SETEMBRO DE 1996.\nDispõe sobre a arbitragem.\nCAPÍTULO I\nDISPOSIÇÕES GERAIS\n"
+        "Art. 1º As pessoas capazes de contratar poderão valer-se da arbitragem.\n"
+        "§ 1º A administração pública direta e indireta poderá utilizar-se da arbitragem.\n"
+        "Art. 2º A arbitragem poderá ser de direito ou de eqüidade, a critério das partes.\n"
+        "CAPÍTULO II\nDA CONVENÇÃO DE ARBITRAGEM E SEUS EFEITOS\n"
+        "Art. 3º As partes interessadas podem submeter a solução de seus litígios ao juízo arbitral:\n"
+        "I - cláusula compromissória;\nII - compromisso arbitral."
+    )
+    paths = [s.path for s in detect_sections([Page(number=1, text=text)], "ato_normativo")]
+    assert paths == [
+        "cabecalho",
+        "Capítulo I – DISPOSIÇÕES GERAIS > Art. 1º",
+        "Capítulo I – DISPOSIÇÕES GERAIS > Art. 1º > § 1º",
+        "Capítulo I – DISPOSIÇÕES GERAIS > Art. 2º",
+        "Capítulo II – DA CONVENÇÃO DE ARBITRAGEM E SEUS EFEITOS > Art. 3º",
+    ]
+
+
+def test_administrative_decision() -> None:
+    text = (
+        "PORTARIA Nº 12, DE 3 DE MARÇO DE 2023\nO DIRETOR, no uso de suas atribuições,\n"
+        "CONSIDERANDO a necessidade de regular o tema;\nCONSIDERANDO o disposto na Lei 9.784/1999;\nRESOLVE:\n"
+        "Art. 1º Fica instituído o comitê.\nArt. 2º Esta portaria entra em vigor na data de sua publicação."
+    )
+    paths = [s.path for s in detect_sections([Page(number=1, text=text)], "ato_administrativo")]
+    assert paths == ["cabecalho", "considerandos", "decide > Art. 1º", "decide > Art. 2º"]  # "RESOLVE:" heads Art. 1º
+
+
+def test_email_thread_messages() -> None:
+    text = (
+        "De: Ana <ana@x.com>\nEnviado em: 13/09/2022\nPara: Carlos\nAssunto: Minuta\n\nSegue a minuta.\n\n"
+        "De: Carlos <c@x.com>\nEnviado em: 12/09/2022\nPara: Ana\nAssunto: Pedido\n\nPode enviar a minuta?"
+    )
+    paths = [s.path for s in detect_sections([Page(number=1, text=text)], "email")]
+    assert paths == ["mensagem 1", "mensagem 2"]
+
+
+def test_documents_without_parts_fall_back_to_headings() -> None:
+    text = "Memorando interno\n1. Introdução\nTexto da introdução.\n2. Análise do risco\nTexto da análise."
+    assert [s.path for s in detect_sections([Page(number=1, text=text)], "outro")] == [
+        "cabecalho",
+        "1. Introdução",
+        "2. Análise do risco",
+    ]
+    plain = [Page(number=1, text="Sem títulos.\n\nSó parágrafos de texto corrido.")]
+    assert [s.path for s in detect_sections(plain, "outro")] == ["corpo"]
+
+
+def test_empty_and_page_spans() -> None:
+    assert detect_sections([]) == []
+    pages = [Page(number=1, text="EMENTA\nRECURSO ESPECIAL."), Page(number=2, text="ACÓRDÃO\nAcordam os Ministros.")]
+    sections = detect_sections(pages, "acordao")
+    assert [(s.path, s.page_start, s.page_end) for s in sections] == [("ementa", 1, 1), ("acordao", 2, 2)]
+    assert re.fullmatch(r"\s*", full_text(pages)[sections[0].char_end - len(PAGE_SEPARATOR) : sections[0].char_end])
