@@ -119,15 +119,22 @@ class StageService:
 
 
 async def process(
-    service: StageService, ctx: StageContext, body: dict[str, Any], headers: Mapping[str, Any] | None = None
+    service: StageService,
+    ctx: StageContext,
+    body: dict[str, Any],
+    headers: Mapping[str, Any] | None = None,
+    key: bytes | None = None,
 ) -> None:
-    """Handle one event inside the stage's span (continuing the document's trace from the headers)."""
+    """Handle one event inside the stage's span (continuing the document's trace from the headers).
+
+    `key` is the message's Kafka key (the document id, as every producer keys it): a message that breaks
+    its contract is still dead-lettered under the right document when its body lost the id."""
     span_name = telemetry.STAGE_SPANS.get(service.name, service.name)
     started = time.perf_counter()
     result = "error"
     with telemetry.consumer_span(span_name, headers, body, service.name) as span:
         try:
-            result = await _process(service, ctx, body)
+            result = await _process(service, ctx, body, key)
         finally:
             span.set_attribute("precedente.outcome", result)
             if result == "error":
@@ -140,7 +147,7 @@ async def process(
             )
 
 
-async def _process(service: StageService, ctx: StageContext, body: dict[str, Any]) -> str:
+async def _process(service: StageService, ctx: StageContext, body: dict[str, Any], key: bytes | None = None) -> str:
     """The stage's work on one event; returns its outcome for the span and the metrics.
 
     While the database or the broker is down the event is neither acknowledged (it would be lost) nor
@@ -151,7 +158,7 @@ async def _process(service: StageService, ctx: StageContext, body: dict[str, Any
     try:
         event = model.model_validate(body)
     except ValidationError as err:
-        await _reject_malformed(service, ctx, body, err)
+        await _reject_malformed(service, ctx, body, err, key)
         return "malformed"
     current_trace = telemetry.current_trace_id()
     if current_trace is not None and event.trace_id != current_trace:
@@ -220,7 +227,9 @@ async def _handle(service: StageService, ctx: StageContext, event: Event) -> str
             if attempts >= ctx.settings.stage_max_attempts:
                 reason = f"{service.name} failed {attempts} times; last error: {error}"
                 telemetry.FAILURES.labels(service.name, "repeated_failure", "deadletter").inc()
-                await _to_deadletter(service, ctx, event, reason, "repeated_failure", "repeated_failure")
+                await _to_deadletter(
+                    service, ctx, event, reason, "repeated_failure", "repeated_failure", attempts=attempts
+                )
                 return "deadletter"
             await asyncio.sleep(min(2**attempts, 30) * 0.5)
 
@@ -255,10 +264,10 @@ async def _to_review(service: StageService, ctx: StageContext, event: Event, rev
 
 
 async def _to_deadletter(
-    service: StageService, ctx: StageContext, event: Event, reason: str, code: str, kind: str
+    service: StageService, ctx: StageContext, event: Event, reason: str, code: str, kind: str, attempts: int = 0
 ) -> None:
     detail = f"{service.name}: {reason}"
-    fields = {"last_error": reason, "halted_in": service.name, "reason_code": code}
+    fields = {"last_error": reason, "halted_in": service.name, "reason_code": code, "attempts": attempts}
     if await ledger.advance(ctx.db, event, Stage.FAILED, detail, **fields):
         await publish(
             ctx.broker,
@@ -268,22 +277,44 @@ async def _to_deadletter(
         )
 
 
+def _contract_errors(err: ValidationError) -> str:
+    """pydantic's errors as a person reads them: each field and what is wrong with it, no input dumps."""
+    parts = [f"'{'.'.join(str(p) for p in e['loc']) or '(body)'}': {e['msg']}" for e in err.errors()[:5]]
+    more = err.error_count() - len(parts)
+    return "; ".join(parts) + (f"; and {more} more" if more > 0 else "")
+
+
+def _document_id_of(body: dict[str, Any], key: bytes | None) -> uuid.UUID | None:
+    for candidate in (body.get("document_id"), key.decode("utf-8", "replace") if key else None):
+        with contextlib.suppress(ValueError, TypeError, AttributeError):
+            return uuid.UUID(str(candidate))
+    return None
+
+
 async def _reject_malformed(
-    service: StageService, ctx: StageContext, body: dict[str, Any], err: ValidationError
+    service: StageService, ctx: StageContext, body: dict[str, Any], err: ValidationError, key: bytes | None
 ) -> None:
-    """A message that breaks its contract still goes somewhere a person can see it."""
-    reason = f"{service.input_topic.value} message does not match its contract: {err.errors()[:3]}"
-    try:
-        document_id = uuid.UUID(str(body.get("document_id")))
-    except ValueError:
-        log.error("%s: dropping a message with no valid document_id: %s", service.name, reason)
-        return
+    """A message that breaks its contract still goes somewhere a person can see it: the dead-letter topic,
+    under its document (from the body or the message key), its version and trace kept where they are valid.
+    A message that names no document at all is dead-lettered under the nil id, its start quoted."""
+    reason = f"{service.input_topic.value} message does not match its contract: {_contract_errors(err)}"
+    document_id = _document_id_of(body, key)
+    if document_id is None:
+        reason += f"; no document id in it or in its key; it starts {str(body)[:200]!r}"
     log.error("%s: %s", service.name, reason)
+    follow: dict[str, Any] = {}
+    version, trace_id = body.get("version"), body.get("trace_id")
+    if isinstance(version, int) and not isinstance(version, bool) and version >= 1:
+        follow["version"] = version
+    if isinstance(trace_id, str) and 0 < len(trace_id) <= 64:
+        follow["trace_id"] = trace_id
     await publish(
         ctx.broker,
         ctx.settings,
         Topic.DEADLETTER,
-        DocumentDeadLetter(document_id=document_id, stage=service.output_stage, reason=reason),
+        DocumentDeadLetter(
+            document_id=document_id or uuid.UUID(int=0), stage=service.output_stage, reason=reason, **follow
+        ),
     )
 
 
@@ -311,7 +342,7 @@ def build_app(service: StageService, settings: Settings) -> FastStream:
 
     @subscriber(broker, settings, service.input_topic, service.group_id)
     async def on_event(body: dict[str, Any], message: KafkaMessage) -> None:
-        await process(service, holder["ctx"], body, message.headers)
+        await process(service, holder["ctx"], body, message.headers, message.raw_message.key)
 
     @app.on_startup
     async def connect() -> None:

@@ -7,7 +7,6 @@ what the stage published (topic, key, headers, payload); the ledger is read back
 """
 
 import asyncio
-import logging
 import uuid
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
@@ -323,11 +322,12 @@ async def test_a_repeated_failure_is_dead_lettered_after_max_attempts(pool: asyn
     assert [c.last_error for c in calls[1:]] == ["probe: ValueError: página 3 ilegível"] * (max_attempts - 1)
     reason = f"probe failed {max_attempts} times; last error: ValueError: página 3 ilegível"
     doc = await row(pool, event.document_id)
-    assert (doc["stage"], doc["last_error"], doc["reason_code"], doc["halted_in"]) == (
+    assert (doc["stage"], doc["last_error"], doc["reason_code"], doc["halted_in"], doc["attempts"]) == (
         "failed",
         reason,
         "repeated_failure",
         "probe",
+        max_attempts,  # the failed row says how many tries it took
     )
     assert (await history(pool, event.document_id))[-1] == (1, "failed", f"probe: {reason}")
     [dead] = probe.on(Topic.DEADLETTER)
@@ -391,23 +391,25 @@ async def test_malformed_event_with_a_document_id_is_dead_lettered(
     assert (await row(pool, good.document_id))["stage"] == "cleaned"
 
 
-async def test_malformed_event_without_a_document_id_is_logged_and_the_stream_goes_on(
-    pool: asyncpg.Pool, probe: Probe, caplog: pytest.LogCaptureFixture
+async def test_malformed_event_without_a_document_id_is_dead_lettered_by_its_key_or_the_nil_id(
+    pool: asyncpg.Pool, probe: Probe
 ) -> None:
-    good = await extracted(pool)
-    body = good.model_dump(mode="json") | {"document_id": "not-a-uuid"}
+    good, lost = await extracted(pool), await extracted(pool)
+    body = lost.model_dump(mode="json") | {"document_id": "not-a-uuid", "version": 3, "trace_id": "dms-trace-7"}
 
-    with caplog.at_level(logging.ERROR, logger="shared.stage"):
-        await probe.send_raw(body)
-        await probe.send_raw({"hello": "world"})
+    await probe.send_raw(body, lost.key)  # the body lost its id; the message key still names the document
+    await probe.send_raw({"hello": "world"})  # names no document at all
     await probe.send(good)
 
-    dropped = [r.getMessage() for r in caplog.records if "no valid document_id" in r.getMessage()]
-    assert len(dropped) == 2
-    assert all("documents.extracted message does not match its contract" in m for m in dropped)
-    assert "'document_id'" in dropped[0] and "'pages_key'" in dropped[1]
-    assert probe.on(Topic.DEADLETTER) == []  # a dead letter needs a document id (see the report)
-    assert [c.document_id for c in probe.calls] == [good.document_id]
+    by_key, anonymous = (DocumentDeadLetter.model_validate(m.body) for m in probe.on(Topic.DEADLETTER))
+    assert by_key.document_id == lost.document_id
+    assert (by_key.version, by_key.trace_id) == (3, "dms-trace-7")  # the message's own, not new ones
+    assert "'document_id': Input should be a valid UUID" in by_key.reason
+    assert "input_value" not in by_key.reason and "https://errors.pydantic.dev" not in by_key.reason
+    assert anonymous.document_id == uuid.UUID(int=0)
+    assert "'pages_key': Field required" in anonymous.reason
+    assert "no document id in it or in its key" in anonymous.reason and "'hello'" in anonymous.reason
+    assert [c.document_id for c in probe.calls] == [good.document_id]  # the stream went on
     assert [p.key for p in probe.on(Topic.CLEANED)] == [good.key]
 
 
