@@ -19,6 +19,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from precedente import api_errors
 from precedente.credentials import api_client
 from shared import accounts
 from shared.db import create_pool
@@ -36,17 +37,13 @@ JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON.")]
 OPERATOR = "operator (--local)"
 
 
-def _detail(response: httpx.Response) -> str:
-    is_json = "json" in response.headers.get("content-type", "")
-    return str(response.json().get("detail")) if is_json else response.text
-
-
 def _api(method: str, path: str, api: str | None, **kwargs: Any) -> Any:
-    with api_client(api) as http:
-        response = http.request(method, path, **kwargs)
-    if response.status_code >= 400:
-        console.print(f"[red]{response.status_code}[/red] {_detail(response)}")
-        raise typer.Exit(1)
+    """The API's answer; a refusal (a problem document) or an unreachable API: one line, exit status 1."""
+    try:
+        with api_client(api) as http:
+            response = api_errors.check(http.request(method, path, **kwargs))
+    except httpx.TransportError as err:
+        api_errors.fail(api_errors.explain(err))
     return response.json() if response.content else None
 
 
@@ -133,21 +130,21 @@ def password_command(
     and the one-time password file of `precedente up` is deleted here if it holds the old password."""
     current = typer.prompt("Senha atual", hide_input=True)
     new = typer.prompt("Nova senha (12 caracteres ou mais)", hide_input=True, confirmation_prompt=True)
-    with httpx.Client(base_url=(api or Settings().api_url).rstrip("/"), timeout=60) as http:
-        signed_in = http.post("/auth/login", json={"user": user, "password": current})
-        if signed_in.status_code != 200:
-            console.print(f"[red]{signed_in.status_code}[/red] {_detail(signed_in)}")
-            raise typer.Exit(1)
-        session = {"Authorization": f"Bearer {signed_in.json()['token']}"}
-        try:
-            changed = http.post(
-                "/auth/password", json={"current_password": current, "new_password": new}, headers=session
+    try:
+        with httpx.Client(base_url=(api or Settings().api_url).rstrip("/"), timeout=60) as http:
+            signed_in = api_errors.check(
+                http.post("/auth/login", json={"user": user, "password": current}), credential_hint=False
             )
-        finally:
-            http.post("/auth/logout", headers=session)
-    if changed.status_code != 204:
-        console.print(f"[red]{changed.status_code}[/red] {_detail(changed)}")
-        raise typer.Exit(1)
+            session = {"Authorization": f"Bearer {signed_in.json()['token']}"}
+            try:
+                changed = http.post(
+                    "/auth/password", json={"current_password": current, "new_password": new}, headers=session
+                )
+            finally:
+                http.post("/auth/logout", headers=session)
+    except httpx.TransportError as err:
+        api_errors.fail(api_errors.explain(err))
+    api_errors.check(changed)
     console.print(f"password of {user} changed; your other sessions have ended")
     if accounts.forget_one_time_password(Settings().data_dir / accounts.ADMIN_PASSWORD_FILE, current):
         console.print("the one-time password file is gone", markup=False)

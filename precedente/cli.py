@@ -18,6 +18,7 @@ from rich.markup import escape  # noqa: E402
 from rich.progress import Progress  # noqa: E402
 from rich.table import Table  # noqa: E402
 
+from precedente import api_errors  # noqa: E402
 from precedente.admin_cli import audit_command, keys_app, password_command, users_app  # noqa: E402
 from precedente.credentials import auth_headers  # noqa: E402
 from precedente.harness import FINAL  # noqa: E402
@@ -162,10 +163,13 @@ def ingest(
                 response.raise_for_status()
                 body = response.json()
                 submitted[body["document_id"]] = (path, body["outcome"])
-            except httpx.HTTPError as err:
+            except httpx.HTTPStatusError as err:
+                if err.response.status_code == 401:  # the credential is refused: so would every other file be
+                    raise
                 failures += 1
-                detail = err.response.text if isinstance(err, httpx.HTTPStatusError) else str(err)
-                console.print(f"[red]upload failed[/red] {path}: {detail}")
+                console.print(
+                    f"[red]upload failed[/red] {escape(str(path))}: {escape(api_errors.problem_message(err.response))}"
+                )
             bar.advance(task)
         if not wait:
             for document_id, (path, outcome) in submitted.items():
@@ -178,7 +182,7 @@ def ingest(
             for document_id in submitted:
                 if statuses.get(document_id, {}).get("stage") in FINAL:
                     continue
-                statuses[document_id] = client.get(f"/documents/{document_id}/status").json()
+                statuses[document_id] = client.get(f"/documents/{document_id}/status").raise_for_status().json()
             done = sum(1 for s in statuses.values() if s.get("stage") in FINAL)
             bar.update(progress, completed=done)
             if done == len(submitted):
@@ -329,12 +333,8 @@ def status_command(
     """Per pipeline stage: documents waiting, in progress, done, in review and failed, and the consumer lag;
     the slowest documents of the last hour; review and failure counts per reason (GET /status)."""
     base = (api or Settings().api_url).rstrip("/")
-    try:
-        response = httpx.get(f"{base}/status", headers=auth_headers(), timeout=30)
-        response.raise_for_status()
-    except httpx.HTTPError as err:
-        console.print(f"[red]status:[/red] {base}: {err}")
-        raise typer.Exit(1) from err
+    response = httpx.get(f"{base}/status", headers=auth_headers(), timeout=30)
+    response.raise_for_status()  # main() says what went wrong, in one line
     report = response.json()
     if as_json:
         sys.stdout.write(json.dumps(report, ensure_ascii=False, indent=2) + "\n")
@@ -383,7 +383,12 @@ app.command("password")(password_command)
 
 
 def main() -> None:
-    app()
+    """Every command that calls the API: a refusal it did not handle, or an API that cannot be reached, is one
+    line on stderr and exit status 1, not a traceback."""
+    try:
+        app()
+    except httpx.HTTPError as err:
+        api_errors.fail(api_errors.explain(err))
 
 
 if __name__ == "__main__":

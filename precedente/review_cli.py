@@ -11,6 +11,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from precedente import api_errors
 from precedente.credentials import api_client
 
 console = Console()
@@ -25,11 +26,8 @@ def client(api: str | None) -> httpx.Client:
 
 
 def call(response: httpx.Response) -> Any:
-    if response.status_code >= 400:
-        detail = response.json().get("detail") if "json" in response.headers.get("content-type", "") else response.text
-        console.print(f"[red]{response.status_code}[/red] {detail}")
-        raise typer.Exit(1)
-    return response.json()
+    """The answer; a refusal is its problem document's one line on stderr and exit status 1."""
+    return api_errors.check(response).json()
 
 
 @review_app.callback(invoke_without_command=True)

@@ -4,8 +4,8 @@ PostgreSQL text holds neither NUL nor half a surrogate pair, and asyncpg raises 
 (CharacterNotInRepertoire, UntranslatableCharacter): a `?user=%00` or a JSON "a\\u0000" answered 500 on
 every route that passed it on. Rather than each route remembering to check, this middleware checks
 every request once, before routing: the path, every query parameter (percent-decoded) and every string
-of a JSON body, keys included. What fails answers 422 in FastAPI's own error shape (a list of
-{loc, msg, type}), so clients read it like any other validation error. Multipart uploads are checked
+of a JSON body, keys included. What fails answers 422 as any other validation error does: a problem
+document (services/search/problems.py) whose `errors` lists {loc, msg, type}. Multipart uploads are checked
 by the upload route (the file's bytes are data, not text).
 """
 
@@ -15,6 +15,8 @@ from typing import Any
 from urllib.parse import parse_qsl, unquote
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from services.search import problems
 
 MAX_JSON_BYTES = 1_000_000  # no route takes a larger JSON body; a larger one is refused by size, not read whole
 
@@ -55,6 +57,12 @@ def _unstorable(scope: Scope, body: bytes | None) -> list[dict[str, Any]]:
     if body:
         try:
             document = json.loads(body)
+        except UnicodeDecodeError:  # FastAPI would answer 400 "error parsing the body": JSON is Unicode text
+            errors.append({"loc": ["body"], "msg": "the body is not JSON text (not UTF-8)", "type": "json_invalid"})
+            return errors
+        except RecursionError:  # nested deeper than a parser goes: refused here, never a 500
+            errors.append({"loc": ["body"], "msg": "the JSON body is nested too deeply", "type": "json_invalid"})
+            return errors
         except ValueError:
             return errors  # malformed JSON is the route's 422
         for where, text in _strings(document, ()):
@@ -97,13 +105,17 @@ class InputBoundary:
             body = b"".join(chunks) if size <= MAX_JSON_BYTES else None
         errors = _unstorable(scope, body)
         if errors:
-            content = json.dumps({"detail": errors}, ensure_ascii=True).encode()
+            for error in errors:
+                error.pop("input", None)
+            path = problem_free(scope.get("path", ""))
+            answer = problems.document(422, problems.readable(errors), str(path), errors=errors)
+            content = json.dumps(answer, ensure_ascii=True).encode()
             await send(
                 {
                     "type": "http.response.start",
                     "status": 422,
                     "headers": [
-                        (b"content-type", b"application/json"),
+                        (b"content-type", problems.MEDIA_TYPE.encode()),
                         (b"content-length", str(len(content)).encode()),
                     ],
                 }

@@ -11,11 +11,12 @@ from typing import Annotated, Protocol
 
 import asyncpg
 from fastapi import Depends, HTTPException, Request
+from fastapi.security import HTTPAuthorizationCredentials
 from faststream.kafka import KafkaBroker
 
+from services.search import problems
 from services.search.ranking import Ranking
 from services.search.store import documents
-from services.search.store.documents import ACCESS_CLAUSE as ACCESS_CLAUSE  # status.py reads it from here
 from shared import outbox
 from shared.accounts import Identity
 from shared.embeddings import IndexGuard, QueryCache
@@ -23,7 +24,7 @@ from shared.settings import Settings
 
 
 class Throttle(Protocol):
-    """The caller's budget of costly requests (services/search/auth.py, Authenticator.throttle): 429 once spent."""
+    """The caller's budget of costly requests (services/search/identity.py, Authenticator.throttle): 429 once spent."""
 
     def __call__(self, db: asyncpg.Pool, who: Identity, what: str) -> Awaitable[None]: ...
 
@@ -65,11 +66,21 @@ def get_ranking(request: Request) -> Ranking:
     return request.app.state.ranking
 
 
-async def get_caller(request: Request) -> Identity:
-    """The authenticated caller (services/search/auth.py), resolved once per request: 401 without one."""
+async def get_caller(
+    request: Request, _bearer: Annotated[HTTPAuthorizationCredentials | None, Depends(problems.bearer)]
+) -> Identity:
+    """The authenticated caller (services/search/identity.py), resolved once per request: 401 without one, 403
+    while the account must change its password. `_bearer` declares the scheme in the contract; the token is
+    read (and checked) by the authenticator."""
     if (who := getattr(request.state, "caller", None)) is None:
         who = request.state.caller = await request.app.state.authenticator.authenticate(request)
     return who
+
+
+# The errors these raise, declared in the contract of every route that depends on them (services/search/problems.py).
+problems.declares(get_caller, 401, 403)
+problems.declares(get_db, 503)  # the database down: 503 with Retry-After (app.py's handler)
+problems.declares(get_throttle, 429)
 
 
 def permitted(*permissions: str) -> Callable[..., Awaitable[Identity]]:
@@ -80,7 +91,7 @@ def permitted(*permissions: str) -> Callable[..., Awaitable[Identity]]:
             raise HTTPException(403, f"{who.user} may not do this (needs permission: {' or '.join(permissions)})")
         return who
 
-    return check
+    return problems.declares(check, 401, 403)
 
 
 SettingsDep = Annotated[Settings, Depends(get_app_settings)]

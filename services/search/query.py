@@ -14,7 +14,7 @@ from typing import Annotated, Any, Literal
 
 import asyncpg
 import numpy as np
-from pydantic import AfterValidator, BaseModel, Field, field_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, WithJsonSchema, field_validator
 
 from services.search.ementa import ementas
 from services.search.explain import GENERIC_STEMS, explain, highlight_spans
@@ -59,6 +59,7 @@ class Candidates:
 
 
 FACET_FIELDS = ("document_type", "court", "relator", "judging_body")
+HNSW_EF_SEARCH_MAX = 1000  # pgvector's bound of hnsw.ef_search
 
 
 def _storable(value: str) -> str:
@@ -75,15 +76,26 @@ def _storable(value: str) -> str:
 
 Text = Annotated[str, AfterValidator(_storable)]
 
+FilterValue = Annotated[str, StringConstraints(min_length=1), AfterValidator(_storable)]
+_FILTER_VALUE = {"type": "string", "minLength": 1}
+# One value or a list of them (the web page sends one; the validators below make a list of one): the contract
+# says both, and nothing else passes (a number, an object, an empty string).
+OneOrMany = Annotated[
+    list[FilterValue] | None,
+    WithJsonSchema({"anyOf": [_FILTER_VALUE, {"type": "array", "items": _FILTER_VALUE}, {"type": "null"}]}),
+]
+
 
 class SearchFilters(BaseModel):
-    document_type: list[Text] | None = None
-    court: list[Text] | None = None
+    model_config = ConfigDict(extra="forbid")  # a misspelt filter is a 422, not a filter silently ignored
+
+    document_type: OneOrMany = None
+    court: OneOrMany = None
     date_from: date | None = None
     date_to: date | None = None
-    relator: list[Text] | None = None
-    judging_body: list[Text] | None = None
-    cited_law: list[Text] | None = Field(
+    relator: OneOrMany = None
+    judging_body: OneOrMany = None
+    cited_law: OneOrMany = Field(
         None, description='Canonical citation prefixes, e.g. "Lei 8.078/1990" matches any of its articles.'
     )
 
@@ -315,7 +327,8 @@ async def _candidates(
         await conn.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
         # A generic plan of a reused statement guesses the optional filters wrong and drops the vector index.
         await conn.execute("SET LOCAL plan_cache_mode = force_custom_plan")
-        await conn.execute(f"SET LOCAL hnsw.ef_search = {max(candidates.dense * 2, 40)}")
+        # Wider than pgvector allows (1,000: a deep page asks for more) is an error; iterative scans go on past it.
+        await conn.execute(f"SET LOCAL hnsw.ef_search = {min(max(candidates.dense * 2, 40), HNSW_EF_SEARCH_MAX)}")
         return await conn.fetch(sql, *arguments)
 
 

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 import pymupdf
 import pytest
 
-from services.search.status import consumer_lag
+from services.search.broker_lag import consumer_lag
 from shared.pipeline import NAMES as PIPELINE
 from shared.settings import Settings
 from tests.conftest import DOCS, RunningStack

@@ -232,7 +232,7 @@ async def test_consumer_lag_is_measured_once_for_the_metric_and_for_status(kafka
     gauge and GET /status's numbers come from the same measurement."""
     from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 
-    from services.search.status import consumer_lag
+    from services.search.broker_lag import consumer_lag
 
     settings = Settings(kafka_bootstrap=kafka, topic_partitions=2, topic_prefix="lag.")
     await ensure_topics(settings)

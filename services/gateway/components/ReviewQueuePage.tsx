@@ -2,6 +2,7 @@
 
 import { useCallback, useEffect, useState } from "react";
 import { formatDateTime, percent } from "../lib/format";
+import { errorMessage } from "../lib/problem";
 import type { ReviewDetail, ReviewQueue } from "../lib/types";
 
 const REASONS: Record<string, string> = {
@@ -24,16 +25,7 @@ async function call<T>(path: string, init?: RequestInit): Promise<T> {
     window.location.assign(`/login?next=${encodeURIComponent(window.location.pathname + window.location.search)}`);
     throw new Error("sessão expirada");
   }
-  if (!response.ok) {
-    let detail = `erro ${response.status}`;
-    try {
-      const body = (await response.json()) as { detail?: unknown };
-      if (typeof body.detail === "string") detail = body.detail;
-    } catch {
-      // not JSON
-    }
-    throw new Error(detail);
-  }
+  if (!response.ok) throw new Error(await errorMessage(response)); // a problem document's detail
   return (await response.json()) as T;
 }
 

@@ -2,6 +2,7 @@
 
 import { type FormEvent, type Ref, useCallback, useEffect, useRef, useState } from "react";
 import { worksCount } from "../lib/format";
+import { errorMessage } from "../lib/problem";
 import type { Facets, SearchRequestBody, SearchResponse, SearchResult } from "../lib/types";
 import { apiFilters, paramsFromState, type SearchState, stateFromParams } from "../lib/urlState";
 import { Filters } from "./Filters";
@@ -63,15 +64,8 @@ export function Results({ results, noStrongMatch, stale = false, listRef, onMore
   );
 }
 
-async function detailOf(response: Response): Promise<string> {
-  try {
-    const body = (await response.json()) as { detail?: unknown };
-    if (typeof body.detail === "string") return body.detail;
-  } catch {
-    // not JSON
-  }
-  return `erro ${response.status}`;
-}
+/** The API's problem document (RFC 9457): its detail, for the person. */
+const detailOf = errorMessage;
 
 export function SearchPage({ initial }: Props) {
   const [state, setState] = useState<SearchState>(initial);

@@ -1,6 +1,7 @@
 // Sign-in and sign-out against the search API (POST /auth/login, /auth/logout): the API owns accounts and sessions.
 import type { GatewayConfig } from "./config";
 import { bearer } from "./identity";
+import { problemDetail } from "./problem";
 import { validToken } from "./session";
 
 export type LoginResult =
@@ -93,7 +94,7 @@ export async function apiChangePassword(
   } catch (err) {
     return { kind: "unavailable", reason: String(err) };
   }
-  const body = (await response.json().catch(() => null)) as { detail?: unknown } | null;
+  const body: unknown = await response.json().catch(() => null); // a problem document on errors
   switch (response.status) {
     case 204:
       return { kind: "ok" };
@@ -102,7 +103,7 @@ export async function apiChangePassword(
     case 403:
       return { kind: "wrong" };
     case 422:
-      return { kind: "refused", reason: typeof body?.detail === "string" ? body.detail : "senha não aceita" };
+      return { kind: "refused", reason: problemDetail(body) ?? "senha não aceita" };
     case 429:
       return { kind: "throttled" };
     default:

@@ -55,7 +55,14 @@ export function upstreamUrl(apiUrl: string, segments: readonly string[], search:
 }
 
 /** Types the browser may show in place; an original of any other type (HTML, SVG...) is only downloaded. */
-const INLINE_TYPES = new Set(["application/pdf", "application/json", "image/png", "image/jpeg", "text/plain"]);
+const INLINE_TYPES = new Set([
+  "application/pdf",
+  "application/json",
+  "application/problem+json", // the API's errors (RFC 9457)
+  "image/png",
+  "image/jpeg",
+  "text/plain",
+]);
 
 export function downstreamHeaders(upstream: Headers): Headers {
   const headers = new Headers();

@@ -1,4 +1,4 @@
-// A real HTTP server on 127.0.0.1 that speaks the search API's identity JSON (services/search/auth.py's
+// A real HTTP server on 127.0.0.1 that speaks the search API's identity JSON (services/search/routers/auth.py's
 // contract), so the gateway's routes are tested over the wire, with their real fetch, not a mocked one.
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -19,6 +19,17 @@ export interface Reply {
 
 export type Handler = (request: Seen) => Reply | Promise<Reply>;
 
+const TITLES: Record<number, string> = { 401: "Unauthorized", 403: "Forbidden", 404: "Not Found", 422: "Unprocessable Entity", 429: "Too Many Requests", 503: "Service Unavailable" };
+
+/** An error as the API answers it: an RFC 9457 problem document (services/search/problems.py). */
+export function problem(status: number, detail: string, headers?: Record<string, string>): Reply {
+  return {
+    status,
+    json: { type: "about:blank", title: TITLES[status] ?? "Error", status, detail },
+    headers: { "content-type": "application/problem+json", ...headers },
+  };
+}
+
 export interface FakeApi {
   url: string;
   seen: Seen[];
@@ -33,7 +44,7 @@ export const ACCOUNTS: Record<string, { password: string; groups: string[]; role
   admin: { password: "senha-de-uma-vez-so", groups: [], roles: ["admin"], mustChange: true },
 };
 
-/** What the API lets a session whose password must be changed do (services/search/auth.py WHILE_CHANGE_REQUIRED). */
+/** What the API lets a session whose password must be changed do (services/search/identity.py WHILE_CHANGE_REQUIRED). */
 const WHILE_CHANGE_REQUIRED = new Set(["/auth/me", "/auth/password", "/auth/logout"]);
 
 /** The API's behaviour for the identity routes: login, logout, /auth/me, and 401 for anything unauthenticated. */
@@ -48,7 +59,7 @@ export function identityApi(options: { authMode?: "required" | "none"; sessions?
     if (method === "POST" && path === "/auth/login") {
       const { user: name, password } = JSON.parse(body) as { user: string; password: string };
       const account = ACCOUNTS[name];
-      if (!account || passwords.get(name) !== password) return { status: 401, json: { detail: "usuário ou senha incorretos" } };
+      if (!account || passwords.get(name) !== password) return problem(401, "usuário ou senha incorretos");
       const issued = `prs_${"x".repeat(39)}${sessions.size.toString().padStart(4, "0")}`;
       sessions.set(issued, name);
       const expires = new Date(Date.now() + 12 * 3600 * 1000).toISOString();
@@ -65,16 +76,16 @@ export function identityApi(options: { authMode?: "required" | "none"; sessions?
       };
     }
     if (method === "POST" && path === "/auth/logout") {
-      if (!user || !token) return { status: 401, json: { detail: "sessão inválida" }, headers: { "www-authenticate": "Bearer" } };
+      if (!user || !token) return problem(401, "sessão inválida", { "www-authenticate": "Bearer" });
       sessions.delete(token);
       return { status: 204 };
     }
     if (method === "POST" && path === "/auth/password") {
-      if (!user || !token) return { status: 401, json: { detail: "sessão inválida" }, headers: { "www-authenticate": "Bearer" } };
+      if (!user || !token) return problem(401, "sessão inválida", { "www-authenticate": "Bearer" });
       const change = JSON.parse(body) as { current_password: string; new_password: string };
-      if (passwords.get(user) !== change.current_password) return { status: 403, json: { detail: "a senha atual está incorreta" } };
-      if (change.new_password.length < 12) return { status: 422, json: { detail: "a password needs at least 12 characters" } };
-      if (change.new_password === change.current_password) return { status: 422, json: { detail: "the new password is the current one" } };
+      if (passwords.get(user) !== change.current_password) return problem(403, "a senha atual está incorreta");
+      if (change.new_password.length < 12) return problem(422, "a password needs at least 12 characters");
+      if (change.new_password === change.current_password) return problem(422, "the new password is the current one");
       passwords.set(user, change.new_password);
       mustChange.delete(user);
       for (const [other, name] of sessions) if (name === user && other !== token) sessions.delete(other);
@@ -89,9 +100,9 @@ export function identityApi(options: { authMode?: "required" | "none"; sessions?
       }
       return { status: 200, json: { ok: true } };
     }
-    if (!user) return { status: 401, json: { detail: "credencial ausente ou inválida" }, headers: { "www-authenticate": "Bearer" } };
+    if (!user) return problem(401, "credencial ausente ou inválida", { "www-authenticate": "Bearer" });
     if (mustChange.has(user) && !WHILE_CHANGE_REQUIRED.has(path)) {
-      return { status: 403, json: { detail: "password change required" }, headers: { "x-precedente-password-change": "required" } };
+      return problem(403, "password change required", { "x-precedente-password-change": "required" });
     }
     if (path === "/auth/me") {
       const account = ACCOUNTS[user]!;
@@ -302,9 +313,9 @@ export const WEAK_RESULT: SearchResult = {
  */
 export function searchApi(works: SearchResult[]): Handler {
   return ({ method, path, body }) => {
-    if (method !== "POST" || path !== "/search") return { status: 404, json: { detail: "Not Found" } };
+    if (method !== "POST" || path !== "/search") return problem(404, "Not Found");
     const request = JSON.parse(body) as SearchRequestBody;
-    if (!request.query?.trim()) return { status: 422, json: { detail: "query is required" } };
+    if (!request.query?.trim()) return problem(422, "query is required");
     const offset = request.offset ?? 0;
     const ordered =
       request.sort === "date"

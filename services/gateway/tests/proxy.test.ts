@@ -109,8 +109,8 @@ describe("downstreamHeaders for originals of other types", () => {
     expect(bare.get("content-disposition")).toBe("attachment");
   });
 
-  it("leaves PDFs, page images, JSON and plain text as they are", () => {
-    for (const type of ["application/pdf", "image/png", "application/json", "text/plain; charset=utf-8"]) {
+  it("leaves PDFs, page images, JSON (and the API's problem documents) and plain text as they are", () => {
+    for (const type of ["application/pdf", "image/png", "application/json", "application/problem+json", "text/plain; charset=utf-8"]) {
       expect(downstreamHeaders(new Headers({ "content-type": type })).get("content-type")).toBe(type);
     }
   });

@@ -5,7 +5,7 @@ import { OPTIONS, POST as proxyPost, GET as proxyGet } from "../app/api/[...path
 import { POST as login } from "../app/auth/login/route";
 import { POST as logout } from "../app/auth/logout/route";
 import { POST as changePassword } from "../app/auth/password/route";
-import { ACCOUNTS, deadUrl, type FakeApi, identityApi, startFakeApi } from "./fakeApi";
+import { ACCOUNTS, deadUrl, type FakeApi, identityApi, problem, startFakeApi } from "./fakeApi";
 
 const GW = "http://gw.test:3000";
 let api: FakeApi;
@@ -87,7 +87,7 @@ describe("POST /auth/login", () => {
 
   it("maps 429 to erro=tentativas", async () => {
     useApi();
-    api.handle = () => ({ status: 429, json: { detail: "muitas tentativas" }, headers: { "retry-after": "60" } });
+    api.handle = () => problem(429, "muitas tentativas", { "retry-after": "60" });
     const response = await login(loginForm(ana));
     expect(response.headers.get("location")).toMatch(/^\/login\?erro=tentativas&/);
     expect(response.headers.get("set-cookie")).toBeNull();
@@ -96,7 +96,7 @@ describe("POST /auth/login", () => {
   it("maps a 5xx, an API that is down, or an answer without a token to erro=indisponivel", async () => {
     vi.spyOn(console, "error").mockImplementation(() => undefined);
     useApi();
-    api.handle = () => ({ status: 503, json: { detail: "indisponível" } });
+    api.handle = () => problem(503, "indisponível");
     expect((await login(loginForm(ana))).headers.get("location")).toMatch(/^\/login\?erro=indisponivel&/);
     api.handle = () => ({ status: 200, json: { user: "ana", token: "has spaces; and=semicolons" } });
     const garbled = await login(loginForm(ana));
@@ -329,5 +329,36 @@ describe("/api/* proxy", () => {
     const preflight = OPTIONS();
     expect(preflight.status).toBe(405);
     expect([...preflight.headers.keys()].filter((k) => k.startsWith("access-control-") || k === "allow")).toEqual([]);
+    expect(preflight.headers.get("content-type")).toBe("application/problem+json");
+  });
+
+  it("answers its own errors as RFC 9457 problem documents, and passes the API's on as they are", async () => {
+    useApi({ authMode: "none" });
+    const refused = await proxyPost(
+      new Request(`${GW}/api/search`, { method: "POST", headers: { host: "gw.test:3000", origin: "http://evil.example" }, body: "{}" }),
+      context("search"),
+    );
+    expect(refused.headers.get("content-type")).toBe("application/problem+json");
+    expect(await refused.json()).toEqual({ type: "about:blank", title: "Forbidden", status: 403, detail: "origem não permitida" });
+    const unknown = await proxyGet(new Request(`${GW}/api/a/..`), context("a", ".."));
+    expect(unknown.status).toBe(404);
+    expect(unknown.headers.get("content-type")).toBe("application/problem+json");
+    expect((await unknown.json()).detail).toBe("rota desconhecida");
+    const errors = [{ loc: ["body", "query"], msg: "Field required", type: "missing" }];
+    const validation = problem(422, "body.query: Field required");
+    api.handle = () => ({ ...validation, json: { ...(validation.json as object), errors } });
+    const invalid = await proxyPost(
+      new Request(`${GW}/api/search`, { method: "POST", headers: { host: "gw.test:3000", origin: GW }, body: "{}" }),
+      context("search"),
+    );
+    expect(invalid.status).toBe(422);
+    expect(invalid.headers.get("content-type")).toBe("application/problem+json"); // not turned into a download
+    expect((await invalid.json()).errors).toEqual(errors);
+    useApi({}, await deadUrl());
+    vi.spyOn(console, "error").mockImplementation(() => undefined);
+    const down = await proxyGet(new Request(`${GW}/api/status`), context("status"));
+    expect(down.status).toBe(502);
+    expect(await down.json()).toMatchObject({ status: 502, title: "Bad Gateway", detail: "serviço de busca indisponível" });
+    vi.restoreAllMocks();
   });
 });

@@ -13,6 +13,7 @@ import asyncpg
 from fastapi import APIRouter, HTTPException
 from pydantic import BaseModel, Field, field_validator
 
+from services.search import problems
 from services.search.deps import DbDep, IngesterDep, RelayDep
 from services.search.store import audit
 from shared import ledger, outbox
@@ -48,7 +49,7 @@ class AccessChanged(BaseModel):
     chunks: int
 
 
-@router.put("/documents/{document_id}/access", response_model=AccessChanged)
+@router.put("/documents/{document_id}/access", response_model=AccessChanged, responses=problems.responses(404, 409))
 async def change_access(
     document_id: uuid.UUID, body: AccessRequest, db: DbDep, who: IngesterDep, relay: RelayDep
 ) -> AccessChanged:

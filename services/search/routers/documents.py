@@ -10,9 +10,11 @@ from typing import Annotated, Any
 from urllib.parse import quote
 
 from fastapi import APIRouter, File, Form, HTTPException, Query, UploadFile
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, ValidationError
 
+from services.search import problems
 from services.search.deps import (
     DbDep,
     IngesterDep,
@@ -81,6 +83,9 @@ MEDIA_TYPES = {
 }
 
 
+ORIGINAL_TYPES = sorted({t.split(";")[0] for t in MEDIA_TYPES.values()} | {"application/octet-stream"})
+
+
 def sniffed_content_type(data: bytes, filename: str) -> str:
     """The file's media type from its content; 415 for what no stage can ever read (an executable, an
     image, an archive, empty), with the extractor's own reason. A password-protected document passes:
@@ -109,7 +114,15 @@ def content_headers(filename: str, media_type: str) -> dict[str, str]:
     return headers
 
 
-@router.post("/documents", status_code=202, response_model=UploadAccepted)
+@router.post(
+    "/documents",
+    status_code=202,
+    response_model=UploadAccepted,
+    responses={
+        200: {"model": UploadAccepted, "description": "Already known: the same file, or the same version of it."},
+        **problems.responses(400, 403, 413, 415),  # 400: a multipart body that cannot be parsed
+    },
+)
 async def upload(
     pool: DbDep,
     who: IngesterDep,
@@ -138,8 +151,8 @@ async def upload(
     denied = [g.strip() for g in (deny_groups or "").split(",") if g.strip()]  # ethical walls: a deny wins
     try:
         hints = MetadataHints(title=title, document_type=document_type, court=court, document_date=document_date)
-    except ValidationError as err:
-        raise HTTPException(422, str(err)) from err
+    except ValidationError as err:  # a hint that does not fit: a validation error like any other
+        raise RequestValidationError([{**e, "loc": ("body", *e["loc"])} for e in err.errors()]) from err
     content_hash = hashlib.sha256(data).hexdigest()
     filename = file.filename or "document"
     await put_blob(pool, original_key(content_hash), data, content_type)
@@ -180,7 +193,14 @@ async def upload(
     return JSONResponse(accepted.model_dump(mode="json"), status_code=202 if submission.event else 200)
 
 
-@router.delete("/documents/{document_id}", response_model=UploadAccepted)
+@router.delete(
+    "/documents/{document_id}",
+    response_model=UploadAccepted,
+    responses={
+        202: {"model": UploadAccepted, "description": "Marked deleted; its chunks and payloads are removed next."},
+        **problems.responses(404),
+    },
+)
 async def delete_document(
     document_id: uuid.UUID, who: IngesterDep, pool: DbDep, relay: RelayDep, source: Source = Source.UPLOAD
 ) -> Any:
@@ -199,7 +219,14 @@ async def delete_document(
     return JSONResponse(accepted.model_dump(mode="json"), status_code=202 if marked else 200)
 
 
-@router.get("/documents/{document_id}")
+@router.get(
+    "/documents/{document_id}",
+    response_class=Response,
+    responses={
+        200: {"description": "The original file.", "content": {t: {} for t in ORIGINAL_TYPES}},
+        **problems.responses(404, 410),
+    },
+)
 async def download(
     document_id: uuid.UUID,
     who: SearcherDep,
@@ -243,7 +270,7 @@ async def download(
     return Response(content, media_type=media_type, headers=content_headers(document.filename, media_type))
 
 
-@router.get("/documents/{document_id}/status", response_model=DocumentStatus)
+@router.get("/documents/{document_id}/status", response_model=DocumentStatus, responses=problems.responses(404))
 async def status(document_id: uuid.UUID, who: ReaderDep, pool: DbDep) -> DocumentStatus:
     """Also for whoever submitted it, whatever its access list: an uploader follows what they sent."""
     document = await visible_document(pool, document_id, who, or_submitted=True)

@@ -17,6 +17,7 @@ import pymupdf
 from fastapi import APIRouter, HTTPException, Response
 from pydantic import BaseModel, Field
 
+from services.search import problems
 from services.search.deps import DbDep, RelayDep, ReviewerDep, visible_document
 from services.search.store import audit
 from services.search.store import review as store
@@ -147,7 +148,7 @@ async def review_queue(db: DbDep, who: ReviewerDep, reason_code: str | None = No
     return ReviewQueue(items=[_item(document) for document in items], counts=counts)
 
 
-@router.get("/{document_id}", response_model=ReviewDetail)
+@router.get("/{document_id}", response_model=ReviewDetail, responses=problems.responses(404, 409))
 async def review_detail(document_id: uuid.UUID, db: DbDep, who: ReviewerDep) -> ReviewDetail:
     document = await _queued(db, document_id, who)
     await audit.record(db, who, "review.open", document_ids=[document_id])
@@ -175,7 +176,11 @@ def _render_page(data: bytes, number: int) -> bytes:
         return doc[number - 1].get_pixmap(dpi=PAGE_IMAGE_DPI).tobytes("png")
 
 
-@router.get("/{document_id}/pages/{number}/image")
+@router.get(
+    "/{document_id}/pages/{number}/image",
+    response_class=Response,
+    responses={200: {"description": "The page as PNG.", "content": {"image/png": {}}}, **problems.responses(404, 409)},
+)
 async def page_image(document_id: uuid.UUID, number: int, db: DbDep, who: ReviewerDep) -> Response:
     document = await _queued(db, document_id, who)
     await audit.record(db, who, "review.page_image", document_ids=[document_id], detail={"page": number})
@@ -189,7 +194,7 @@ async def page_image(document_id: uuid.UUID, number: int, db: DbDep, who: Review
     return Response(png, media_type="image/png")
 
 
-@router.post("/{document_id}/approve", response_model=ActionResult)
+@router.post("/{document_id}/approve", response_model=ActionResult, responses=problems.responses(404, 409))
 async def approve(document_id: uuid.UUID, db: DbDep, who: ReviewerDep, relay: RelayDep) -> ActionResult:
     """Index the document from its extracted (and possibly corrected) text, as it is."""
     document = await _queued(db, document_id, who)
@@ -211,7 +216,7 @@ async def approve(document_id: uuid.UUID, db: DbDep, who: ReviewerDep, relay: Re
     return ActionResult(document_id=document_id, action="approve", stage=Stage.EXTRACTED)
 
 
-@router.post("/{document_id}/reocr", response_model=ActionResult)
+@router.post("/{document_id}/reocr", response_model=ActionResult, responses=problems.responses(404, 409))
 async def reocr(
     document_id: uuid.UUID, options: OcrOptions, db: DbDep, who: ReviewerDep, relay: RelayDep
 ) -> ActionResult:
@@ -224,7 +229,7 @@ async def reocr(
     return ActionResult(document_id=document_id, action="reocr", stage=Stage.SUBMITTED)
 
 
-@router.put("/{document_id}/pages/{number}", response_model=ActionResult)
+@router.put("/{document_id}/pages/{number}", response_model=ActionResult, responses=problems.responses(404, 409))
 async def correct_page(
     document_id: uuid.UUID, number: int, body: CorrectionRequest, db: DbDep, who: ReviewerDep
 ) -> ActionResult:
@@ -247,7 +252,7 @@ async def correct_page(
     return ActionResult(document_id=document_id, action="correct", stage=document.stage)
 
 
-@router.post("/{document_id}/reject", response_model=ActionResult)
+@router.post("/{document_id}/reject", response_model=ActionResult, responses=problems.responses(404, 409))
 async def reject(
     document_id: uuid.UUID, body: RejectRequest, db: DbDep, who: ReviewerDep, relay: RelayDep
 ) -> ActionResult:

@@ -8,6 +8,7 @@ from fastapi import APIRouter, HTTPException
 from opentelemetry import trace
 from pydantic import BaseModel, Field
 
+from services.search import problems
 from services.search.deps import (
     DbDep,
     IndexGuardDep,
@@ -47,7 +48,7 @@ class SearchResponse(BaseModel):
     )
 
 
-@router.post("/search", response_model=SearchResponse)
+@router.post("/search", response_model=SearchResponse, responses=problems.responses(503))
 async def search(
     body: SearchRequest,
     who: SearcherDep,

@@ -27,7 +27,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import services.search.status as status_module
+import services.search.routers.status as status_module
 from services.indexer.access_changes import handle_access_changed
 from services.search.app import create_app
 from shared import ledger

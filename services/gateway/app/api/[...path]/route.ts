@@ -1,6 +1,7 @@
 // /api/* -> the search service, as the signed-in user: the bearer comes from the session cookie, never the browser.
 import { readConfig } from "../../../lib/config";
 import { loginPath } from "../../../lib/navigation";
+import { problemResponse } from "../../../lib/problem";
 import { downstreamHeaders, isNavigation, sameOrigin, upstreamHeaders, upstreamUrl } from "../../../lib/proxy";
 import { clearedSessionCookie, isSecure, sessionTokenFromCookies } from "../../../lib/session";
 
@@ -8,9 +9,7 @@ export const dynamic = "force-dynamic";
 
 type Context = { params: Promise<{ path: string[] }> };
 
-function problem(status: number, detail: string): Response {
-  return Response.json({ detail }, { status, headers: { "cache-control": "no-store" } });
-}
+const problem = problemResponse; // RFC 9457, as the API answers its own errors
 
 async function proxy(request: Request, context: Context): Promise<Response> {
   const config = readConfig();
@@ -56,7 +55,7 @@ async function proxy(request: Request, context: Context): Promise<Response> {
  * from another site gets no Access-Control-Allow-* (nor Allow) header, so the browser refuses the real request.
  */
 function preflight(): Response {
-  return new Response(null, { status: 405, headers: { "cache-control": "no-store" } });
+  return problem(405, "sem CORS: só as páginas deste site chamam /api");
 }
 
 export { proxy as DELETE, proxy as GET, proxy as PATCH, proxy as POST, proxy as PUT, preflight as OPTIONS };

@@ -2,6 +2,7 @@
 import { apiLogin } from "../../../lib/authApi";
 import { readConfig } from "../../../lib/config";
 import { loginPath, requiredChangePath, safeNext } from "../../../lib/navigation";
+import { problemResponse } from "../../../lib/problem";
 import { sameOrigin } from "../../../lib/proxy";
 import { isSecure, maxAgeFrom, sessionCookie } from "../../../lib/session";
 
@@ -18,7 +19,7 @@ function seeOther(location: string, cookie?: string): Response {
 }
 
 export async function POST(request: Request): Promise<Response> {
-  if (!sameOrigin(request.method, request.headers)) return new Response("origem não permitida", { status: 403 });
+  if (!sameOrigin(request.method, request.headers)) return problemResponse(403, "origem não permitida");
   const form = await request.formData().catch(() => new FormData());
   const next = safeNext(String(form.get("next") ?? "/"));
   const user = String(form.get("username") ?? "").trim();

@@ -3,6 +3,7 @@
 import { apiChangePassword, MIN_PASSWORD } from "../../../lib/authApi";
 import { readConfig } from "../../../lib/config";
 import { loginPath, safeNext } from "../../../lib/navigation";
+import { problemResponse } from "../../../lib/problem";
 import { sameOrigin } from "../../../lib/proxy";
 import { sessionTokenFromCookies } from "../../../lib/session";
 
@@ -26,7 +27,7 @@ function back(code: string, required?: string): Response {
 }
 
 export async function POST(request: Request): Promise<Response> {
-  if (!sameOrigin(request.method, request.headers)) return new Response("origem não permitida", { status: 403 });
+  if (!sameOrigin(request.method, request.headers)) return problemResponse(403, "origem não permitida");
   const token = sessionTokenFromCookies(request.headers.get("cookie"));
   if (!token) return seeOther(loginPath("/senha"));
   const form = await request.formData().catch(() => new FormData());

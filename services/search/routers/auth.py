@@ -1,155 +1,25 @@
-"""Who is calling: every route but /health needs `Authorization: Bearer <token>`, one of
-- a session token of a person signed in with a local account (`POST /auth/login`),
-- an API key of a system (scopes search, ingest, review, admin; groups of its own),
-- a JWT from the firm's OpenID Connect provider (PRECEDENTE_OIDC_*), verified against its key set.
-PRECEDENTE_AUTH_MODE=none makes everyone one anonymous caller: for local demos only, and it says so.
+"""Signing in and out, one's own password, and the admin routes that manage people and API keys.
 
-Also here: sign-in and sign-out, the admin routes that manage people and keys, and per-caller rate limits.
+Who a caller is (sessions, API keys, OIDC JWTs) is decided in services/search/identity.py; the accounts' SQL is
+in shared/accounts.py, which the CLI's `precedente admin` shares.
 """
 
-import asyncio
-import json
-import logging
 from datetime import datetime
-from pathlib import Path
 from typing import Any
 
-import asyncpg
-import jwt
 from fastapi import APIRouter, HTTPException, Request, Response
 from pydantic import BaseModel, Field
 
-from services.search import audit
+from services.search import problems
 from services.search.deps import AdminDep, CallerDep, DbDep
-from services.search.ratelimit import RateLimiter, retry_after
+from services.search.identity import Authenticator
+from services.search.ratelimit import retry_after
+from services.search.store import audit
 from shared import accounts
-from shared.accounts import ROLES, AccountError, Identity, clean_names
+from shared.accounts import AccountError, Identity, clean_names
 from shared.settings import Settings
 
-log = logging.getLogger(__name__)
 router = APIRouter(tags=["identity"])
-
-DEMO_USER = "demonstracao"
-# What a session whose password must be changed may still do: say who it is, change it, sign out.
-WHILE_CHANGE_REQUIRED = frozenset({"/auth/me", "/auth/password", "/auth/logout"})
-PASSWORD_CHANGE_HEADER = "X-Precedente-Password-Change"
-# Asymmetric algorithms only: an HMAC "JWT" would be signed with a secret the issuer shares with everyone.
-OIDC_ALGORITHMS = ["RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA"]
-
-
-def _unauthorized(detail: str) -> HTTPException:
-    return HTTPException(401, detail, headers={"WWW-Authenticate": "Bearer"})
-
-
-class OidcVerifier:
-    """JWT bearer tokens of one issuer: signature against its key set, exp/nbf/iat, iss and (if set) aud."""
-
-    def __init__(self, settings: Settings) -> None:
-        self.settings = settings
-        self.jwks_client: jwt.PyJWKClient | None = None
-        self.keys: jwt.PyJWKSet | None = None
-        if settings.oidc_jwks_file:
-            self.keys = jwt.PyJWKSet.from_dict(json.loads(Path(settings.oidc_jwks_file).read_text()))
-        elif settings.oidc_jwks_url:
-            self.jwks_client = jwt.PyJWKClient(settings.oidc_jwks_url, cache_keys=True, lifespan=3600, timeout=5)
-        else:
-            raise ValueError("PRECEDENTE_OIDC_ISSUER is set without PRECEDENTE_OIDC_JWKS_URL or _JWKS_FILE")
-
-    def _signing_key(self, token: str) -> Any:
-        if self.jwks_client is not None:
-            return self.jwks_client.get_signing_key_from_jwt(token).key  # fetches again on an unknown kid
-        assert self.keys is not None
-        kid = jwt.get_unverified_header(token).get("kid")
-        for key in self.keys.keys:
-            if kid is None or key.key_id == kid:
-                return key.key
-        raise jwt.InvalidTokenError("no key of the issuer's key set matches the token's kid")
-
-    async def verify(self, token: str) -> Identity:
-        s = self.settings
-        try:
-            key = await asyncio.to_thread(self._signing_key, token)
-            claims = jwt.decode(
-                token,
-                key,
-                algorithms=OIDC_ALGORITHMS,
-                issuer=s.oidc_issuer,
-                audience=s.oidc_audience or None,
-                options={"require": ["exp", "iss", "sub"], "verify_aud": bool(s.oidc_audience)},
-                leeway=30,
-            )
-        except (jwt.PyJWTError, OSError) as err:
-            raise _unauthorized(f"invalid bearer token: {err}") from err
-        user = claims.get(s.oidc_user_claim) or claims["sub"]
-
-        def names(claim: str) -> list[str]:
-            value = claims.get(claim) or []
-            values = value.split() if isinstance(value, str) else value if isinstance(value, list) else []
-            return [v for v in values if isinstance(v, str) and accounts.NAME_PATTERN.fullmatch(v)]
-
-        roles = [r for r in names(s.oidc_roles_claim) if r in ROLES]
-        return Identity(str(user), "oidc", sorted(set(names(s.oidc_groups_claim))), roles, credential=f"oidc:{user}")
-
-
-class Authenticator:
-    def __init__(self, settings: Settings) -> None:
-        self.settings = settings
-        self.oidc = OidcVerifier(settings) if settings.oidc_issuer else None
-        self.limits = {
-            what: RateLimiter(what, per_minute, int(per_minute / 5))
-            for what, per_minute in (
-                ("search", settings.rate_limit_searches_per_minute),
-                ("upload", settings.rate_limit_uploads_per_minute),
-            )
-        }
-        attempts = settings.login_attempts_per_minute
-        self.logins = RateLimiter("login.user", attempts, max(int(attempts), 1))  # per user name
-        # Per client address, more: behind the gateway every person signs in from the gateway's address.
-        self.logins_per_client = RateLimiter("login.client", attempts * 6, max(int(attempts * 6), 1))
-        self.anonymous = Identity(DEMO_USER, "anonymous", clean_names(settings.demo_groups, "group"))
-        if settings.auth_mode == "none":
-            log.warning(
-                "AUTHENTICATION IS OFF (PRECEDENTE_AUTH_MODE=none): every caller is %r with groups %s. "
-                "For local demonstrations only; never expose this instance.",
-                DEMO_USER,
-                self.anonymous.groups or "(none: public documents)",
-            )
-
-    async def authenticate(self, request: Request) -> Identity:
-        if self.settings.auth_mode == "none":
-            return self.anonymous
-        scheme, _, token = request.headers.get("authorization", "").partition(" ")
-        token = token.strip()
-        if scheme.lower() != "bearer" or not token:
-            raise _unauthorized("authentication required: send Authorization: Bearer <token>")
-        if token.startswith((accounts.SESSION_PREFIX, accounts.KEY_PREFIX)):
-            who = await accounts.resolve(request.app.state.db, token)
-            if who is None:
-                raise _unauthorized("invalid, expired or revoked credential")
-        elif self.oidc is not None and token.count(".") == 2:
-            who = await self.oidc.verify(token)
-        else:
-            raise _unauthorized("unknown kind of credential")
-        if who.must_change_password and _route_of(request) not in WHILE_CHANGE_REQUIRED:
-            raise HTTPException(
-                403,
-                "password change required: this account's password was chosen by someone else; set a new one"
-                " with POST /auth/password (current_password, new_password) before anything else",
-                headers={PASSWORD_CHANGE_HEADER: "required"},
-            )
-        return who
-
-    async def throttle(self, db: asyncpg.Pool, who: Identity, what: str) -> None:
-        """429 when the caller has spent their budget of searches or uploads: one runaway script or
-        crawler must not starve everyone else (the cheap routes are not limited). The budget is kept in the
-        database, so it is one budget however many replicas answer."""
-        if wait := await self.limits[what].take(db, who.credential or who.user):
-            raise HTTPException(429, f"too many {what}s; slow down", headers={"Retry-After": retry_after(wait)})
-
-
-def _route_of(request: Request) -> str:
-    """The matched route's template (dependencies run after routing), else the path."""
-    return getattr(request.scope.get("route"), "path", request.url.path)
 
 
 class LoginRequest(BaseModel):
@@ -181,7 +51,7 @@ class Me(BaseModel):
     must_change_password: bool = False
 
 
-@router.post("/auth/login", response_model=LoginAnswer)
+@router.post("/auth/login", response_model=LoginAnswer, responses=problems.responses(401, 429))
 async def login(body: LoginRequest, request: Request, db: DbDep) -> LoginAnswer:
     authenticator: Authenticator = request.app.state.authenticator
     client = request.client.host if request.client else "?"
@@ -194,7 +64,7 @@ async def login(body: LoginRequest, request: Request, db: DbDep) -> LoginAnswer:
         known = accounts.NAME_PATTERN.fullmatch(body.user) is not None
         failed = Identity(body.user if known else "(invalid name)", "user")
         await audit.record(db, failed, "auth.login_failed", detail={"client": client})
-        raise HTTPException(401, "usuário ou senha incorretos")
+        raise HTTPException(401, "usuário ou senha incorretos", headers={"WWW-Authenticate": "Bearer"})
     token, who, expires_at = signed_in
     await audit.record(db, who, "auth.login", detail={"client": client})
     return LoginAnswer(
@@ -221,7 +91,7 @@ class PasswordChange(BaseModel):
     new_password: str = Field(max_length=1000, description=f"At least {accounts.MIN_PASSWORD} characters.")
 
 
-@router.post("/auth/password", status_code=204)
+@router.post("/auth/password", status_code=204, responses=problems.responses(429))
 async def change_password(body: PasswordChange, request: Request, who: CallerDep, db: DbDep) -> Response:
     """A person signed in with a local account changes their own password; their other sessions end, and a
     required change is done. The first administrator's one-time password file (`precedente up`'s data
@@ -310,7 +180,7 @@ class KeyInfo(BaseModel):
     last_used_at: datetime | None
 
 
-@router.post("/users", status_code=201, response_model=UserCreated)
+@router.post("/users", status_code=201, response_model=UserCreated, responses=problems.responses(409))
 async def add_user(body: NewUser, who: AdminDep, db: DbDep) -> UserCreated:
     try:
         password = await accounts.create_user(
@@ -332,7 +202,7 @@ class PasswordSet(BaseModel):
     password: str | None = Field(None, description="Only when generated; shown this once.")
 
 
-@router.post("/users/{name}/password", response_model=PasswordSet)
+@router.post("/users/{name}/password", response_model=PasswordSet, responses=problems.responses(404))
 async def reset_password(name: str, body: PasswordReset, who: AdminDep, db: DbDep) -> PasswordSet:
     """An administrator sets a person's password (a forgotten one); every session of theirs ends."""
     try:
@@ -348,13 +218,13 @@ async def users(who: AdminDep, db: DbDep) -> list[UserInfo]:
     return [UserInfo(**user) for user in await accounts.list_users(db)]
 
 
-@router.post("/users/{name}/disable", status_code=204)
+@router.post("/users/{name}/disable", status_code=204, responses=problems.responses(404))
 async def disable_user(name: str, who: AdminDep, db: DbDep) -> Response:
     """Suspend a person: their sessions end at once, their account (groups, roles) stays for later."""
     return await _set_disabled(name, True, who, db)
 
 
-@router.post("/users/{name}/enable", status_code=204)
+@router.post("/users/{name}/enable", status_code=204, responses=problems.responses(404))
 async def enable_user(name: str, who: AdminDep, db: DbDep) -> Response:
     return await _set_disabled(name, False, who, db)
 
@@ -366,7 +236,7 @@ async def _set_disabled(name: str, disabled: bool, who: Identity, db: Any) -> Re
     return Response(status_code=204)
 
 
-@router.delete("/users/{name}", status_code=204)
+@router.delete("/users/{name}", status_code=204, responses=problems.responses(404))
 async def remove_user(name: str, who: AdminDep, db: DbDep) -> Response:
     if not await accounts.remove_user(db, name):
         raise HTTPException(404, "no such user")
@@ -394,7 +264,7 @@ async def keys(who: AdminDep, db: DbDep) -> list[KeyInfo]:
     return [KeyInfo(**key) for key in await accounts.list_keys(db)]
 
 
-@router.delete("/keys/{key_id}", status_code=204)
+@router.delete("/keys/{key_id}", status_code=204, responses=problems.responses(404))
 async def revoke_key(key_id: str, who: AdminDep, db: DbDep) -> Response:
     if not await accounts.revoke_key(db, key_id):
         raise HTTPException(404, "no such active key")
