@@ -83,6 +83,14 @@ class DocumentMetadata(BaseModel):
     parties: list[Party] = []
     subject: str | None = None
     citations: list[str] = Field([], description='Canonical ids, e.g. "CF/1988, art. 5º, XXXV", "Súmula 7/STJ".')
+    document_subtype: str | None = Field(
+        None, description='Which act, work or filing: "diretiva", "provimento", "tese", "peticao_inicial" (codes).'
+    )
+    act_number: str | None = Field(None, description='A normative act\'s number as printed: "8.660", "2011/83/EU".')
+    issuing_body: str | None = Field(None, description='Who issued an act: "Conselho Nacional de Justiça".')
+    authors: list[str] = Field([], description="Authors of a work of doctrine, as printed.")
+    venue: str | None = Field(None, description="Where a work appeared: journal, university, publisher.")
+    year: int | None = Field(None, description="Year a work of doctrine appeared.")
     sources: dict[str, str] = Field({}, description='Who set each field: "rules", "rules:verified", "hint", ...')
 
 

@@ -33,19 +33,46 @@ _CLASS_PREFIXES = {
 }
 _PROCESS_LABEL = re.compile(
     r"(?:\bProcesso(?:\s+(?:SEI|Administrativo|Eletronico))?|\bAutos|\[Identificacao do processo\])\s*"
-    r"(?:n[º°o.]*\s*|N[º°O]\s*)?:?\s*(?P<num>\d[\d.]*\d(?:[/-]\d+)*(?:-\d+)?)",
+    r"(?:n[º°o.]*\s*|N[º°O]\s*)?:?\s*(?P<num>(?:TC[- ]?)?\d[\d.]*\d(?:[/-]\d+)*(?:-\d+)?)",
     re.I,
 )
 
 
+NO_CASE_TYPES = frozenset({"doutrina", "jurisprudencia_compilada", "ato_normativo"})
+"""Types with no case of their own: the numbers an article, an Informativo or a provimento prints are of the cases
+and administrative files they discuss or cite."""
+_CAPTION_FIRST_LINES = 5
+_BODY_LINE_CHARS = 150
+_EU_CASE = re.compile(r"\b(?:[Pp]rocesso|PROCESSO|[Cc]ase|CASE|[Aa]ssunto)\s+(?P<num>[CTF]-\d{1,4}/\d{2})\b")
+"""The EU courts' case numbers: "No processo C-40/08", "In Case C-168/05" (C: Court of Justice, T: General Court)."""
+
+
+def _in_body(text: str, pos: int) -> bool:
+    """Whether pos falls on a long line: body text (the cleaner joins a paragraph into one line), where the
+    numbers are of the cases a decision reports ("medida cautelar (Processo n. 1039442-59.2014.8.26.0100)")."""
+    start, end = text.rfind("\n", 0, pos) + 1, text.find("\n", pos)
+    return (len(text) if end < 0 else end) - start > _BODY_LINE_CHARS
+
+
 def process_number(doc: DocumentText, document_type: str, caption: Caption | None) -> tuple[str | None, bool]:
-    """(number, verified): the CNJ number of the document's own case when its letterhead or caption
-    prints one (verified by its check digits), else the higher-court form of the caption
-    ("REsp 1.602.076/SP"), else a labelled administrative process number ("Processo SEI: ...")."""
+    """(number, verified): the higher-court form of a caption opening the document ("REsp 1.602.076/SP",
+    "AgR na ADI 5.000/DF"); else the CNJ number of the document's own case when its letterhead or caption
+    prints one (verified by its check digits; not one inside a paragraph); else a later higher-court caption;
+    else an EU court's case number ("C-40/08"); else a labelled administrative process number ("Processo
+    SEI: ..."). None for doctrine, compilations and normative acts, which have no case of their own."""
+    if document_type in NO_CASE_TYPES:
+        return None, False
+    if caption is not None and caption.short and caption.line < _CAPTION_FIRST_LINES:
+        # a higher court's caption opening the document beats the CNJ numbers of the cases it reports
+        return _higher_court_id(caption), False
     for match in process_numbers.CNJ.finditer(doc.header):
+        if _in_body(doc.header, match.start()):
+            continue
         number = process_numbers.format_number(match)
         return number, process_numbers.is_valid(number)
     for match in process_numbers.CNJ.finditer(doc.head[:4000]):
+        if _in_body(doc.head, match.start()):
+            continue
         if re.search(r"\b(?:Processo|Autos)\b[^\n]{0,20}$", doc.head[max(0, match.start() - 40) : match.start()], re.I):
             number = process_numbers.format_number(match)
             return number, process_numbers.is_valid(number)
@@ -53,9 +80,13 @@ def process_number(doc: DocumentText, document_type: str, caption: Caption | Non
         return _higher_court_id(caption), False
     if document_type in ("peticao",):
         return None, False
-    match = _PROCESS_LABEL.search(fold(doc.head[:3000]))
-    if match:
-        return match["num"].rstrip("/-"), False
+    eu_case = _EU_CASE.search(doc.head[:3000])
+    if eu_case:
+        return eu_case["num"], False
+    head = fold(doc.head[:3000])
+    for match in _PROCESS_LABEL.finditer(head):
+        if not _in_body(head, match.start()):
+            return match["num"].rstrip("/-"), False
     return None, False
 
 
@@ -106,6 +137,23 @@ _ACTION_CLASSES = [
 ]
 
 
+# The EU Court of Justice's kinds of proceedings, as its Portuguese and English judgments name them.
+_EU_CLASSES = {
+    "prejudicial": "Pedido de decisão prejudicial",
+    "preliminary": "Reference for a preliminary ruling",
+    "incumprimento": "Ação por incumprimento",
+    "failure": "Action for failure to fulfil obligations",
+    "anulacao": "Recurso de anulação",
+    "annulment": "Action for annulment",
+}
+_EU_CLASS = re.compile(
+    r"(?P<prejudicial>pedido de decisao prejudicial|reenvio prejudicial)|(?P<preliminary>reference for a preliminary"
+    r"\s+ruling)|(?P<incumprimento>acao por incumprimento)|(?P<failure>action for failure to fulfil)|"
+    r"(?P<anulacao>recurso de anulacao)|(?P<annulment>action for annulment)",
+    re.I,
+)
+
+
 def procedural_class(doc: DocumentText, document_type: str, caption: Caption | None) -> str | None:
     """The class of the document's own case: from its caption, its e-SAJ "Classe" label, or the
     action a petition brings. None for documents that are not part of a judicial case."""
@@ -115,6 +163,10 @@ def procedural_class(doc: DocumentText, document_type: str, caption: Caption | N
         prefixes = re.findall(r"(AgInt|AgRg|AgR|EDcl|ED)\s+(n[oa]s?)", caption.prefix)
         text = "".join(f"{_CLASS_PREFIXES[p]} {n.lower()} " for p, n in prefixes)
         return text + title_case(re.sub(r"\s+", " ", caption.cls))
+    if _EU_CASE.search(doc.head[:3000]):
+        eu_class = _EU_CLASS.search(fold(doc.head[:3000]))
+        if eu_class:
+            return _EU_CLASSES[eu_class.lastgroup or ""]
     esaj = re.search(r"Classe(?:\s*-\s*Assunto)?\s*:?\s*\n?\s*(?P<cls>[^\n]+?)\s*(?:\s-\s|\n|$)", doc.head, re.I)
     if esaj:
         return title_case(esaj["cls"])
@@ -147,8 +199,19 @@ _SIGNS_AS = re.compile(
 _ROLE_LABELS = re.compile(
     r"^(?:RECORRENTE|RECORRID[OA]|AGRAVANTE|AGRAVAD[OA]|APELANTE|APELAD[OA]|EMBARGANTE|EMBARGAD[OA]|IMPETRANTE|"
     r"IMPETRAD[OA]|AUTORA?|R[EÉ]U|R[EÉ]|REQUERENTE|REQUERID[OA]|INTERES\w*|ADVOGAD[OA]S?|PROCURADOR\w*|PACIENTE|"
-    r"EXEQUENTE|EXECUTAD[OA])\.?\s*(?::|$)"
+    r"EXEQUENTE|EXECUTAD[OA]|REDATOR\w*|EMBTE|EMBDO|RECTE|RECDO|AGTE|AGDO|ASSIST|AM\.\s*CURIAE|PROC|ADV|REQTE|REQDO|"
+    r"IMPTE|IMPDO|PACTE|INTDO)\.?(?:\([A-Z/]+\))*\.?\s*(?::|$|\s+D[OA]\b)"
 )
+_REPORTER = re.compile(
+    r"^(?:O|A)\s+(?:SENHOR|SENHORA|Senhor|Senhora|EXM[OA]\.?\s+SR[A]?\.?|Exm[oa]\.?\s+Sr[a]?\.?)\s+"
+    r"(?:MINISTR[OA]|Ministr[oa]|DESEMBARGADOR[A]?|Desembargador[a]?)\s+(?P<name>[^:(]{3,80}?)\s*"
+    r"(?:\((?i:relator|relatora)\))?\s*:"
+)
+"""The opening of a relatório: "O SENHOR MINISTRO MARCO AURÉLIO BELLIZZE:", "O EXMO. SR. MINISTRO X (Relator):"."""
+_EU_RAPPORTEUR = re.compile(
+    r"(?P<name>(?:[A-Z][\w'’.-]*\.?\s+){0,3}[A-Z][\w'’-]+)\s*\((?i:relator|relatora|rapporteur)\)"
+)
+"""The EU Court's judge-rapporteur, marked in the composition: "M. Ilešič, A. Tizzano (relator), E. Levits"."""
 
 
 def _clean_name(value: str) -> str | None:
@@ -168,7 +231,9 @@ def _clean_name(value: str) -> str | None:
 
 def relator(doc: DocumentText, document_type: str) -> str | None:
     """The rapporteur of a collegiate decision, or the judge of a single-judge one: the caption's
-    "RELATOR(A) :" label, a "Juiz(a) de Direito:" label, or the name signed above "Relator"."""
+    "RELATOR(A) :" label, a "Juiz(a) de Direito:" label, the minister who opens the relatório ("RELATÓRIO" /
+    "O SENHOR MINISTRO X:"), an EU judge marked "(relator)" in the composition, or the name signed above
+    "Relator"."""
     if document_type not in DECISION_TYPES:
         return None
     lines = [line for _, line in doc.head_lines]
@@ -190,6 +255,15 @@ def relator(doc: DocumentText, document_type: str) -> str | None:
         judge = _JUDGE_LABEL.match(line)
         if judge:
             return _clean_name(judge["name"])
+    for i, line in enumerate(lines[:80]):
+        if fold(line).upper().replace(" ", "") in ("RELATORIO", "RELATORIO:") and i + 1 < len(lines):
+            reporter = _REPORTER.match(fold(lines[i + 1]))  # who writes the relatório is the relator
+            if reporter:
+                return _clean_name(lines[i + 1][reporter.start("name") : reporter.end("name")])
+    if _EU_CASE.search(doc.head[:3000]):
+        rapporteur = _EU_RAPPORTEUR.search(doc.head[:5000])
+        if rapporteur:
+            return re.sub(r"\s+", " ", rapporteur["name"]).strip()
     all_lines = [line.strip() for line in doc.full.splitlines() if line.strip()]
     for i, line in enumerate(all_lines[1:], start=1):
         if _SIGNS_AS.match(line):
@@ -234,7 +308,7 @@ def _ordinal(text: str) -> int | None:
 
 def _body_name(match: re.Match[str]) -> str:
     if match["named"]:
-        return title_case(fold(match["named"]).replace("Orgao", "Órgão").replace("Plenario", "Plenário"))
+        return title_case(fold(match["named"])).replace("Orgao", "Órgão").replace("Plenario", "Plenário")
     kind = title_case(re.sub(r"\s+", " ", match["kind"]))
     kind = (
         kind.replace("Camara", "Câmara")
@@ -245,12 +319,31 @@ def _body_name(match: re.Match[str]) -> str:
     return f"{_ordinal(match['ord'])}ª {kind}"
 
 
+_EU_BODY = re.compile(
+    r"(?:TRIBUNAL DE JUSTICA|JUDGMENT OF THE COURT|THE COURT)\s*\((?:(?P<pt>(?P<pt_ord>\w+)\s+Secc?ao)|"
+    r"(?P<en>(?:First|Second|Third|Fourth|Fifth|Sixth|Seventh|Eighth|Ninth|Tenth|Grand)\s+Chamber))\)",
+    re.I,
+)
+"""The EU Court's formation in its judgment's heading: "ACÓRDÃO DO TRIBUNAL DE JUSTIÇA (Primeira Secção)",
+"JUDGMENT OF THE COURT (First Chamber)"."""
+
+
+def _eu_body_name(match: re.Match[str]) -> str:
+    if match["en"]:
+        return title_case(re.sub(r"\s+", " ", match["en"]))
+    ordinal = _ordinal(match["pt_ord"])
+    return f"{ordinal}ª Secção" if ordinal else "Grande Secção"
+
+
 def judging_body(doc: DocumentText, document_type: str) -> str | None:
     """The Turma, Câmara or Seção that judged (from the judgment formula or the judgment certificate,
     ordinals as numbers: "3ª Turma", "18ª Câmara Cível"), or the Vara of a first-instance decision."""
     if document_type not in DECISION_TYPES:
         return None
     text = fold(doc.full)
+    eu_body = _EU_BODY.search(text[:3000])
+    if eu_body:
+        return _eu_body_name(eu_body)
     match = _FORMULA.search(text)
     if match:
         return _body_name(match)
@@ -482,12 +575,13 @@ def _petition_summary(doc: DocumentText) -> str | None:
 
 # ---------------------------------------------------------------------------------- dates
 
+_PUBLICATION_LABEL = re.compile(
+    r"^\s*(?:Data\s+d[ae]\s+)?Publica[cç][aã]o\s*:\s*(?P<d>\d{1,2})/(?P<m>\d{1,2})/(?P<y>\d{4})", re.I | re.M
+)
 _PUBLICATION = [
     re.compile(r"Site\s+certificado\s*-\s*DJe\s*:\s*(?P<d>\d{1,2})/(?P<m>\d{1,2})/(?P<y>\d{4})"),
     re.compile(r"Publica[cç][aã]o\s+no\s+DJE?N?(?:/CNJ)?\s+de\s+(?P<d>\d{1,2})/(?P<m>\d{1,2})/(?P<y>\d{4})", re.I),
-    re.compile(
-        r"^\s*(?:Data\s+d[ae]\s+)?Publica[cç][aã]o\s*:\s*(?P<d>\d{1,2})/(?P<m>\d{1,2})/(?P<y>\d{4})", re.I | re.M
-    ),
+    _PUBLICATION_LABEL,
     re.compile(r"^\s*DJe\s*:\s*(?P<d>\d{1,2})/(?P<m>\d{1,2})/(?P<y>\d{4})", re.M),
 ]
 
@@ -496,7 +590,8 @@ def publication_date(doc: DocumentText) -> date | None:
     """When the document itself was published (the DJe footer of an STJ inteiro teor, the DJEN line
     of a signed acórdão, a "Publicação:" label); never a date inside a citation."""
     for pattern in _PUBLICATION:
-        for match in pattern.finditer(doc.full):
+        # a "Publicação:" label counts on the first pages only: further down it is a quoted decision's
+        for match in pattern.finditer(doc.head if pattern is _PUBLICATION_LABEL else doc.full):
             try:
                 return date(int(match["y"]), int(match["m"]), int(match["d"]))
             except ValueError:

@@ -46,7 +46,7 @@ def annotate(
     raw = DocumentText(raw_pages) if raw_pages else doc
     document_type = guess_type(doc)
     sources: dict[str, str] = {}
-    court = None if document_type == "email" else guess_court(doc) or guess_court(raw)
+    court = guess_court(doc, document_type) or guess_court(raw, document_type)
     if court is None and document_type == "parecer":
         court = FIRM  # an opinion with no outside letterhead is the firm's own
     caption_line = caption(doc)
@@ -78,6 +78,9 @@ def annotate(
         subject=fields.subject(doc, pages, document_type),
         citations=extract_citations(doc.full, own, court, dated.year if dated else None),
     )
+    from shared.legal.describe import describe  # the fields of acts, doctrine and filings (helper "doctypes")
+
+    guessed = guessed.model_copy(update=describe(doc, document_type))
     for name in DocumentMetadata.model_fields:
         if name not in sources and name != "sources" and getattr(guessed, name) not in (None, [], ""):
             sources[name] = "rules"

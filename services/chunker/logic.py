@@ -20,7 +20,9 @@ document's sections (shared.legal.sections: ementa, relatório, voto, fundamenta
 cláusulas, artigos, sub-headings...). A chunk never crosses a section boundary: each section is packed
 on its own by the rules above, so a short section is one chunk, whole. Consecutive sections under
 MIN_TOKENS each, under the same top-level part, are packed together (a heading of four words makes a
-poor chunk alone) and their chunk carries their common path. Every chunk carries its section_path.
+poor chunk alone) and their chunk carries their common path; a standalone section (one tese of a
+"Jurisprudência em Teses", one note of an informativo) is never packed with another, however short.
+Every chunk carries its section_path.
 The ementa of a decision is emitted once more as an extra chunk (is_ementa=True), whole or, when it
 is longer than max_tokens, its opening cut by the rules above (at the last paragraph or sentence end
 that fits), appended after the regular chunks, so a search can match a decision by its summary; an
@@ -116,7 +118,7 @@ def chunk_document(
     sections = detect_sections(pages, document_type)
     chunker = _Chunker(text, token_count, max_tokens, overlap_tokens)
     ranges = _word_ranges(chunker, sections)
-    for _, last, _ in ranges:
+    for _, last, _, _ in ranges:
         if last > 0:
             chunker.breaks[last - 1] = _PARAGRAPH  # a section's end is the best place to end a chunk
     chunks: list[Chunk] = []
@@ -134,26 +136,27 @@ def chunk_document(
     return chunks
 
 
-def _word_ranges(chunker: "_Chunker", sections: list[Section]) -> list[tuple[int, int, str]]:
-    """(first word, end word, path) of every section that holds a word."""
+def _word_ranges(chunker: "_Chunker", sections: list[Section]) -> list[tuple[int, int, str, bool]]:
+    """(first word, end word, path, standalone) of every section that holds a word."""
     out = []
     for section in sections:
         first = bisect.bisect_left(chunker.starts, section.char_start)
         last = bisect.bisect_left(chunker.starts, section.char_end)
         if last > first:
-            out.append((first, last, section.path))
+            out.append((first, last, section.path, section.standalone))
     return out
 
 
 def _groups(
-    chunker: "_Chunker", ranges: list[tuple[int, int, str]], max_tokens: int, min_tokens: int
+    chunker: "_Chunker", ranges: list[tuple[int, int, str, bool]], max_tokens: int, min_tokens: int
 ) -> list[tuple[int, int, str]]:
     """Sections as packing units: runs of consecutive small sections under one top-level part are
-    joined while they fit one chunk; the group is named by the paths' common prefix."""
+    joined while they fit one chunk (standalone sections never are); the group is named by the paths'
+    common prefix."""
     out: list[tuple[int, int, str]] = []
     small_run = False
-    for first, last, path in ranges:
-        small = chunker.estimate(first, last) < min_tokens
+    for first, last, path, standalone in ranges:
+        small = chunker.estimate(first, last) < min_tokens and not standalone
         if out and small and small_run:
             g_first, g_last, g_path = out[-1]
             same_top = g_path.split(SEPARATOR, 1)[0] == path.split(SEPARATOR, 1)[0]
@@ -174,11 +177,11 @@ def _common_path(a: str, b: str) -> str:
     return SEPARATOR.join(common)
 
 
-def _ementa_ranges(ranges: list[tuple[int, int, str]]) -> list[tuple[int, int]]:
+def _ementa_ranges(ranges: list[tuple[int, int, str, bool]]) -> list[tuple[int, int]]:
     """Word ranges of each ementa (consecutive sections under the top-level part "ementa")."""
     out: list[tuple[int, int]] = []
     previous_end = None
-    for first, last, path in ranges:
+    for first, last, path, _ in ranges:
         if path.split(SEPARATOR, 1)[0] != "ementa":
             previous_end = None
             continue

@@ -19,8 +19,10 @@ log = logging.getLogger(__name__)
 CHUNK_COLUMNS = [
     "document_id", "version", "ordinal", "text", "page_start", "page_end", "char_start", "char_end",
     "token_count", "embedding", "embedding_model", "document_type", "court", "document_date", "access_groups",
-    "section_path", "is_ementa", "relator", "judging_body", "citations", "deny_groups",
+    "section_path", "is_ementa", "relator", "judging_body", "citations", "deny_groups", "document_subtype",
 ]  # fmt: skip
+"""The document's own fields (authors, act number, venue...) are on its ledger row (the annotator writes every
+DocumentMetadata field there); chunks copy the ones search filters on."""
 
 
 def embed_passages(texts: list[str], variant: str, threads: int) -> np.ndarray:
@@ -108,6 +110,7 @@ async def handle(event: DocumentAnnotated, ctx: StageContext) -> Outcome:
                     meta.judging_body,
                     meta.citations,
                     list(access["deny_groups"]),
+                    meta.document_subtype,
                 )  # fmt: skip
                 for c, vector in zip(chunks, vectors, strict=True)
             ],

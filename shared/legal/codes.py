@@ -21,11 +21,74 @@ DOCUMENT_TYPE_LABELS: dict[str, str] = {
     "sumula": "Súmula / enunciado",
     "ato_normativo": "Ato normativo",
     "ato_administrativo": "Ato administrativo",
+    "doutrina": "Doutrina",
+    "jurisprudencia_compilada": "Jurisprudência compilada",
     "email": "E-mail",
     "outro": "Outro",
 }
 DOCUMENT_TYPES = tuple(DOCUMENT_TYPE_LABELS)
 DECISION_TYPES = frozenset({"acordao", "sentenca", "decisao_monocratica", "despacho"})
+
+# What kind of act, work or filing a document of a type is: code -> label, grouped by the type they refine.
+# One vocabulary with the types: document_subtype always holds one of these codes.
+DOCUMENT_SUBTYPES: dict[str, dict[str, str]] = {
+    "ato_normativo": {
+        "lei": "Lei",
+        "lei_complementar": "Lei complementar",
+        "decreto": "Decreto",
+        "decreto_lei": "Decreto-lei",
+        "medida_provisoria": "Medida provisória",
+        "emenda_constitucional": "Emenda constitucional",
+        "resolucao": "Resolução",
+        "provimento": "Provimento",
+        "portaria": "Portaria",
+        "instrucao_normativa": "Instrução normativa",
+        "codigo": "Código",
+        "regimento": "Regimento",
+        "diretiva": "Diretiva (UE)",
+        "regulamento": "Regulamento (UE)",
+        "decisao_ue": "Decisão (UE)",
+        "retificacao": "Retificação",
+    },
+    "ato_administrativo": {
+        "portaria": "Portaria",
+        "oficio": "Ofício",
+        "edital": "Edital",
+        "ata": "Ata",
+        "memorando": "Memorando",
+        "circular": "Circular",
+        "nota_tecnica": "Nota técnica",
+        "decisao_administrativa": "Decisão administrativa",
+    },
+    "doutrina": {
+        "artigo": "Artigo",
+        "tese": "Tese de doutorado",
+        "dissertacao": "Dissertação de mestrado",
+        "monografia": "Monografia / TCC",
+        "livro": "Livro / coletânea",
+        "capitulo": "Capítulo de livro",
+        "comentario": "Comentário de jurisprudência",
+    },
+    "jurisprudencia_compilada": {
+        "jurisprudencia_em_teses": "Jurisprudência em Teses",
+        "informativo": "Informativo de jurisprudência",
+        "ementario": "Ementário",
+        "jurisprudencia_comentada": "Jurisprudência comentada",
+    },
+    "peticao": {
+        "peticao_inicial": "Petição inicial",
+        "contestacao": "Contestação",
+        "replica": "Réplica",
+        "recurso": "Recurso",
+        "contrarrazoes": "Contrarrazões",
+        "memoriais": "Memoriais",
+        "manifestacao": "Manifestação",
+    },
+    "sumula": {"sumula": "Súmula", "sumula_vinculante": "Súmula vinculante", "enunciado": "Enunciado"},
+}
+DOCUMENT_SUBTYPE_LABELS: dict[str, str] = {
+    code: text for group in DOCUMENT_SUBTYPES.values() for code, text in group.items()
+}
 
 UF_BY_STATE = {
     "ACRE": "AC",
@@ -97,6 +160,9 @@ _FIXED_COURT_LABELS = {
     "mpt": "MPT",
     "mpm": "MPM",
     "mpdft": "MPDFT",
+    "oab": "OAB",  # Conselho Federal da Ordem dos Advogados do Brasil
+    "tjue": "TJUE",  # Tribunal de Justiça da União Europeia
+    "ue": "União Europeia",  # EU legislation: the European Parliament and the Council
     FIRM: "Escritório (interno)",
 } | AGENCIES
 
@@ -132,12 +198,18 @@ def document_type_label(code: str) -> str:
     return DOCUMENT_TYPE_LABELS.get(code, code)
 
 
+def document_subtype_label(code: str) -> str:
+    return DOCUMENT_SUBTYPE_LABELS.get(code, code)
+
+
 def label(field: str, code: str | None) -> str | None:
     """Display label of a code for the API and the UI: label("document_type", "acordao") == "Acórdão"."""
     if code is None:
         return None
     if field == "document_type":
         return document_type_label(code)
+    if field == "document_subtype":
+        return document_subtype_label(code)
     if field == "court":
         return court_label(code)
     return code
@@ -158,8 +230,21 @@ _TYPE_ALIASES = (
         "e mail": "email",
         "mensagem": "email",
         "peticao inicial": "peticao",
+        "contestacao": "peticao",
         "acordao": "acordao",
         "lei": "ato_normativo",
+        "decreto": "ato_normativo",
+        "resolucao": "ato_normativo",
+        "provimento": "ato_normativo",
+        "diretiva": "ato_normativo",
+        "regulamento": "ato_normativo",
+        "legislacao": "ato_normativo",
+        "ata": "ato_administrativo",
+        "artigo": "doutrina",
+        "dissertacao": "doutrina",
+        "jurisprudencia em teses": "jurisprudencia_compilada",
+        "informativo": "jurisprudencia_compilada",
+        "ementario": "jurisprudencia_compilada",
     }
 )
 
@@ -169,6 +254,23 @@ def normalize_document_type(value: str | None) -> str | None:
     if not value:
         return None
     return _TYPE_ALIASES.get(_key(value))
+
+
+_SUBTYPE_ALIASES = {_key(v): k for k, v in DOCUMENT_SUBTYPE_LABELS.items()} | {
+    _key(k): k for k in DOCUMENT_SUBTYPE_LABELS
+}
+
+
+def normalize_document_subtype(value: str | None) -> str | None:
+    """A document-subtype code from a code or a label ("Diretiva (UE)", "petição inicial"); None when unknown."""
+    if not value:
+        return None
+    return _SUBTYPE_ALIASES.get(_key(value))
+
+
+def document_type_of_subtype(code: str) -> str | None:
+    """The document type a subtype refines (the first one listing it: "portaria" is normative first)."""
+    return next((kind for kind, group in DOCUMENT_SUBTYPES.items() if code in group), None)
 
 
 def normalize_court(value: str | None) -> str | None:

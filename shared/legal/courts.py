@@ -41,6 +41,18 @@ _COURT_NAMES: list[tuple[re.Pattern[str], str]] = [
     (_names(f"Tribunal de Justica {_OF_STATE}"), "TJ{uf}"),
     (_names(f"Poder Judiciario do Estado d[oea]s? (?P<state>{_STATES})\\b"), "TJ{uf}"),
     (_names("Conselho Administrativo de Recursos Fiscais"), "CARF"),
+    # the EU's court, as its Portuguese and English judgments head themselves
+    (_names("Tribunal de Justica (?:das Comunidades Europeias|da Uniao Europeia)"), "TJUE"),
+    (
+        _names(
+            "(?:ACORDAO DO )?TRIBUNAL DE JUSTICA \\((?:Primeira|Segunda|Terceira|Quarta|Quinta|Sexta|Setima|"
+            "Oitava|Nona|Decima|Grande) Secc?ao\\)"
+        ),
+        "TJUE",
+    ),
+    (_names("Court of Justice of the European (?:Union|Communities)|JUDGMENT OF THE COURT \\("), "TJUE"),
+    (_names("Conselho Federal da Ordem dos Advogados do Brasil"), "OAB"),
+    (_names(f"Ordem dos Advogados do Brasil,? (?:-\\s*)?(?:Conselho )?Secc?ional {_OF_STATE}"), "OAB-{uf}"),
     (_names("Ministerio Publico Federal|Procuradoria[-\\s]+Geral da Republica"), "MPF"),
     (_names("Ministerio Publico do Trabalho"), "MPT"),
     (_names("Ministerio Publico do Distrito Federal e (?:dos )?Territorios"), "MPDFT"),
@@ -53,10 +65,20 @@ _COURT_ACRONYMS = re.compile(
     rf"|TCE-?(?P<tce>{_UF_ALT})|(?:MP|PGJ)-?(?P<mp>{_UF_ALT}))(?![\w])"
 )
 _CONVOCADO = re.compile(r"convocad[oa]\W*$", re.I)
+_CLASS_PREFIX = r"(?:(?:[\w.-]+ ){1,3}[nN][oOaA][sS]? )*"
+"""The recursos a class line opens with: "AgInt no ", "SEGUNDOS EMB.DECL. NO ", "AgRg nos EDcl no "."""
 _CLASS_COURT = [
-    (re.compile(r"^(?:\w+ n[oa]s? )*(?:AGRAVO EM )?RECURSO ESPECIAL\b|^(?:\w+ n[oa]s? )*A?REsp\b"), "STJ"),
-    (re.compile(r"^(?:\w+ n[oa]s? )*(?:RECURSO EXTRAORDINARIO|ARE\b|ADI\b|ADPF\b|ADC\b)"), "STF"),
-    (re.compile(r"^(?:\w+ n[oa]s? )*(?:RECURSO DE REVISTA|AIRR\b)"), "TST"),
+    (re.compile(rf"^{_CLASS_PREFIX}(?:AGRAVO EM )?RECURSO ESPECIAL\b|^{_CLASS_PREFIX}A?REsp\b"), "STJ"),
+    (re.compile(rf"^{_CLASS_PREFIX}(?:RECURSO EXTRAORDINARIO|ARE\b|ADI\b|ADPF\b|ADC\b)"), "STF"),
+    # the STF's constitutional actions written out, with a short number (a state court's has a CNJ number)
+    (
+        re.compile(
+            rf"^{_CLASS_PREFIX}(?:ACAO DIRETA DE INCONSTITUCIONALIDADE|ACAO DECLARATORIA DE CONSTITUCIONALIDADE|"
+            rf"ARGUICAO DE DESCUMPRIMENTO DE PRECEITO FUNDAMENTAL)\s+(?:N[º°o.]*\s*)?\d{{1,3}}(?:\.\d{{3}})?(?![\d-])"
+        ),
+        "STF",
+    ),
+    (re.compile(rf"^{_CLASS_PREFIX}(?:RECURSO DE REVISTA|AIRR\b)"), "TST"),
 ]
 
 
@@ -118,18 +140,63 @@ def _court_from_acronym(match: re.Match[str]) -> str:
     return f"MP{g['mp']}"
 
 
-def guess_court(doc: DocumentText) -> str | None:
-    """The code of the court (or office, or agency) the document comes from (see _find_court)."""
-    court = _find_court(doc)
+_EU_ACT_HEADING = re.compile(
+    r"^(?:DIRECTIVE|DIRECTIVA|DIRETIVA|REGULATION|REGULAMENTO|DECISION|DECISAO)\b[^\n]{0,60}?"
+    r"\b(?:OF THE EUROPEAN PARLIAMENT|OF THE COUNCIL|OF THE COMMISSION|DO PARLAMENTO EUROPEU|DO CONSELHO|"
+    r"DA COMISSAO)\b",
+    re.M,
+)
+"""An EU act's heading ("DIRECTIVE 2002/22/EC OF THE EUROPEAN PARLIAMENT AND OF THE COUNCIL"): issued by the EU."""
+_COURT_SITE = re.compile(
+    r"\b(?P<court>stf|stj|tst|tse|stm|cnj|tj[a-z]{2}|trf\d|trt\d{1,2}|tre-[a-z]{2})\.jus\.br\b", re.I
+)
+_LETTERHEAD_LINE = 150
+"""Longer lines of the letterhead zone are body text, where other courts are named (cited, appealed from)."""
+_PARTY_PREFIX = re.compile(r"^\s*(?:[A-Z][A-Za-z.()/ -]{0,30})?:\s*$")
+"""What precedes a name on a caption line that makes it a party ("AM. CURIAE. :MINISTERIO PUBLICO ...")."""
+NO_COURT_TYPES = frozenset({"email", "doutrina"})
+"""Types with no issuing court: the court a journal belongs to or an article studies is not the article's."""
+
+
+def guess_court(doc: DocumentText, document_type: str = "outro") -> str | None:
+    """The code of the court (or office, or agency) the document comes from (see _find_court); None for
+    e-mails and doctrine. A compilation of case law (Jurisprudência em Teses, an Informativo, an ementário)
+    lists many courts' cases: only its letterhead or the court's own site in its page furniture names it."""
+    if document_type in NO_COURT_TYPES:
+        return None
+    court = _compilation_court(doc) if document_type == "jurisprudencia_compilada" else _find_court(doc)
     return normalize_court(court) if court else None
+
+
+def _compilation_court(doc: DocumentText) -> str | None:
+    named = _court_names(_letterhead(doc.fheader))
+    if named:
+        return named[0]
+    pages = doc.page_texts[:2]
+    sites = [{m["court"].lower() for m in _COURT_SITE.finditer(page)} for page in pages]
+    common = set.intersection(*sites) if len(sites) == 2 else set()  # printed on every page: the publisher's
+    return min(common).upper() if len(common) == 1 else None
+
+
+def _letterhead(text: str) -> str:
+    """The letterhead zone without its long (body) lines and its party lines, same offsets (blanked)."""
+    out = []
+    for line in text.split("\n"):
+        colon = line.find(":")
+        party = colon >= 0 and _PARTY_PREFIX.match(line[: colon + 1])
+        out.append(" " * len(line) if len(line) > _LETTERHEAD_LINE or party else line)
+    return "\n".join(out)
 
 
 def _find_court(doc: DocumentText) -> str | None:
     """The court (or prosecution office) the document comes from, by decreasing evidence:
 
     1. the court named in the judgment formula "acordam os ... do <Tribunal>";
-    2. the first court, office or agency named in full in the letterhead zone of page 1;
-    3. a case class only one court judges ("RECURSO ESPECIAL" -> STJ) opening the document;
+    2. an EU act's heading ("REGULAMENTO (UE) 2022/1925 DO PARLAMENTO EUROPEU E DO CONSELHO");
+       the first court, office or agency named in full in the letterhead zone of page 1, on a short line
+       that is not a party's ("AM. CURIAE. : MINISTÉRIO PÚBLICO DO ESTADO DE MINAS GERAIS");
+    3. a case class only one court judges ("RECURSO ESPECIAL" -> STJ, "SEGUNDOS EMB.DECL. NO RECURSO
+       EXTRAORDINÁRIO" -> STF) on the document's first lines;
     4. the CNJ case number in the letterhead zone (its J.TR segment names the court);
     5. "e-STJ" page references; an acronym on a short opening line ("STJ", "TJ/SP", "PGJMG"),
        except one naming a judge's home court ("Desembargador convocado TJRS").
@@ -139,10 +206,12 @@ def _find_court(doc: DocumentText) -> str | None:
         named = _court_names(doc.fhead[match.end() : match.end() + 400])
         if named:
             return named[0]
-    named = _court_names(doc.fheader)
+    if _EU_ACT_HEADING.search(doc.fhead[:3000]):
+        return "ue"
+    named = _court_names(_letterhead(doc.fheader))
     if named:
         return named[0]
-    for line in doc.opening_lines(3):
+    for line in doc.opening_lines(6):
         for pattern, court in _CLASS_COURT:
             if pattern.match(line):
                 return court

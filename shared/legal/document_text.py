@@ -20,6 +20,7 @@ class DocumentText:
 
     def __init__(self, pages: list[Page]) -> None:
         texts = [unicodedata.normalize("NFC", p.text) for p in pages]
+        self.page_texts = texts
         self.head = "\n".join(texts[:HEAD_PAGES])
         self.full = "\n".join(texts)
         self.header = texts[0][:HEADER_CHARS] if texts else ""

@@ -14,9 +14,13 @@ What is recognised, by line-level rules on the accent-folded text:
   own; an ementa without its heading (the block between the caption and "ACÓRDÃO"); the dispositivo of
   each vote (its last paragraph opening with "Ante o exposto", "Forte nessas razões", ...);
 - sentenças and decisões: relatório from "Vistos" to "É o relatório", fundamentação, dispositivo;
-- statutes, regulations and administrative acts: LIVRO/TÍTULO/CAPÍTULO/SEÇÃO, articles and their
-  paragraphs, CONSIDERANDO..., RESOLVE/DECIDE; contracts: CLÁUSULAS and their paragraphs. Incisos and
-  alíneas stay with their article or paragraph: a list item means nothing without its caput;
+- statutes, regulations and administrative acts: LIVRO/TÍTULO/CAPÍTULO/SEÇÃO, artigo > parágrafo > inciso >
+  alínea, CONSIDERANDO..., RESOLVE/DECIDE (the chunker packs small units with their article, so an inciso
+  keeps its caput when they fit one chunk); EU acts: CHAPTER/TITLE/SECTION, "Article 3" / "Artigo 3.º",
+  paragraphs "1." and points "(a)"; contracts: CLÁUSULAS and their paragraphs (incisos stay with their clause);
+- compilations of case law: each tese of a "Jurisprudência em Teses" edition (with the precedents it
+  cites, "Julgados: ..."), each "PROCESSO" note of an informativo, each "Processo Nº" entry of an ementário
+  is a unit of its own (Section.standalone: never packed with another);
 - e-mails: one part per message header block;
 - anything else, and inside every part: numbered, lettered or all-caps sub-headings ("2.1.",
   "c.1)", "(iv) Do dispositivo", "II – Da responsabilidade solidária"), nested by numbering style.
@@ -50,6 +54,9 @@ class Section:
     char_end: int
     page_start: int
     page_end: int
+    standalone: bool = False
+    """A unit that is a passage of its own (one tese of a compilation, one note of an informativo): the chunker
+    never packs it with its neighbours."""
 
     @property
     def top(self) -> str:
@@ -138,7 +145,23 @@ _CLAUSE = re.compile(
     re.I,
 )
 _CONSIDERANDO = re.compile(r"^CONSIDERANDO\b", re.I)
-_LEVEL_ARTICLE, _LEVEL_PARAGRAPH = 6, 7
+_EU_STRUCTURE = re.compile(r"^(?P<kind>CHAPTER|TITLE|SECTION|PART)\s+(?P<num>[IVXLC]+|\d+)\s*[-–—.]?\s*(?P<rest>.*)$")
+_EU_ARTICLE = re.compile(r"^(?P<word>Article|Artigo)\s+(?P<n>\d{1,3})\s*(?:\.\s*[º°o]|[º°o])?\s*$")
+_EU_PARAGRAPH = re.compile(r"^(?P<n>\d{1,2})\.(?:\s+(?=\S)|\s*$)")
+_POINT = re.compile(r"^\((?P<p>[a-z]{1,2}|[ivx]{1,5})\)(?:\s+(?=\S)|\s*$)")
+_INCISO = re.compile(r"^(?P<n>" + _ROMAN + r")\s*[-–—]\s*(?=\S)")
+_ALINEA = re.compile(r"^(?P<l>[a-z])\)\s+(?=\S)")
+_LEVEL_ARTICLE, _LEVEL_PARAGRAPH, _LEVEL_INCISO, _LEVEL_ALINEA = 6, 7, 8, 9
+# Compilations of case law: an edition's heading, its numbered teses (each followed by the precedents it rests
+# on), an informativo's court sections and "PROCESSO" notes, an ementário's "Processo Nº" entries.
+_EDITION = re.compile(r"^EDICAO\s+N[º°o.]*\s*\d+\s*:")
+_TESE = re.compile(r"^(?P<n>\d{1,3})\s*[.)]\s+(?=[A-Z])")
+_PRECEDENTS = re.compile(r"^(?:Julgados|Acordaos|Precedentes|Decisoes\s+Monocraticas)\s*:", re.I)
+_INFORMATIVO_SECTION = re.compile(
+    r"^(?:RECURSOS\s+REPETITIVOS|CORTE\s+ESPECIAL|PLENARIO|REPERCUSSAO\s+GERAL|"
+    r"(?:PRIMEIRA|SEGUNDA|TERCEIRA|QUARTA|QUINTA|SEXTA)\s+(?:SECAO|TURMA))$"
+)
+_NOTE_ENTRY = re.compile(r"^Processo(?:\s+[A-Z][a-z]+)?\s+N[º°o.]*\s*[\d.\-/]{3,}")
 
 
 def _compact(text: str) -> str:
@@ -198,6 +221,8 @@ class _Detector:
         self.type = document_type
         self.events: dict[int, tuple[str, ...]] = {}  # line index -> ("top", code) | ("sub", style, label) ...
         self.implicit: set[int] = set()  # parts that start without a heading line (prose)
+        self.standalone: set[int] = set()  # units that are passages of their own (teses, notes)
+        self.eu_articles: set[int] = set()  # "Article 3" / "Artigo 3.º" lines: paragraphs "1." and points "(a)" follow
 
     # ---- helpers
 
@@ -323,7 +348,10 @@ class _Detector:
             self._email()
         elif self.type in ("ato_normativo", "ato_administrativo", "contrato"):
             self._units()
-        self._tops()
+        elif self.type == "jurisprudencia_compilada":
+            self._compilation()
+        if not self.standalone:  # a compilation's entries print "EMENTA:" each: no top-level parts there
+            self._tops()
         if self.type == "acordao":
             self._captions()
             self._implicit_ementa()
@@ -448,6 +476,42 @@ class _Detector:
                 label = _label(f"{label} – {rest}" if rest else label)
                 self.events[i] = ("unit", str(_STRUCTURE_LEVEL[kind]), label)
                 continue
+            eu_structure = _EU_STRUCTURE.match(text)
+            if eu_structure and self.type == "ato_normativo":
+                kind = {"PART": "PARTE", "TITLE": "TITULO", "CHAPTER": "CAPITULO", "SECTION": "SECAO"}[
+                    eu_structure["kind"]
+                ]
+                rest = eu_structure["rest"].strip()
+                nxt = self.next(i)
+                if not rest and nxt is not None and self._caps_title(nxt.text):
+                    rest = nxt.raw
+                label = f"{eu_structure['kind'].capitalize()} {eu_structure['num']}"
+                self.events[i] = ("unit", str(_STRUCTURE_LEVEL[kind]), _label(f"{label} – {rest}" if rest else label))
+                continue
+            eu_article = _EU_ARTICLE.match(text)
+            if eu_article and self.type == "ato_normativo":
+                word = line.raw.split()[0]
+                label = f"{word} {eu_article['n']}" + (".º" if word.startswith("Artigo") else "")
+                self.events[i] = ("unit", str(_LEVEL_ARTICLE), label, "decide" if in_decide else "")
+                self.eu_articles.add(i)
+                continue
+            level = self._last_unit_level(i)
+            in_eu = self._last_article_kind(i) == "eu"
+            if in_eu and level is not None and (paragraph := _EU_PARAGRAPH.match(text)):
+                self.events[i] = ("unit", str(_LEVEL_PARAGRAPH), f"{paragraph['n']}.")
+                continue
+            if in_eu and level is not None and (point := _POINT.match(text)):
+                self.events[i] = ("unit", str(_LEVEL_INCISO), f"({point['p']})")
+                continue
+            if self.type != "contrato" and level is not None and not in_eu:
+                inciso = _INCISO.match(text)
+                if inciso and not _ARTICLE.match(text):
+                    self.events[i] = ("unit", str(_LEVEL_INCISO), inciso["n"], "decide" if in_decide else "")
+                    continue
+                alinea = _ALINEA.match(text)
+                if alinea and level >= _LEVEL_INCISO:
+                    self.events[i] = ("unit", str(_LEVEL_ALINEA), f"{alinea['l']})", "decide" if in_decide else "")
+                    continue
             article = _ARTICLE.match(text)
             if article and self.type != "contrato":
                 n = int(article["n"].replace(".", ""))
@@ -466,6 +530,42 @@ class _Detector:
                 else:
                     label = "Parágrafo único" if paragraph["unico"] else f"Parágrafo {paragraph['word'].lower()}"
                 self.events[i] = ("unit", str(_LEVEL_PARAGRAPH), label, "decide" if in_decide else "")
+
+    def _last_article_kind(self, i: int) -> str | None:
+        """ "eu" when the article above line i is an EU act's ("Article 3"), "" for a Brazilian one, None before any."""
+        for j in range(i - 1, -1, -1):
+            event = self.events.get(j)
+            if event and event[0] == "unit" and int(event[1]) == _LEVEL_ARTICLE:
+                return "eu" if j in self.eu_articles else ""
+        return None
+
+    def _compilation(self) -> None:
+        """Each tese, informativo note or ementário entry a unit of its own, under its edition or court section.
+
+        A numbered line opens a tese only when the precedents it rests on ("Julgados: ...") follow before the
+        next numbered line: a quoted ementa's "1. ... 2. ..." stays inside its tese.
+        """
+        numbered = [i for i, line in enumerate(self.lines) if _TESE.match(line.text)]
+        precedents = [i for i, line in enumerate(self.lines) if _PRECEDENTS.match(line.text)]
+        for k, i in enumerate(numbered):
+            end = numbered[k + 1] if k + 1 < len(numbered) else len(self.lines)
+            if any(i < j < end for j in precedents):
+                self.events[i] = ("unit", str(_LEVEL_ARTICLE), f"Tese {_TESE.match(self.lines[i].text)['n']}")
+                self.standalone.add(i)
+        for i, line in enumerate(self.lines):
+            text = line.text
+            if _EDITION.match(text):
+                label, _ = self._join_caps(i)
+                self.events[i] = ("unit", "1", label)
+            elif _INFORMATIVO_SECTION.match(text):
+                self.events[i] = ("unit", "1", line.raw.title())
+            elif _compact(text) == "PROCESSO" and self.next(i) is not None:
+                case = re.split(r",|\s+Rel\.", self.next(i).raw)[0].strip()
+                self.events[i] = ("unit", str(_LEVEL_ARTICLE), _label(f"Processo {case}"))
+                self.standalone.add(i)
+            elif _NOTE_ENTRY.match(text):
+                self.events[i] = ("unit", str(_LEVEL_ARTICLE), _label(re.split(r"\s+[-–—]\s+", line.raw)[0]))
+                self.standalone.add(i)
 
     def _last_top(self, i: int) -> str | None:
         for j in range(i - 1, -1, -1):
@@ -531,7 +631,7 @@ def detect_sections(pages: list[Page], document_type: str | None = None) -> list
     detector = _Detector(lines, code)
     events = detector.run()
 
-    starts: list[tuple[int, str, bool]] = []  # (offset, path, starts with a heading line)
+    starts: list[tuple[int, str, bool, bool]] = []  # (offset, path, starts with a heading line, standalone)
     top, stack, units = "cabecalho" if events and events[0][0] > 0 else "corpo", [], []
     top_style = None  # numbering style of a top level that is itself a sub-heading (documents without parts)
     for index, event in events:
@@ -549,7 +649,7 @@ def detect_sections(pages: list[Page], document_type: str | None = None) -> list
                 stack = [("dispositivo", "dispositivo")]
             elif (top in ("cabecalho", "corpo") and not stack) or style == top_style:
                 top, stack, top_style = label, [], style
-                starts.append((lines[index].start, top, True))
+                starts.append((lines[index].start, top, True, False))
                 continue
             else:
                 styles = [s for s, _ in stack]
@@ -559,34 +659,37 @@ def detect_sections(pages: list[Page], document_type: str | None = None) -> list
         parts = [top] if not units or top not in ("cabecalho", "corpo") else []
         parts += [lb for _, lb in units] + [lb for _, lb in stack]
         heading = index not in detector.implicit and not (kind == "unit" and int(event[1]) >= _LEVEL_ARTICLE)
-        starts.append((lines[index].start, SEPARATOR.join(parts) or top, heading))
+        standalone = index in detector.standalone
+        starts.append((lines[index].start, SEPARATOR.join(parts) or top, heading, standalone))
     if not starts or starts[0][0] > 0:
-        starts.insert(0, (0, "cabecalho" if starts else "corpo", False))
+        starts.insert(0, (0, "cabecalho" if starts else "corpo", False, False))
     return _finish(text, pages, page_starts, starts)
 
 
-def _finish(text: str, pages: list[Page], page_starts: list[int], starts: list[tuple[int, str, bool]]) -> list[Section]:
+def _finish(
+    text: str, pages: list[Page], page_starts: list[int], starts: list[tuple[int, str, bool, bool]]
+) -> list[Section]:
     """Sections from their start offsets: heading-only sections merged into a deeper one that follows."""
-    merged: list[tuple[int, str, bool]] = []  # (start, path, heading only)
-    for k, (start, path, heading) in enumerate(starts):
+    merged: list[tuple[int, str, bool, bool]] = []  # (start, path, heading only, standalone)
+    for k, (start, path, heading, standalone) in enumerate(starts):
         end = starts[k + 1][0] if k + 1 < len(starts) else len(text)
         body = text[start:end].strip()
         only_heading = heading and ("\n" not in body or (body.count("\n") <= 2 and not re.search(r"[a-z]", fold(body))))
         if merged and merged[-1][2] and path.startswith(merged[-1][1] + SEPARATOR):
-            merged[-1] = (merged[-1][0], path, only_heading)
+            merged[-1] = (merged[-1][0], path, only_heading, standalone)
         else:
-            merged.append((start, path, only_heading))
+            merged.append((start, path, only_heading, standalone))
 
     def page_of(offset: int) -> int:
         return pages[bisect.bisect_right(page_starts, offset) - 1].number
 
     sections = []
-    for k, (start, path, _) in enumerate(merged):
+    for k, (start, path, _, standalone) in enumerate(merged):
         end = merged[k + 1][0] if k + 1 < len(merged) else len(text)
         chunk = text[start:end]
         first = start + (len(chunk) - len(chunk.lstrip()))
         last = start + len(chunk.rstrip()) - 1
         if last < first:
             first = last = start
-        sections.append(Section(path, start, end, page_of(first), page_of(max(first, last))))
+        sections.append(Section(path, start, end, page_of(first), page_of(max(first, last)), standalone))
     return sections

@@ -8,7 +8,8 @@ import re
 from pathlib import PurePath
 from typing import NamedTuple
 
-from shared.legal.codes import DECISION_TYPES, UFS
+from shared.legal.codes import DECISION_TYPES, UF_BY_STATE, UFS
+from shared.legal.dates import ENGLISH_MONTHS, MONTH_PATTERN
 from shared.legal.document_text import DocumentText
 from shared.legal.document_types import OPENING_LINES
 from shared.legal.text import fold, title_case_plain
@@ -26,6 +27,7 @@ class Caption(NamedTuple):
     short: str | None  # its abbreviation when a higher court's: "AREsp"
     number: str  # "2560760" or a CNJ number
     uf: str | None
+    line: int = 0  # its index among the document's non-empty head lines
 
 
 # Class names of the higher courts and the short forms their case numbers are cited with.
@@ -60,11 +62,26 @@ _CLASS_WORDS = (
     r"MEDIDA|SUSPENSAO|TUTELA|ARGUICAO|EXECUCAO|CUMPRIMENTO|REMESSA|CORREICAO|INCIDENTE|PEDIDO|"
     r"HOMOLOGACAO|SENTENCA ESTRANGEIRA|EXCECAO|CARTA|QUEIXA|DENUNCIA"
 )
-_CLASS_LINE = re.compile(
-    r"^(?P<prefix>(?:(?:AgInt|AgRg|EDcl|AgR|ED|EDv|EREsp)\s+n[oa]s?\s+)*)"
-    rf"(?P<cls>(?:{_CLASS_WORDS})\b[A-Z ]{{0,80}}?)\s+N[º°o.]{{0,2}}\s*:?\s*"
-    r"(?P<num>\d[\d./-]*\d)(?:\s*[-/]\s*(?P<uf>[A-Z]{2})\b)?"
+_STATE_NAMES = "|".join(sorted(UF_BY_STATE, key=len, reverse=True))
+_RECURSO = (
+    r"(?:AgInt|AgRg|EDcl|AgR|ED|EDv|EREsp|"
+    r"(?:(?:SEGUND|TERCEIR|QUART)[OA]S\s+)?(?:EMB\.\s?DECL|AG\.\s?REG|EMB\.\s?DIV)\.)"
 )
+_CLASS_LINE = re.compile(
+    rf"^(?P<prefix>(?:{_RECURSO}\s+(?i:n[oa]s?)\s+)*)"
+    rf"(?P<cls>(?:{_CLASS_WORDS})\b[A-Z ]{{0,80}}?)(?:\s+N[º°o.]{{0,2}}\s*:?\s*|\s+(?=\d{{1,3}}\.\d{{3}}\b))"
+    rf"(?P<num>\d[\d./-]*\d)(?:\s*[-/]\s*(?P<uf>[A-Z]{{2}})\b|\s+(?P<state>{_STATE_NAMES})\b)?"
+)
+"""A case's class line: "AgInt no AGRAVO EM RECURSO ESPECIAL Nº 2560760 - SE", and the STF's form without "Nº",
+with the state written out and its recursos abbreviated ("SEGUNDOS EMB.DECL. NO RECURSO EXTRAORDINÁRIO 1.366.243
+SANTA CATARINA")."""
+_STF_RECURSOS = [
+    (re.compile(r"EMB\.\s?DECL\."), "ED"),
+    (re.compile(r"AG\.\s?REG\."), "AgR"),
+    (re.compile(r"EMB\.\s?DIV\."), "EDv"),
+    (re.compile(r"\b(SEGUND|TERCEIR|QUART)([OA]S)\b"), None),
+    (re.compile(r"\bN([OA]S?)\b"), None),
+]
 _CNJ_NUMBER = re.compile(r"^\d{7}-\d{2}\.\d{4}\.\d\.\d{2}\.\d{4}$")
 _ESAJ_PROCESS = re.compile(r"Processo\s*(?:n[º°o.]*)?\s*:?\s*(?P<num>\d{7}-\d{2}\.\d{4}\.\d\.\d{2}\.\d{4})", re.I)
 _ESAJ_CLASS = re.compile(r"Classe(?:\s*-\s*Assunto)?\s*:?\s*\n?\s*(?P<cls>[^\n]+?)\s*(?:\s-\s|\n|$)", re.I)
@@ -77,6 +94,37 @@ _LETTERHEAD = re.compile(
 )
 
 
+def _prefix(text: str) -> str:
+    """The recursos before the class as the higher courts cite them: "SEGUNDOS EMB.DECL. NO " -> "Segundos ED no "."""
+    text = re.sub(r"\s+", " ", text)
+    for pattern, short in _STF_RECURSOS:
+        text = pattern.sub(short or (lambda m: m[0].capitalize() if len(m[0]) > 3 else m[0].lower()), text)
+    return text
+
+
+def _class_match(doc: DocumentText) -> tuple[int, str, re.Match[str]] | None:
+    """(position, the line, its match) of the first head line naming a class and number; the line is joined
+    with the next when the state's name runs onto it ("... 1.366.243 SANTA" / "CATARINA")."""
+    lines = doc.head_lines
+    for i, (pos, line) in enumerate(lines):
+        match = _CLASS_LINE.match(fold(line))
+        if not match:
+            continue
+        if i + 1 < len(lines) and len(lines[i + 1][1]) <= 30 and lines[i + 1][1].isupper():
+            joined = f"{line} {lines[i + 1][1]}"
+            longer = _CLASS_LINE.match(fold(joined))
+            if longer and longer["state"] and longer.end("state") > len(line):
+                return pos, joined, longer
+        return pos, line, match
+    return None
+
+
+def _uf(match: re.Match[str]) -> str | None:
+    if match["uf"] in UFS:
+        return match["uf"]
+    return UF_BY_STATE.get(re.sub(r"\s+", " ", match["state"]).upper()) if match["state"] else None
+
+
 def _case_number(number: str, uf: str | None) -> str:
     """A higher-court number with thousands dots ("2560760" -> "2.560.760") and its state."""
     if number.isdigit() and len(number) > 3:
@@ -86,34 +134,31 @@ def _case_number(number: str, uf: str | None) -> str:
 
 def _class_title(doc: DocumentText) -> tuple[int, str] | None:
     """(position, "REsp 1.602.076/SP") from the first line that names a case class and number."""
-    for pos, line in doc.head_lines:
-        match = _CLASS_LINE.match(fold(line))
-        if not match:
-            continue
-        cls_folded = re.sub(r"\s+", " ", match.group("cls")).strip()
-        cls_original = line[match.start("cls") : match.start("cls") + len(match.group("cls"))].strip()
-        number, uf = match.group("num"), match.group("uf")
-        if uf not in UFS:
-            uf = None
-        prefix = re.sub(r"\s+", " ", line[: match.start("cls")])
-        if not _CNJ_NUMBER.match(number) and cls_folded in CLASS_ABBREVIATIONS:
-            return pos, f"{prefix}{CLASS_ABBREVIATIONS[cls_folded]} {_case_number(number, uf)}"
-        return pos, f"{prefix}{title_case_plain(cls_original)} {_case_number(number, uf)}"
-    return None
+    found = _class_match(doc)
+    if found is None:
+        return None
+    pos, line, match = found
+    cls_folded = re.sub(r"\s+", " ", match.group("cls")).strip()
+    cls_original = line[match.start("cls") : match.start("cls") + len(match.group("cls"))].strip()
+    number, uf = match.group("num"), _uf(match)
+    prefix = _prefix(line[: match.start("cls")])
+    if not _CNJ_NUMBER.match(number) and cls_folded in CLASS_ABBREVIATIONS:
+        return pos, f"{prefix}{CLASS_ABBREVIATIONS[cls_folded]} {_case_number(number, uf)}"
+    return pos, f"{prefix}{title_case_plain(cls_original)} {_case_number(number, uf)}"
 
 
 def caption(doc: DocumentText) -> Caption | None:
     """The first line of the opening pages that names a case class and number."""
-    for _, line in doc.head_lines:
-        match = _CLASS_LINE.match(fold(line))
-        if not match:
-            continue
-        cls_folded = re.sub(r"\s+", " ", match.group("cls")).strip()
-        cls_original = line[match.start("cls") : match.start("cls") + len(match.group("cls"))].strip()
-        uf = match.group("uf") if match.group("uf") in UFS else None
-        prefix = re.sub(r"\s+", " ", line[: match.start("cls")])
-        return Caption(prefix, cls_original, CLASS_ABBREVIATIONS.get(cls_folded), match.group("num"), uf)
-    return None
+    found = _class_match(doc)
+    if found is None:
+        return None
+    pos, line, match = found
+    index = next(i for i, (p, _) in enumerate(doc.head_lines) if p == pos)
+    cls_folded = re.sub(r"\s+", " ", match.group("cls")).strip()
+    cls_original = line[match.start("cls") : match.start("cls") + len(match.group("cls"))].strip()
+    prefix = _prefix(line[: match.start("cls")])
+    short = CLASS_ABBREVIATIONS.get(cls_folded)
+    return Caption(prefix, cls_original, short, match.group("num"), _uf(match), index)
 
 
 def _esaj_title(doc: DocumentText) -> tuple[int, str] | None:
@@ -134,19 +179,78 @@ def _line_title(doc: DocumentText, pattern: re.Pattern[str]) -> str | None:
     return None
 
 
-def _heading_title(doc: DocumentText) -> str | None:
+def _heading_title(doc: DocumentText, work: bool = False) -> str | None:
     """The first heading-like line of the opening that is not letterhead or boilerplate: an
-    all-caps line if there is one, else a short line that is not a sentence."""
+    all-caps line if there is one, else a short line that is not a sentence. For a work (an article, a
+    thesis), the journal's running head, review dates and authors' names are not candidates either, and a
+    mixed-case title takes the lines it wraps onto."""
     candidates = []
-    for _, line in doc.head_lines[:40]:
+    lines = doc.head_lines[:40]
+    for i, (_, line) in enumerate(lines):
         letters = [ch for ch in line if ch.isalpha()]
         if len(letters) < 4 or _LETTERHEAD.match(fold(line)) or len(line) > TITLE_MAX:
             continue
+        if work and (_FURNITURE.search(fold(line)) or _AUTHOR_LINE.match(line)):
+            continue
         if not any(ch.islower() for ch in letters):
-            return line
-        if len(line) <= 120 and len(line.split()) >= 2 and line[-1] not in ".,;:":
+            return _continued(line, lines[i + 1 : i + 4])
+        if work and len(line.split()) >= 2 and line[-1] not in ",;:":  # a work's title may end in a full stop
+            candidates.append(_wrapped(line.rstrip("."), [nxt for _, nxt in lines[i + 1 : i + 4]]))
+        elif len(line) <= 120 and len(line.split()) >= 2 and line[-1] not in ".,;:":
             candidates.append(line)
     return candidates[0] if candidates else None
+
+
+_FURNITURE = re.compile(
+    r"\b(?:ISSN|I S S N|ISBN|DOI|doi|https?:|www\.|Rev\b\.?|Revista|REVISTA|Journal|Vol\.|"
+    r"v\.\s*\d|n\.\s*\d|p\.\s*\d|Ano\s+\d|"
+    r"Submetido|Recebido|Aprovado|Aceit[oa]|Publicado|Published|Received|Accepted)|\|\||@|^\d+\s*$|"
+    r"^(?:UNIVERSIDADE|FACULDADE|PROGRAMA|DEPARTAMENTO|CENTRO|ESCOLA|INSTITUTO|(?i:RESUMO|ABSTRACT|SUMARIO|ARTIGO|"
+    r"ARTICLE|KEYWORDS|PALAVRAS-CHAVE|INTRODUCAO|BANCA EXAMINADORA))\b|^\W",
+)
+"""Lines of a work's opening that are not its title: the journal's running head, review dates, the institution
+on a thesis cover, the abstract's heading."""
+_AUTHOR_LINE = re.compile(
+    r"^(?:[A-Z][\w'’.-]*|d[aeo]s?|e)(?:\s+(?:[A-Z][\w'’.-]*|d[aeo]s?|e)){1,5}\s*(?:\(?\*+\)?|\d{1,2})$"
+)
+"""An author's name with its footnote mark: "Claudia Lima MARQUES*", "Celso Hiroshi Iocohama1"."""
+_CONNECTIVE_WORD = re.compile(
+    r"\b(?:de|do|da|dos|das|e|em|no|na|nos|nas|a|o|as|os|ao|aos|para|com|por|pela|pelo|sobre|entre|of|the|and|in|"
+    r"on|for|to)$",
+    re.I,
+)
+
+
+def _wrapped(line: str, following: list[str]) -> str:
+    """A mixed-case title with the lines it wraps onto after a connective ("Subsídios para implantação de" /
+    "Política de Assinatura Digital na RFB")."""
+    for nxt in following:
+        wrapped = _CONNECTIVE_WORD.search(fold(line)) or nxt[:1].islower()
+        if not wrapped or _FURNITURE.search(fold(nxt)) or _AUTHOR_LINE.match(nxt) or len(line) + len(nxt) > TITLE_MAX:
+            break
+        line = f"{line} {nxt}"
+    return line
+
+
+_CONNECTIVE_END = re.compile(
+    r"(?:-|\b(?:DE|DO|DA|DOS|DAS|E|EM|NO|NA|NOS|NAS|A|O|AS|OS|AO|AOS|PARA|COM|POR|PELA|PELO|SOBRE|ENTRE|OF|THE|AND|"
+    r"IN|ON|FOR|TO))$"
+)
+
+
+def _continued(line: str, following: list[tuple[int, str]]) -> str:
+    """An all-caps heading with the all-caps lines it runs onto: a title wrapped after a connective
+    ("... NORMA FUNDAMENTAL DO" / "PROCESSO CIVIL E SEUS REFLEXOS NA ARBITRAGEM"); the author's name below a
+    title that ends on a full word is not joined."""
+    for _, nxt in following:
+        letters = [ch for ch in nxt if ch.isalpha()]
+        if not _CONNECTIVE_END.search(fold(line).rstrip()) or not letters or any(ch.islower() for ch in letters):
+            break
+        joined = f"{line}{nxt}" if line.endswith("-") else f"{line} {nxt}"  # "ZERO-" / "PRICE": a compound
+        if len(joined) > TITLE_MAX:
+            break
+        line = joined
+    return line
 
 
 _TYPE_TITLE_LINES = OPENING_LINES | {
@@ -167,9 +271,26 @@ def guess_title(doc: DocumentText, document_type: str) -> str | None:
         line = _line_title(doc, pattern)
         if line and document_type == "email":
             line = line.split(":", 1)[1].strip()
+        if line and document_type == "ato_normativo":
+            line = _without_date_clause(line)
         if line:
             return line
-    return _heading_title(doc)
+    return _heading_title(doc, work=document_type == "doutrina")
+
+
+_DATE_CLAUSE = re.compile(
+    rf"\s+(?:of|de)\s+\d{{1,2}}\s*[º°o]?\s+(?:de\s+)?(?:{MONTH_PATTERN}|{'|'.join(ENGLISH_MONTHS)})\b", re.I
+)
+
+
+def _without_date_clause(line: str) -> str:
+    """An EU act's heading without the date and subject the cleaner joined to it: "DIRECTIVE 2002/22/EC OF THE
+    EUROPEAN PARLIAMENT AND OF THE COUNCIL of 7 March 2002 on universal service ..." -> up to "COUNCIL".
+    A Brazilian act's ", DE 29 DE JANEIRO DE 2016" is part of its name and stays."""
+    match = _DATE_CLAUSE.search(fold(line))
+    if match is None or match.start() < 10 or fold(line[: match.start()]).rstrip().endswith(","):
+        return line
+    return line[: match.start()].rstrip()
 
 
 def filename_title(filename: str) -> str:

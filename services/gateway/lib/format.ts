@@ -12,6 +12,8 @@ export const DOCUMENT_TYPE_LABELS: Record<string, string> = {
   sumula: "Súmula / enunciado",
   ato_normativo: "Ato normativo",
   ato_administrativo: "Ato administrativo",
+  doutrina: "Doutrina",
+  jurisprudencia_compilada: "Jurisprudência compilada",
   email: "E-mail",
   outro: "Outro",
 };

@@ -247,14 +247,14 @@ def test_normative_act() -> None:
     assert metadata.citations == ["Lei 13.129/2015", "Lei 9.307/1996"]
 
 
-def test_date_falls_back_to_first_full_date() -> None:
-    text = "Notas de reunião\nData de hoje: 99/99/2020; reunião marcada para 12/11/2021 e 13/11/2021."
-    metadata = annotate(one_page(text), "notas.txt")
-    assert (metadata.document_type, metadata.document_date, metadata.title) == (
-        "outro",
-        date(2021, 11, 12),
-        "Notas de reunião",
-    )
+def test_first_full_date_is_a_last_resort_of_working_documents_only() -> None:
+    """A memo or an opinion with no dated closing still gets its first valid date; a document of unknown
+    kind does not: its bare dates are mostly of what it mentions (a meeting, a cited act), not its own."""
+    text = "Data de hoje: 99/99/2020; reunião marcada para 12/11/2021 e 13/11/2021."
+    memo = annotate(one_page(f"PARECER\n{text}"), "parecer.txt")
+    assert (memo.document_type, memo.document_date) == ("parecer", date(2021, 11, 12))
+    notes = annotate(one_page(f"Notas de reunião\n{text}"), "notas.txt")
+    assert (notes.document_type, notes.document_date, notes.title) == ("outro", None, "Notas de reunião")
 
 
 def test_title_falls_back_to_the_filename_stem() -> None:

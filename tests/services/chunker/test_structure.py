@@ -118,3 +118,24 @@ def test_ementa_longer_than_the_budget_gives_its_first_tokens() -> None:
 
 def test_empty_text_gives_no_chunks() -> None:
     assert chunk_document([Page(number=1, text=" ")], words) == []
+
+
+def test_two_short_teses_are_never_one_chunk() -> None:
+    text = (
+        "Jurisprudência em Teses\nEDIÇÃO N. 65: ALIMENTOS\n"
+        "1. Os alimentos são irrenunciáveis.\nJulgados: REsp 1/SP, Rel. Ministro A, TERCEIRA TURMA, DJE 1/2/2015;\n"
+        "2. A obrigação alimentar é recíproca.\nJulgados: REsp 2/RJ, Rel. Ministro B, QUARTA TURMA, DJE 3/4/2016;\n"
+        "3. O dever de sustento cessa com a maioridade.\nJulgados: REsp 3/MG, Rel. Ministro C, DJE 5/6/2017;\n"
+    )
+    chunks = chunk_document([Page(number=1, text=text)], words, max_tokens=200, overlap_tokens=10)
+    teses = [c for c in chunks if "Julgados" in c.text]
+    assert [c.section_path.rsplit(SEPARATOR, 1)[-1] for c in teses] == ["Tese 1", "Tese 2", "Tese 3"]
+    assert all(c.text.count("Julgados:") == 1 for c in teses)  # each tese whole with its precedents, alone
+    assert "REsp 2/RJ" in teses[1].text and teses[1].text.startswith("2. A obrigação")
+
+
+def test_small_articles_and_incisos_are_still_packed_with_their_caput() -> None:
+    text = "LEI Nº 1, DE 2 DE JANEIRO DE 2020.\nArt. 5º São direitos:\nI - o da petição;\nII - o da certidão."
+    chunks = chunk_document([Page(number=1, text=text)], words, "ato_normativo", max_tokens=100, overlap_tokens=5)
+    [article] = [c for c in chunks if "Art. 5º" in c.text]
+    assert article.section_path == "Art. 5º" and "II - o da certidão." in article.text

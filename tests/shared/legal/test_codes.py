@@ -1,13 +1,21 @@
 """The code/label tables of document types and courts, and the normalisation of what submitters write."""
 
+import re
+from pathlib import Path
+
 import pytest
 
 from shared.legal.codes import (
+    DOCUMENT_SUBTYPE_LABELS,
+    DOCUMENT_SUBTYPES,
+    DOCUMENT_TYPE_LABELS,
     DOCUMENT_TYPES,
     court_label,
     document_type_label,
+    document_type_of_subtype,
     label,
     normalize_court,
+    normalize_document_subtype,
     normalize_document_type,
 )
 
@@ -64,8 +72,33 @@ def test_court_hints_normalise(written: str, code: str) -> None:
         ("Súmula", "sumula"),
         ("e-mail", "email"),
         ("ato normativo", "ato_normativo"),
+        ("Doutrina", "doutrina"),
+        ("Jurisprudência em Teses", "jurisprudencia_compilada"),
+        ("informativo", "jurisprudencia_compilada"),
+        ("diretiva", "ato_normativo"),
+        ("contestação", "peticao"),
         ("nada", None),
     ],
 )
 def test_document_type_hints_normalise(written: str, code: str | None) -> None:
     assert normalize_document_type(written) == code
+
+
+def test_subtypes_are_one_vocabulary_with_the_types() -> None:
+    assert label("document_type", "doutrina") == "Doutrina"
+    assert label("document_subtype", "diretiva") == "Diretiva (UE)"
+    assert label("document_subtype", "jurisprudencia_em_teses") == "Jurisprudência em Teses"
+    assert normalize_document_subtype("Petição inicial") == "peticao_inicial"
+    assert normalize_document_subtype("TESE") == "tese"
+    assert normalize_document_subtype("nada") is None
+    assert document_type_of_subtype("provimento") == "ato_normativo"
+    assert document_type_of_subtype("informativo") == "jurisprudencia_compilada"
+    assert all(document_type_of_subtype(code) in DOCUMENT_SUBTYPES for code in DOCUMENT_SUBTYPE_LABELS)
+
+
+def test_the_page_names_every_document_type_as_the_codes_do() -> None:
+    """The page (TypeScript) lists the types before any search: it must offer every type, with the same label."""
+    source = (Path(__file__).parents[3] / "services" / "gateway" / "lib" / "format.ts").read_text(encoding="utf-8")
+    block = re.search(r"DOCUMENT_TYPE_LABELS[^{]*\{(.*?)\};", source, re.S)
+    assert block is not None
+    assert dict(re.findall(r"(\w+):\s*\"([^\"]+)\"", block.group(1))) == DOCUMENT_TYPE_LABELS

@@ -46,11 +46,26 @@ def date_of(text: str, document_type: str = "outro") -> date | None:
         ("Dados: 2022.09.13 10:15:00 -03'00'", "outro", date(2022, 9, 13)),
         ("JULGADO: 24/02/2025\nTexto que cita o julgado de 01/01/2020.", "acordao", date(2025, 2, 24)),
         ("Sessão Virtual de 18/02/2025 a 24/02/2025\nBrasília, 10 de março de 2025.", "acordao", date(2025, 2, 24)),
-        ("Consta de 31/02/2020 e depois de 15/03/2020.", "outro", date(2020, 3, 15)),  # an impossible date skipped
-        ("Ofício de 10/10/0216 e de 12.11.2019.", "outro", date(2019, 11, 12)),  # years before 1900 are typos
+        ("Consta de 31/02/2020 e depois de 15/03/2020.", "parecer", date(2020, 3, 15)),  # an impossible date skipped
+        (
+            "Ofício de 10/10/0216 e de 12.11.2019.",
+            "ato_administrativo",
+            date(2019, 11, 12),
+        ),  # years before 1900 are typos
         ("De: Ana\nPara: Carlos\nData: Tue, 13 Sep 2022 10:00:00 -0300\nAssunto: Minuta", "email", date(2022, 9, 13)),
         ("De: Ana\nEnviado em: terça-feira, 13 de setembro de 2022 10:00\nPara: Carlos", "email", date(2022, 9, 13)),
         ("Nenhuma data aqui.", "outro", None),
+        # months abbreviated, "de" left out
+        ("Texto.\nBrasília, 15 set. 2016.", "acordao", date(2016, 9, 15)),
+        ("Texto.\nSão Paulo, 3 de fev de 2021", "parecer", date(2021, 2, 3)),
+        ("Texto.\nCuritiba, 1º março 2019.", "sentenca", date(2019, 3, 1)),
+        # day and year in words, as atas and termos write them
+        (
+            "Ata.\nBrasília, aos vinte e dois dias do mês de maio de dois mil e dezenove.",
+            "ato_administrativo",
+            date(2019, 5, 22),
+        ),
+        ("Termo.\nSão Paulo, aos quinze dias do mês de março do ano de 2023.", "ato_administrativo", date(2023, 3, 15)),
     ],
 )
 def test_guess_date_golden(text: str, document_type: str, expected: date | None) -> None:
@@ -60,4 +75,89 @@ def test_guess_date_golden(text: str, document_type: str, expected: date | None)
 def test_place_and_date_line_beats_an_earlier_date_in_the_text() -> None:
     text = "Conforme julgado em 10/05/2010 pelo STJ.\nCuritiba, 3 de abril de 2019."
     assert date_of(text) == date(2019, 4, 3)
-    assert date_of("Conforme julgado em 10/05/2010 pelo STJ.") == date(2010, 5, 10)  # the first date, last resort
+    assert date_of("Conforme julgado em 10/05/2010 pelo STJ.", "parecer") == date(2010, 5, 10)  # the last resort
+
+
+@pytest.mark.parametrize(
+    ("text", "document_type", "expected"),
+    [
+        # an act's title line ends with its date; the acts it cites in a CONSIDERANDO do not count
+        (
+            "DECRETO Nº 8.660, DE 29 DE JANEIRO DE 2016\nPromulga a Convenção de 5 de outubro de 1961.",
+            "ato_normativo",
+            date(2016, 1, 29),
+        ),
+        (
+            "PROVIMENTO/CGJ N. 2, DE 6 DE JANEIRO DE 2023.\nCONSIDERANDO a Resolução n. 95, de 29 de outubro de 2009",
+            "ato_normativo",
+            date(2023, 1, 6),
+        ),
+        # EU acts print their date alone under the heading, in Portuguese or English
+        (
+            "DIRECTIVA 2005/29/CE DO PARLAMENTO EUROPEU E DO CONSELHO\nde 11 de Maio de 2005\nrelativa às práticas",
+            "ato_normativo",
+            date(2005, 5, 11),
+        ),
+        (
+            "►B\nDIRECTIVE 2002/22/EC OF THE EUROPEAN PARLIAMENT AND OF THE COUNCIL\nof 7 March 2002\n"
+            "(OJ L 108, 24.4.2002)",
+            "ato_normativo",
+            date(2002, 3, 7),
+        ),
+        # signed in a month, without a day: no date, not one of the portarias it cites
+        (
+            "PROVIMENTO TRT 18ª SCR Nº 4/2012\nPortaria nº 18, de 29/7/2005.\nGoiânia, dezembro de 2012.",
+            "ato_normativo",
+            None,
+        ),
+        # a foreign court's judgment dates itself under its heading
+        (
+            "ACÓRDÃO DO TRIBUNAL DE JUSTIÇA (Primeira Secção)\n6 de Outubro de 2009 *\nNo processo C-40/08,",
+            "acordao",
+            date(2009, 10, 6),
+        ),
+        ("JUDGMENT OF THE COURT (First Chamber)\n26 October 2006*\nIn Case C-168/05,", "acordao", date(2006, 10, 26)),
+        # ... also where the cleaner joined the heading and its date into one line
+        (
+            "JUDGMENT OF THE COURT (First Chamber) 26 October 2006*\nIn Case C-168/05, made by decision of 15 February"
+            " 2005",
+            "acordao",
+            date(2006, 10, 26),
+        ),
+        (
+            "REGULAMENTO (UE) 2022/1925 DO PARLAMENTO EUROPEU E DO CONSELHO de 14 de setembro de 2022 relativo à\n"
+            "Tendo em conta a Diretiva de 5 de maio de 2019,",
+            "ato_normativo",
+            date(2022, 9, 14),
+        ),
+        # a decision without a dated closing takes no cited date
+        ("RELATÓRIO\nmedida cautelar ajuizada em 03/02/2014, julgada em 5 de maio de 2015.", "acordao", None),
+        # an opinion's "Data:" label beats the dates of the decisions it quotes
+        (
+            "Parecer\nData: 17 de setembro de 2024\nCliente: X\n(TRF4, Data da Decisão: 08/02/2022)\n"
+            "Porto Alegre, 8 de fevereiro de 2022.",
+            "parecer",
+            date(2024, 9, 17),
+        ),
+        # doctrine: the journal's review dates and the quoted decisions' closing lines are not the work's date
+        (
+            "Revista X, jan./jun. 2019\nSubmetido em: 26/10/2017\nTítulo\nAutor\nResumo\nTexto\n"
+            "Brasília (DF), 15 de setembro de 2016.",
+            "doutrina",
+            None,
+        ),
+        (
+            "Número 736\nBrasília, 16 de maio de 2022.\nPROCESSO REsp 1.918.287-MG, julgado em 27/04/2022.",
+            "jurisprudencia_compilada",
+            date(2022, 5, 16),
+        ),
+        (
+            "Direito à Moradia - Jurisprudência Comentada\n05/02/2023\nTJSP - APELAÇÃO julgada em 10/01/2023",
+            "jurisprudencia_compilada",
+            date(2023, 2, 5),
+        ),
+        ("ON COMPUTABLE NUMBERS\n[Received 28 May, 1936.—Read 12 November, 1936.]\non 3/11/2025", "outro", None),
+    ],
+)
+def test_dates_of_acts_foreign_judgments_and_doctrine(text: str, document_type: str, expected: date | None) -> None:
+    assert date_of(text, document_type) == expected

@@ -250,6 +250,8 @@ def test_statute_structure() -> None:
         "Capítulo I – DISPOSIÇÕES GERAIS > Art. 1º > § 1º",
         "Capítulo I – DISPOSIÇÕES GERAIS > Art. 2º",
         "Capítulo II – DA CONVENÇÃO DE ARBITRAGEM E SEUS EFEITOS > Art. 3º",
+        "Capítulo II – DA CONVENÇÃO DE ARBITRAGEM E SEUS EFEITOS > Art. 3º > I",  # artigo > inciso
+        "Capítulo II – DA CONVENÇÃO DE ARBITRAGEM E SEUS EFEITOS > Art. 3º > II",
     ]
 
 
@@ -289,3 +291,80 @@ def test_empty_and_page_spans() -> None:
     sections = detect_sections(pages, "acordao")
     assert [(s.path, s.page_start, s.page_end) for s in sections] == [("ementa", 1, 1), ("acordao", 2, 2)]
     assert re.fullmatch(r"\s*", full_text(pages)[sections[0].char_end - len(PAGE_SEPARATOR) : sections[0].char_end])
+
+
+def test_statute_incisos_and_alineas() -> None:
+    text = (
+        "LEI Nº 1, DE 2 DE JANEIRO DE 2020.\nArt. 5º São direitos:\nI - o da petição:\na) escrita;\nb) oral;\n"
+        "II - o da certidão.\nParágrafo único. Aplica-se a todos."
+    )
+    paths = [s.path for s in detect_sections([Page(number=1, text=text)], "ato_normativo")]
+    assert paths == [
+        "cabecalho",
+        "Art. 5º",
+        "Art. 5º > I",
+        "Art. 5º > I > a)",
+        "Art. 5º > I > b)",
+        "Art. 5º > II",
+        "Art. 5º > Parágrafo único",
+    ]
+
+
+def test_eu_act_articles_paragraphs_and_points() -> None:
+    text = (
+        "DIRECTIVE 2011/83/EU OF THE EUROPEAN PARLIAMENT AND OF THE COUNCIL\nof 25 October 2011\n"
+        "(1) Recital one, before any article.\n(a) not a point: no article yet\nHAVE ADOPTED THIS DIRECTIVE:\n"
+        "CHAPTER I\nSUBJECT MATTER AND SCOPE\nArticle 1\nSubject matter\nThe purpose of this Directive is to protect.\n"
+        "Article 3\nScope\n1.\nThis Directive shall apply to any contract.\n2. If any provision conflicts:\n"
+        "(a) the first;\n(b) the second.\n"
+    )
+    paths = [s.path for s in detect_sections([Page(number=1, text=text)], "ato_normativo")]
+    assert paths == [
+        "cabecalho",
+        "Chapter I – SUBJECT MATTER AND SCOPE > Article 1",
+        "Chapter I – SUBJECT MATTER AND SCOPE > Article 3",
+        "Chapter I – SUBJECT MATTER AND SCOPE > Article 3 > 1.",
+        "Chapter I – SUBJECT MATTER AND SCOPE > Article 3 > 2.",
+        "Chapter I – SUBJECT MATTER AND SCOPE > Article 3 > 2. > (a)",
+        "Chapter I – SUBJECT MATTER AND SCOPE > Article 3 > 2. > (b)",
+    ]
+    pt = "DIRETIVA 2005/29/CE DO PARLAMENTO EUROPEU E DO CONSELHO\nArtigo 3.o\nÂmbito de aplicação\n1.\nA presente."
+    assert [s.path for s in detect_sections([Page(number=1, text=pt)])][1:] == ["Artigo 3.º", "Artigo 3.º > 1."]
+
+
+JURISPRUDENCIA_EM_TESES = (
+    "Jurisprudência em Teses\nEdição n. 107          Brasília, 10 de agosto de 2018\n"
+    "EDIÇÃO N. 107: DOS CONTRATOS DE COMPRA E VENDA DE BENS IMÓVEIS - I\n"
+    "1. Na hipótese de descumprimento do prazo de entrega do imóvel, é possível cumular a cláusula penal.\n"
+    "Julgados: AgInt no REsp 1610303/SE, Rel. Ministro LÁZARO GUIMARÃES, QUARTA TURMA, DJE 16/02/2018;\n"
+    "2. A cláusula penal moratória não pode ser cumulada com lucros cessantes:\n"
+    "1. quando fixada em valor equivalente ao aluguel;\n2. salvo estipulação em contrário.\n"
+    "Julgados: REsp 1498484/DF, Rel. Ministro LUIS FELIPE SALOMÃO, SEGUNDA SEÇÃO, DJE 25/06/2019;\n"
+)
+
+
+def test_each_tese_is_a_standalone_unit_with_its_precedents() -> None:
+    sections = detect_sections([Page(number=1, text=JURISPRUDENCIA_EM_TESES)])
+    edition = "EDIÇÃO N. 107: DOS CONTRATOS DE COMPRA E VENDA DE BENS IMÓVEIS - I"
+    assert [(s.path, s.standalone) for s in sections] == [
+        ("cabecalho", False),
+        (f"{edition} > Tese 1", True),  # the edition's heading opens its first tese's section
+        (f"{edition} > Tese 2", True),  # its own "1." and "2." are a list inside it, not teses
+    ]
+    tese_2 = JURISPRUDENCIA_EM_TESES[sections[2].char_start : sections[2].char_end]
+    assert tese_2.startswith("2. A cláusula penal") and "REsp 1498484/DF" in tese_2
+
+
+def test_informativo_notes_under_their_court_sections() -> None:
+    text = (
+        "Este periódico destaca teses jurisprudenciais e não consiste em repositório oficial de jurisprudência.\n"
+        "Número 736\nRECURSOS REPETITIVOS\nPROCESSO\nREsp 1.918.287-MG, Rel. Min. Sebastião Reis Júnior.\n"
+        "DESTAQUE\nAs penas serão unificadas.\nTERCEIRA TURMA\nPROCESSO\nREsp 1.836.016-PR, Rel. Min. Nancy.\n"
+        "DESTAQUE\nA cláusula é válida.\nEMENTA: não é uma parte do informativo.\n"
+    )
+    sections = detect_sections([Page(number=1, text=text)])
+    assert [(s.path, s.standalone) for s in sections] == [
+        ("cabecalho", False),
+        ("Recursos Repetitivos > Processo REsp 1.918.287-MG", True),
+        ("Terceira Turma > Processo REsp 1.836.016-PR", True),
+    ]

@@ -1,0 +1,28 @@
+"""The fields a document of each type carries beyond a decision's: which act, work or filing it is
+(document_subtype), an act's number, date and issuer, a work's authors, venue and year.
+
+One entry point for the annotator: describe(doc, document_type) gives the DocumentMetadata fields the
+type's own rules read (shared.legal.legislation, shared.legal.doctrine), only those with a value.
+"""
+
+from typing import Any
+
+from shared.legal.doctrine import read_doctrine
+from shared.legal.document_text import DocumentText
+from shared.legal.document_types import guess_subtype
+from shared.legal.legislation import read_act
+
+__all__ = ["describe"]
+
+
+def describe(doc: DocumentText, document_type: str) -> dict[str, Any]:
+    """DocumentMetadata fields of the type's own rules: document_subtype always where the text says it;
+    act_number, issuing_body and document_date for acts; authors, venue and year for doctrine."""
+    fields: dict[str, Any] = {"document_subtype": guess_subtype(doc, document_type)}
+    if document_type in ("ato_normativo", "ato_administrativo"):
+        act = read_act(doc)
+        fields |= {"act_number": act.act_number, "issuing_body": act.issuing_body, "document_date": act.document_date}
+    elif document_type == "doutrina":
+        work = read_doctrine(doc)
+        fields |= {"authors": work.authors, "venue": work.venue, "year": work.year}
+    return {name: value for name, value in fields.items() if value not in (None, [], "")}

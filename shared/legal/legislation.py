@@ -1,0 +1,124 @@
+"""What a normative act says about itself: its number, the date it was enacted and the body that issued it.
+
+Acts name themselves in one title line ("DECRETO Nº 8.660, DE 29 DE JANEIRO DE 2016", "PROVIMENTO/CGJ N. 2,
+DE 6 DE JANEIRO DE 2023.", "DIRECTIVE 2011/83/EU OF THE EUROPEAN PARLIAMENT AND OF THE COUNCIL" followed by
+"of 25 October 2011"), and their issuer either in the letterhead above it ("Conselho Nacional de Justiça",
+"TRIBUNAL REGIONAL DO TRABALHO DA 18ª REGIÃO") or in the enacting clause below it ("O CONSELHO FEDERAL DA
+ORDEM DOS ADVOGADOS DO BRASIL, ao instituir ...", "A CORREGEDORA-GERAL DE JUSTIÇA, no uso de suas
+atribuições"). The rules read the folded opening lines and cut values from the original ones.
+"""
+
+import re
+import unicodedata
+from dataclasses import dataclass
+from datetime import date
+
+from shared.legal.dates import ENGLISH_MONTHS, MONTHS
+from shared.legal.document_text import DocumentText
+from shared.legal.document_types import EU_ACT
+from shared.legal.text import fold
+
+__all__ = ["ActInfo", "read_act"]
+
+OPENING = 25
+"""Lines looked at: the title, the letterhead above it and the enacting clause below it."""
+
+
+@dataclass(frozen=True)
+class ActInfo:
+    act_number: str | None = None
+    document_date: date | None = None
+    issuing_body: str | None = None
+
+
+_BR_TITLE = re.compile(
+    r"^(?:LEI(?:\s+COMPLEMENTAR)?|DECRETO(?:-LEI)?|RESOLUCAO|INSTRUCAO\s+NORMATIVA|MEDIDA\s+PROVISORIA|"
+    r"EMENDA\s+CONSTITUCIONAL|PROVIMENTO|PORTARIA(?:\s+NORMATIVA)?|DELIBERACAO)"
+    r"(?P<issuer>\s*/\s*[A-Z]{2,10}|\s+[A-Z]{2,6}(?:\s+\d{1,2}[ªa])?(?:\s+[A-Z]{2,6})?)?"
+    r"\s*(?:N[º°o.]*\s*)?(?P<number>\d[\d.]*(?:/\d{2,4})?)",
+    re.I,
+)
+_EU_TITLE = re.compile(rf"^{EU_ACT}(?P<rest>.*)$", re.I)
+_LONG_DATE = re.compile(
+    rf"\b(?P<d>\d{{1,2}})\s*[º°o]?\s+(?:de\s+)?(?P<m>{'|'.join(MONTHS)}|{'|'.join(ENGLISH_MONTHS)})\s+(?:de\s+)?"
+    r"(?P<y>(?:19|20)\d{2})\b",
+    re.I,
+)
+_INSTITUTION = re.compile(
+    r"^(?:(?:PRESIDENCIA|CONSELHO|TRIBUNAL|MINISTERIO|SECRETARIA|CORREGEDORIA|ASSEMBLEIA|CAMARA|SENADO|"
+    r"AGENCIA|BANCO\s+CENTRAL|COMISSAO|ORDEM\s+DOS\s+ADVOGADOS|PROCURADORIA|DEFENSORIA|GOVERNO|PREFEITURA|"
+    r"SUPERIOR\s+TRIBUNAL|SUPREMO\s+TRIBUNAL)\b)",
+    re.I,
+)
+_NOT_ISSUER = re.compile(r"^(?:PODER\s+JUDICIARIO|SECRETARIA-GERAL|SUBCHEFIA|GABINETE)\b", re.I)
+_ENACTING = re.compile(
+    r"^(?:O|A|OS|AS)\s+(?P<who>[A-Z][A-Z\s\-ºª]{5,120}?)\s*,\s*(?:no\s+uso|usando|ao\s+instituir|tendo\s+em\s+vista|"
+    r"considerando|com\s+fundamento|nos\s+termos|em\s+sessao)",
+    re.M,
+)
+_EU_ISSUER = re.compile(r"^\s*(?:OF\s+THE|DO|DA)\s+(?P<who>.+?)\s*$", re.I)
+
+
+def _date(text: str) -> date | None:
+    match = _LONG_DATE.search(text)
+    if not match:
+        return None
+    month = match["m"].lower()
+    number = MONTHS.get(month) or ENGLISH_MONTHS.index(month) + 1
+    try:
+        return date(int(match["y"]), number, int(match["d"]))
+    except ValueError:
+        return None
+
+
+def _tidy(text: str) -> str:
+    """An issuer as written, without trailing punctuation or a date after it; all-caps names put in title case;
+    "European Parliament and of the Council" as "European Parliament and the Council"."""
+    text = re.sub(r"\s+", " ", text).split(", de ")[0].split(", of ")[0].strip(" ,.;:")
+    if not any(c.islower() for c in text if c not in "ºª"):
+        small = {"de", "da", "do", "das", "dos", "e", "of", "the", "and", "na", "no"}
+        words = text.lower().split()
+        text = " ".join(w if w in small and i else w.capitalize() for i, w in enumerate(words))
+    return re.sub(
+        r"\b(and|e)\s+(?:(of)\s+the|do|da)\s+", lambda m: f"{m[1]} {'the ' if m[2] else ''}", text, flags=re.I
+    )
+    return text
+
+
+def read_act(doc: DocumentText) -> ActInfo:
+    """Number, date and issuing body of a normative act (Brazilian or EU); empty fields where the text is silent."""
+    lines = [unicodedata.normalize("NFC", line) for _, line in doc.head_lines[:OPENING]]
+    folded = [fold(line) for line in lines]
+    for i, line in enumerate(folded):
+        eu = _EU_TITLE.match(line)
+        if eu:
+            rest = eu["rest"].strip() or (folded[i + 1] if i + 1 < len(folded) else "")
+            issuer = _EU_ISSUER.match(rest)
+            start = i + (0 if eu["rest"].strip() else 1)
+            when = _date(" ".join(folded[start : start + 3]))
+            raw_issuer = lines[start][len(lines[start]) - len(issuer["who"]) :] if issuer else None
+            if raw_issuer:  # a cleaned page runs the title on: "... OF THE COUNCIL of 7 March 2002 on universal ..."
+                raw_issuer = re.split(r"\s+(?:of|de)\s+\d{1,2}\s", raw_issuer, maxsplit=1)[0]
+            return ActInfo(eu["eu_number"], when or _date(rest), _tidy(raw_issuer) if raw_issuer else None)
+        br = _BR_TITLE.match(line)
+        if br and br.group()[:4].isupper():  # a title line, not "dada pela Resolução n. 392/2021" in a note
+            when = _date(line) or _date(folded[i + 1] if i + 1 < len(folded) else "")
+            return ActInfo(br["number"].rstrip("."), when, _issuer(lines, folded, i))
+    for i, line in enumerate(folded[:8]):
+        if re.match(r"^(?:CODIGO|ESTATUTO|REGIMENTO|CONSOLIDACAO|REGULAMENTO\s+GERAL)\s", line):
+            return ActInfo(None, _date(" ".join(folded[i : i + 2])), _issuer(lines, folded, i))
+    return ActInfo()
+
+
+def _issuer(lines: list[str], folded: list[str], title: int) -> str | None:
+    """The institution in the letterhead above the title (the first one, not "Poder Judiciário"), else the
+    authority of the enacting clause below it."""
+    for raw, line in zip(lines[:title], folded[:title], strict=True):
+        if _INSTITUTION.match(line) and not _NOT_ISSUER.match(line) and len(line) <= 120:
+            return _tidy(raw)
+    below = "\n".join(lines[title + 1 :])
+    match = _ENACTING.search(fold(below))
+    if match:
+        start = match.start("who")
+        return _tidy(below[start : start + len(match["who"])])
+    return None

@@ -1,0 +1,86 @@
+"""An act's number, date and issuing body: synthetic title lines of each form, and the acts of ../shared/archive."""
+
+from datetime import date
+
+import pytest
+
+from shared.legal.document_text import DocumentText
+from shared.legal.legislation import ActInfo, read_act
+from shared.payloads import Page
+from tests.helpers.samples import SHARED_DATA
+
+
+def act(text: str) -> ActInfo:
+    return read_act(DocumentText([Page(number=1, text=text)]))
+
+
+def test_brazilian_title_with_letterhead() -> None:
+    info = act(
+        "Presidência da República\nSecretaria-Geral\nSubchefia para Assuntos Jurídicos\n"
+        "DECRETO Nº 8.660, DE 29 DE JANEIRO DE 2016\nPromulga a Convenção."
+    )
+    assert info == ActInfo("8.660", date(2016, 1, 29), "Presidência da República")
+
+
+def test_issuer_in_the_title_and_in_the_enacting_clause() -> None:
+    info = act(
+        "PROVIMENTO/CGJ N. 2, DE 6 DE JANEIRO DE 2023.\n"
+        "A CORREGEDORA-GERAL DE JUSTIÇA, no uso de suas atribuições legais e regulamentares,"
+    )
+    assert info == ActInfo("2", date(2023, 1, 6), "Corregedora-geral de Justiça")
+    info = act(
+        "PODER JUDICIÁRIO DA UNIÃO\nTRIBUNAL REGIONAL DO TRABALHO DA 18ª REGIÃO\nPROVIMENTO TRT 18ª SCR Nº 4/2012"
+    )
+    assert info == ActInfo("4/2012", None, "Tribunal Regional do Trabalho da 18ª Região")
+
+
+def test_a_note_citing_another_act_is_not_the_title() -> None:
+    info = act(
+        "Texto compilado a partir da redação dada pela\nResolução n. 392/2021.\nRESOLUÇÃO 228, DE 22 DE JUNHO DE 2016."
+    )
+    assert (info.act_number, info.document_date) == ("228", date(2016, 6, 22))
+
+
+def test_eu_acts_in_english_and_portuguese() -> None:
+    info = act(
+        "DIRECTIVE 2011/83/EU OF THE EUROPEAN PARLIAMENT AND OF THE COUNCIL\nof 25 October 2011\non consumer rights"
+    )
+    assert info == ActInfo("2011/83/EU", date(2011, 10, 25), "European Parliament and the Council")
+    info = act("REGULAMENTO (UE) 2022/1925 DO PARLAMENTO EUROPEU E DO CONSELHO\nde 14 de setembro de 2022\nrelativo à")
+    assert info == ActInfo("2022/1925", date(2022, 9, 14), "Parlamento Europeu e Conselho")
+    info = act("REGULATION (EU) No 524/2013 OF THE EUROPEAN PARLIAMENT AND OF THE COUNCIL\nof 21 May 2013")
+    assert info.act_number == "524/2013" and info.document_date == date(2013, 5, 21)
+
+
+def test_a_code_named_by_its_title() -> None:
+    info = act("CÓDIGO DE ÉTICA E DISCIPLINA DA OAB\nO CONSELHO FEDERAL DA ORDEM DOS ADVOGADOS DO BRASIL, ao instituir")
+    assert info == ActInfo(None, None, "Conselho Federal da Ordem dos Advogados do Brasil")
+
+
+ARCHIVE_ACTS = {
+    "i500": ActInfo("8.660", date(2016, 1, 29), "Presidência da República"),
+    "i513": ActInfo("100", date(2020, 5, 26), "Conselho Nacional de Justiça"),
+    "i503": ActInfo("228", date(2016, 6, 22), None),
+    "i1042": ActInfo("2011/83/EU", date(2011, 10, 25), "European Parliament and the Council"),
+    "i1045": ActInfo("2022/1925", date(2022, 9, 14), "Parlamento Europeu e Conselho"),
+    "i1040": ActInfo("2005/29/CE", date(2005, 5, 11), "Parlamento Europeu e Conselho"),
+    "i1043": ActInfo("524/2013", date(2013, 5, 21), "European Parliament and the Council"),
+    "i344": ActInfo("4/2012", None, "Tribunal Regional do Trabalho da 18ª Região"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ARCHIVE_ACTS))
+def test_archive_acts(name: str) -> None:
+    import pymupdf
+
+    with pymupdf.open(SHARED_DATA / "archive" / f"{name}.pdf") as pdf:
+        pages = [Page(number=i + 1, text=p.get_text()) for i, p in enumerate(pdf) if i < 3]
+    assert read_act(DocumentText(pages)) == ARCHIVE_ACTS[name]
+
+
+def test_a_title_the_cleaner_ran_on_into_the_date_and_subject() -> None:
+    info = act(
+        "DIRECTIVE 2002/22/EC OF THE EUROPEAN PARLIAMENT AND OF THE COUNCIL of 7 March 2002 on universal service and "
+        "users' rights relating to electronic communications networks"
+    )
+    assert info == ActInfo("2002/22/EC", date(2002, 3, 7), "European Parliament and the Council")

@@ -1,0 +1,104 @@
+"""Titles and case captions (shared.legal.titles): golden cases on short openings."""
+
+import pytest
+
+from shared.legal.document_text import DocumentText
+from shared.legal.titles import caption, guess_title
+from shared.payloads import Page
+
+
+def doc(text: str) -> DocumentText:
+    return DocumentText([Page(number=1, text=text)])
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "RECURSO ESPECIAL Nº 1.602.076 - SP (2016/0134010-1)\nRELATORA : MINISTRA NANCY ANDRIGHI",
+            "REsp 1.602.076/SP",
+        ),
+        ("AgInt no AGRAVO EM RECURSO ESPECIAL Nº 2560760 - SE\n(2024/0031011-1)", "AgInt no AREsp 2.560.760/SE"),
+        # the STF's captions: no "Nº", the state in words (sometimes run onto the next line), recursos abbreviated
+        (
+            "Ementa e Acórdão\n22/05/2019\nPLENÁRIO\nRECURSO EXTRAORDINÁRIO 657.718 MINAS GERAIS\nRELATOR",
+            "RE 657.718/MG",
+        ),
+        (
+            "PLENÁRIO\nSEGUNDOS EMB.DECL. NO RECURSO EXTRAORDINÁRIO 1.366.243 SANTA\nCATARINA\nRELATOR",
+            "Segundos ED no RE 1.366.243/SC",
+        ),
+        ("AG.REG. NO HABEAS CORPUS 180.000 RIO DE JANEIRO", "AgR no HC 180.000/RJ"),
+    ],
+)
+def test_decision_titles(text: str, expected: str) -> None:
+    assert guess_title(doc(text), "acordao") == expected
+
+
+def test_caption_keeps_the_recursos_for_the_class() -> None:
+    found = caption(doc("EMB.DECL. NO RECURSO EXTRAORDINÁRIO 855.178 SERGIPE\nRELATOR"))
+    assert found is not None
+    assert (found.prefix, found.short, found.number, found.uf, found.line) == ("ED no ", "RE", "855.178", "SE", 0)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "DECRETO Nº 8.660, DE 29 DE JANEIRO DE 2016\nPromulga a Convenção",
+            "DECRETO Nº 8.660, DE 29 DE JANEIRO DE 2016",
+        ),
+        # an EU act's heading, without the date and subject the cleaner joined to it
+        (
+            "DIRECTIVES\nDIRECTIVE 2011/83/EU OF THE EUROPEAN PARLIAMENT AND OF THE COUNCIL of 25 October 2011 on "
+            "consumer rights, amending Council Directive 93/13/EEC",
+            "DIRECTIVE 2011/83/EU OF THE EUROPEAN PARLIAMENT AND OF THE COUNCIL",
+        ),
+        (
+            "REGULAMENTO (UE) 2022/1925 DO PARLAMENTO EUROPEU E DO CONSELHO de 14 de setembro de 2022 relativo à",
+            "REGULAMENTO (UE) 2022/1925 DO PARLAMENTO EUROPEU E DO CONSELHO",
+        ),
+    ],
+)
+def test_act_titles(text: str, expected: str) -> None:
+    assert guess_title(doc(text), "ato_normativo") == expected
+
+
+def test_a_wrapped_heading_is_joined_but_not_its_author() -> None:
+    text = (
+        "Revista Pensamento Jurídico – São Paulo – Vol. 13, Nº 1, jan./jun. 2019\n"
+        "O PRINCÍPIO DA COOPERAÇÃO COMO NORMA FUNDAMENTAL DO\nPROCESSO CIVIL E SEUS REFLEXOS NA ARBITRAGEM\n"
+        "FABIANA JUNQUEIRA TAMAOKI NEVES 1\n"
+    )
+    expected = "O PRINCÍPIO DA COOPERAÇÃO COMO NORMA FUNDAMENTAL DO PROCESSO CIVIL E SEUS REFLEXOS NA ARBITRAGEM"
+    assert guess_title(doc(text), "doutrina") == expected
+    hyphenated = "VULNERABILIDADE DIGITAL NOS MODELOS ZERO-\nPRICE: A CESSÃO DE DADOS NOS\nTERMOS DE USO\nFULANO DE TAL"
+    assert (
+        guess_title(doc(hyphenated), "doutrina")
+        == "VULNERABILIDADE DIGITAL NOS MODELOS ZERO-PRICE: A CESSÃO DE DADOS NOS TERMOS DE USO"
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # the journal's running head, review dates and the authors (with their footnote marks) are skipped
+        (
+            "civilistica.com || a. 11. n. 3. 2022 || 1\nVulnerabilidade na era digital: um estudo sobre os fatores\n"
+            "Claudia Lima MARQUES*\nRESUMO\nTexto.",
+            "Vulnerabilidade na era digital: um estudo sobre os fatores",
+        ),
+        (
+            "171\nSubsídios para implantação de\nPolítica de Assinatura Digital na RFB\nMenção Honrosa\n"
+            "ANTONIO TREVISAN*",
+            "Subsídios para implantação de Política de Assinatura Digital na RFB",
+        ),
+        (
+            "Revista X, v. 13, n. 1, p. 2, 2019\nRecebido em: 01.07.2023\n"
+            "A cooperação no Novo CPC: da armadilha à ética.\nFulano Beltrano1",
+            "A cooperação no Novo CPC: da armadilha à ética",
+        ),
+    ],
+)
+def test_work_titles(text: str, expected: str) -> None:
+    assert guess_title(doc(text), "doutrina") == expected
