@@ -15,7 +15,9 @@ OCRs every page through services.extractor.ocr (the extractor's own path) and pr
   on what else is running).
 
 Modes: "plain" = Tesseract on MuPDF's render at 300 dpi, nothing else; "preprocessed" = the
-defaults (native pixels, deskew, stamp removal, orientation retry, noise-line filter). --ablation
+defaults (native pixels, deskew, stamp removal, orientation retry, noise-line filter, and the steps
+chosen per page by measured signals: dark edges, specks, streaks, quick orientation; the six
+degraded scans of ../shared/scans have their own bench, bench/scans.py). --ablation
 adds the defaults minus one step each, and plus each step that is off by default.
 """
 
@@ -43,7 +45,9 @@ def modes(ablation: bool) -> dict[str, OcrConfig]:
         "preprocessed": OcrConfig(),
     }
     if ablation:
-        for step in ("native_pixels", "deskew", "remove_stamps", "orientation"):
+        steps = ("native_pixels", "deskew", "remove_stamps", "orientation")
+        signal_steps = ("dark_edges", "despeckle", "streaks", "quick_orientation")  # chosen per page by signals
+        for step in steps + signal_steps:
             found[f"- {step}"] = OcrConfig(preprocess=dataclasses.replace(default, **{step: False}))
         found["- noise-line filter"] = OcrConfig(drop_noise_lines=False)
         for step in ("denoise", "binarise"):

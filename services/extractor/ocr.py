@@ -1,9 +1,11 @@
 """OCR of PDF pages with Tesseract: one thread per page, several pages at once, each page bounded in time.
 
 Per page: get its pixels (preprocess.page_image, in the calling thread: MuPDF is not thread-safe),
-then in a worker thread straighten them (preprocess.prepare), write an uncompressed greyscale file
-and run Tesseract on it. A first pass that reads the page with low confidence asks Tesseract's OSD
-which way up the page is and, if it is turned, reads it again the right way up.
+then in a worker thread clean and straighten them (preprocess.prepare_page: the fixes its measured
+signals call for, and a quarter turn when the projection profiles show the page sideways or upside
+down), write an uncompressed greyscale file and run Tesseract on it. A first pass that still reads
+the page with low confidence asks Tesseract's OSD which way up the page is and, if it is turned,
+reads it again the right way up. PageOcr.steps says what each page got (bench/scans.py prints it).
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from services.extractor.preprocess import (
     PreprocessOptions,
     deskew,
     page_image,
-    prepare,
+    prepare_page,
     rotate_quarter,
 )
 from shared.errors import damaged_pdf
@@ -73,6 +75,7 @@ class PageOcr:
     confidence: float
     error: str | None = None
     rotated: int = 0
+    steps: tuple[str, ...] = ()
 
 
 class _PageTimeout(Exception):
@@ -171,7 +174,8 @@ def read_page_image(image: np.ndarray, target: Path, config: OcrConfig) -> PageO
     """
     deadline = time.monotonic() + config.page_timeout_s
     try:
-        image = prepare(image, config.preprocess)
+        prepared = prepare_page(image, config.preprocess)
+        image, steps = prepared.image, prepared.steps
         first = _tesseract(image, target, config, deadline)
         if (
             config.preprocess.orientation
@@ -179,14 +183,17 @@ def read_page_image(image: np.ndarray, target: Path, config: OcrConfig) -> PageO
             and first.words >= MIN_WORDS_FOR_ORIENTATION
         ):
             rotate = _orientation(image, target, deadline)
+            if not rotate and prepared.rotated:
+                rotate = 360 - prepared.rotated  # OSD cannot tell: the quick turn may have been wrong, undo it
             if rotate:
                 turned = rotate_quarter(image, rotate)
                 if config.preprocess.deskew:
                     turned = deskew(turned)
                 second = _tesseract(turned, target, config, deadline)
                 if second.confidence > first.confidence:
-                    return PageOcr(second.text, second.confidence, rotated=rotate)
-        return PageOcr(first.text, first.confidence)
+                    rotated = (prepared.rotated + rotate) % 360
+                    return PageOcr(second.text, second.confidence, rotated=rotated, steps=(*steps, f"osd {rotate}"))
+        return PageOcr(first.text, first.confidence, rotated=prepared.rotated, steps=steps)
     except _PageTimeout:
         return PageOcr("", 0.0, error=f"OCR did not finish within {config.page_timeout_s:g} s")
     finally:

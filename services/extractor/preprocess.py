@@ -14,8 +14,25 @@ hard scan of ../shared/docs/scanned; all steps on: 0.69% / 0.83%):
   when a first pass reads a page with low confidence, as an upside-down or sideways page does
   (without: the hard scan's upside-down page 2 is lost, 2.8%).
 - Off, because they did not help: adaptive binarisation (Tesseract 5's LSTM reads grey better:
-  6.8% / 30%), median denoising (0.70% / 0.67%, and one word of the easy scan lost); Otsu
-  binarisation lost words on the hard scan in earlier trials. Both stay here for the ablation.
+  6.8% / 30%), median denoising on every page (0.70% / 0.67%, and one word of the easy scan lost);
+  Otsu binarisation lost words on the hard scan in earlier trials. Both stay here for the ablation.
+
+Steps chosen per page by a measured signal (bench/scans.py on the six scans of ../shared/scans;
+body word recall before -> after, each figure the whole scan):
+
+- Dark edges (dark_edge_bands: margin columns or rows whose median grey is well below the paper's):
+  the band is divided by its own background. With the specks, dark-edged copy 95.6% -> 98.7%.
+- Specks (speckle_density: tiny dark blobs per megapixel >= SPECKLE_PER_MPX): a 3x3 median. Office
+  scan 98.1% -> 100% (body CER 8.3% -> 2.1%); both scans of ../shared/docs stay below the bar.
+- Streaks (streak_lines: thin horizontal dark lines across the page >= MIN_STREAK_LINES, as a fax
+  leaves through every text line): subtracted down to the paper. Fax 22% -> 94% (a fax page: 0% ->
+  96%: Tesseract's layout analysis took the struck lines for rules and read nothing).
+- Quick orientation (quick_orientation: column vs row profile sharpness for 90/270, ascenders vs
+  descenders for 180): a few ms instead of a Tesseract pass and an OSD call; the 270-degree page of
+  the decree, which Tesseract read sideways at confidence 0.86 (so OSD never ran), is now turned.
+- Contrast stretching and background division over the whole page did not help the faded copy
+  (99.3% as it is, Tesseract normalises contrast itself) and cost the dark-edged one words, so
+  they are not here.
 
 Everything here works on 8-bit greyscale numpy arrays (OpenCV releases the GIL, so pages prepared
 in worker threads run in parallel); only page_image() touches MuPDF, which is not thread-safe.
@@ -52,7 +69,8 @@ _MIN_SKEW_GAIN = 1.1
 
 @dataclass(frozen=True)
 class PreprocessOptions:
-    """Which steps run. The defaults are the steps that helped on the sample scans."""
+    """Which steps may run. The defaults are the steps that helped on the sample scans; the ones marked
+    "by signal" run on a page only when its measured signal says the page needs them (PageSignals)."""
 
     native_pixels: bool = True
     deskew: bool = True
@@ -60,11 +78,24 @@ class PreprocessOptions:
     denoise: bool = False
     binarise: bool = False
     orientation: bool = True
+    dark_edges: bool = True  # by signal: margin bands darker than the paper
+    despeckle: bool = True  # by signal: many specks
+    streaks: bool = True  # by signal: long horizontal streaks through the text lines (fax)
+    quick_orientation: bool = True  # by signal: projection profiles and ascenders, before any Tesseract call
 
     @classmethod
     def off(cls) -> PreprocessOptions:
         """Plain Tesseract on MuPDF's render: the baseline the bench compares against."""
-        return cls(native_pixels=False, deskew=False, remove_stamps=False, orientation=False)
+        return cls(
+            native_pixels=False,
+            deskew=False,
+            remove_stamps=False,
+            orientation=False,
+            dark_edges=False,
+            despeckle=False,
+            streaks=False,
+            quick_orientation=False,
+        )
 
 
 # --------------------------------------------------------------------------------------------
@@ -154,17 +185,242 @@ def _pixmap_array(pix: pymupdf.Pixmap) -> np.ndarray:
 # --------------------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class Prepared:
+    """A page image ready for Tesseract, what was done to it, and how far it was turned clockwise."""
+
+    image: np.ndarray
+    steps: tuple[str, ...]
+    rotated: int = 0
+
+
 def prepare(image: np.ndarray, options: PreprocessOptions) -> np.ndarray:
-    """The enabled fixes, in the order that works: denoise, deskew, stamps, binarise."""
-    if options.denoise:
+    """The enabled fixes (see prepare_page); only the image."""
+    return prepare_page(image, options).image
+
+
+def prepare_page(image: np.ndarray, options: PreprocessOptions) -> Prepared:
+    """The enabled fixes, in the order that works: dark edges, specks, streaks, deskew, stamps, turn.
+
+    Edges go first because every later signal (paper level, line profiles) would read the shadow
+    as ink; specks and streaks are removed before deskew so that its line profiles see the text.
+    """
+    steps: list[str] = []
+    if options.dark_edges:
+        image, cropped = mask_dark_edges(image)
+        if cropped:
+            steps.append("edges " + "".join(cropped))
+    if options.denoise or (options.despeckle and speckle_density(image) >= SPECKLE_PER_MPX):
         image = denoise(image)
+        steps.append("despeckle")
+    if options.streaks and streak_lines(image) >= MIN_STREAK_LINES:
+        image = remove_streaks(image)
+        steps.append("streaks")
     if options.deskew:
-        image = deskew(image)
+        angle = skew_angle(image)
+        if abs(angle) >= _MIN_SKEW_DEGREES:
+            image = _rotate(image, angle)
+            steps.append(f"deskew {angle:+.1f}")
     if options.remove_stamps:
+        before = image
         image = remove_stamps(image)
+        if image is not before:
+            steps.append("stamps")
+    rotated = 0
+    if options.quick_orientation:
+        rotated = quick_orientation(image)
+        if rotated:
+            image = rotate_quarter(image, rotated)
+            steps.append(f"turn {rotated}")
     if options.binarise:
         image = binarise(image)
-    return image
+        steps.append("binarise")
+    return Prepared(image, tuple(steps), rotated)
+
+
+# --------------------------------------------------------------------------------------------
+# Signals and fixes chosen by them
+# --------------------------------------------------------------------------------------------
+
+_EDGE_PROBE_SCALE = 0.25
+_EDGE_DARKER_BY = 30
+"""A margin column (or row) whose median grey is this much below the paper's is shadow."""
+_EDGE_MAX_SHARE = 0.2
+"""A band wider than this share of the page is no edge shadow (a dark page, a photo): left alone."""
+_EDGE_SOLID_BELOW = 90
+"""A shadow darker than this holds no readable text: painted with the paper's grey, not flattened."""
+
+
+def dark_edge_bands(image: np.ndarray) -> dict[str, int]:
+    """Width in pixels of the dark band along each side ("l", "r", "t", "b") that has one.
+
+    A column's median grey is the paper's wherever text is (text covers well under half of any
+    column), so a run of dark column medians from the border inwards is a photocopy edge shadow.
+    """
+    height, width = image.shape
+    small = cv2.resize(image, None, fx=_EDGE_PROBE_SCALE, fy=_EDGE_PROBE_SCALE, interpolation=cv2.INTER_AREA)
+    if min(small.shape) < 20:
+        return {}
+    paper = background_level(small)
+    columns, rows = np.median(small, axis=0), np.median(small, axis=1)
+    found: dict[str, int] = {}
+    for side, profile, full in (("l", columns, width), ("r", columns[::-1], width), ("t", rows, height)):
+        found[side] = _band(profile, paper, full)
+    found["b"] = _band(rows[::-1], paper, height)
+    return {side: band for side, band in found.items() if band}
+
+
+def _band(profile: np.ndarray, paper: int, full: int) -> int:
+    dark = profile < paper - _EDGE_DARKER_BY
+    run = int(np.argmin(dark)) if not dark.all() else len(dark)
+    if run < 2 or run > _EDGE_MAX_SHARE * len(profile):
+        return 0
+    return min(full, int(math.ceil((run + 1) / _EDGE_PROBE_SCALE)))
+
+
+def mask_dark_edges(image: np.ndarray) -> tuple[np.ndarray, list[str]]:
+    """Flatten the shadow bands of a photocopy's edges to the paper's grey; return the sides done.
+
+    Each band is divided by its own background (the median of each column for a side band, of
+    each row for a top or bottom band), which keeps any text printed inside the shadow; where the
+    shadow is nearly black it is painted over.
+    """
+    bands = dark_edge_bands(image)
+    if not bands:
+        return image, []
+    image = image.copy()
+    paper = background_level(image)
+    for side, band in bands.items():
+        if side in "lr":
+            region = image[:, :band] if side == "l" else image[:, -band:]
+            background = np.median(region, axis=0, keepdims=True)
+        else:
+            region = image[:band] if side == "t" else image[-band:]
+            background = np.median(region, axis=1, keepdims=True)
+        flat = region.astype(np.float32) * (paper / np.maximum(background, 1.0))
+        flat = np.where(background < _EDGE_SOLID_BELOW, paper, flat)
+        region[...] = np.clip(flat, 0, 255).astype(np.uint8)
+    return image, [side for side in "lrtb" if side in bands]
+
+
+SPECKLE_PER_MPX = 80.0
+"""Specks (dark blobs of at most _SPECK_AREA pixels) per megapixel from which a 3x3 median runs.
+Clean scans measure 3-15, the faded copy 24-36, the stamped ones 39-64, the office scan and the
+dark-edged copy 116-430, the 200 dpi decree ~1000. The median took body CER of the office scan from
+8.3% to 2.1%; on the stamped sample scan of ../shared/docs (48-64) it cut CER too but lost a word
+("compatível"), so the bar sits above that."""
+_SPECK_AREA = 6
+_SPECK_CONTRAST = 50
+
+
+def speckle_density(image: np.ndarray) -> float:
+    """Tiny dark connected components per megapixel: salt-and-pepper noise, not letters or dots."""
+    dark = (image < background_level(image) - _SPECK_CONTRAST).astype(np.uint8)
+    count, _, stats, _ = cv2.connectedComponentsWithStats(dark, connectivity=8)
+    tiny = int(np.count_nonzero(stats[1:, cv2.CC_STAT_AREA] <= _SPECK_AREA))
+    return tiny / max(image.size / 1e6, 1e-6)
+
+
+_STREAK_KERNEL = 61
+"""Longer than any letter or word gap at 300 dpi: only rules and streaks survive a horizontal opening."""
+_STREAK_EXCESS = 40
+_STREAK_MIN_SHARE = 0.15
+_STREAK_MAX_THICKNESS = 15
+"""A dark horizontal band thicker than this (px at 300 dpi) is a bar or a shadow, not a scan line."""
+MIN_STREAK_LINES = 15
+"""Thin horizontal streaks across 15% of the page or more, counted as separate lines, from which a
+page is treated as fax-like: the fax measures 21-145 a page, the other sample pages 0-7."""
+
+
+def _horizontal_excess(image: np.ndarray) -> tuple[np.ndarray, int]:
+    inverted = cv2.bitwise_not(image)
+    kernel = cv2.getStructuringElement(cv2.MORPH_RECT, (_STREAK_KERNEL, 1))
+    opened = cv2.morphologyEx(inverted, cv2.MORPH_OPEN, kernel)
+    return opened, 255 - background_level(image)
+
+
+def streak_lines(image: np.ndarray) -> int:
+    """How many thin long horizontal dark streaks (fax scan lines, rules) the page has."""
+    opened, _ = _horizontal_excess(image)
+    level = int(np.median(opened[::7, ::7]))  # the opened paper: its noise floor, not the paper's median
+    rows = (opened > level + _STREAK_EXCESS).sum(axis=1) >= _STREAK_MIN_SHARE * image.shape[1]
+    edges = np.flatnonzero(np.diff(np.concatenate(([0], rows.astype(np.int8), [0]))))
+    thickness = edges[1::2] - edges[::2]
+    return int(np.count_nonzero(thickness <= _STREAK_MAX_THICKNESS))
+
+
+def remove_streaks(image: np.ndarray) -> np.ndarray:
+    """Subtract long horizontal dark structures down to the paper's grey.
+
+    Where a letter crosses a streak only the streak's own darkness is taken off, so the stroke
+    stays (lighter). A fax page read 0% of its words with the streaks and 96% without.
+    """
+    opened, paper = _horizontal_excess(image)
+    excess = cv2.subtract(opened, np.full_like(opened, paper))
+    return cv2.bitwise_not(cv2.subtract(cv2.bitwise_not(image), excess))
+
+
+_ORIENTATION_PROBE_SIDE = 1150
+"""Longer side of the thumbnail orientation is judged on: ~100 dpi for A4, x-heights of 4-5 px."""
+SIDEWAYS_RATIO = 1.0
+"""Column-profile over row-profile sharpness above which the text runs vertically: upright pages of
+the samples measure 0.02-0.33, the turned ones 2.3-16."""
+UPSIDE_DOWN_BELOW = 0.6
+"""Ink above the x-height band over ink below it, below which the page is upside down: Latin letters
+(and Portuguese accents) rise more than they descend; upright pages measure 1.1-11, upside-down
+ones 0.24-0.45. Between the two bars nothing is turned and the OSD fallback decides."""
+
+
+def _ink_thumbnail(image: np.ndarray) -> np.ndarray:
+    scale = min(1.0, _ORIENTATION_PROBE_SIDE / max(image.shape))
+    small = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) if scale < 1 else image
+    _, dark = cv2.threshold(small, 0, 1, cv2.THRESH_BINARY_INV | cv2.THRESH_OTSU)
+    return dark
+
+
+def _profile_sharpness(profile: np.ndarray) -> float:
+    return float(np.square(np.diff(profile.astype(np.float64))).sum())
+
+
+def sideways_ratio(dark: np.ndarray) -> float:
+    """How much sharper the column profile is than the row profile (> 1: the lines run vertically)."""
+    return _profile_sharpness(dark.sum(axis=0)) / max(_profile_sharpness(dark.sum(axis=1)), 1e-9)
+
+
+def ascender_ratio(dark: np.ndarray) -> float:
+    """Ink above each text line's x-height band over ink below it, over all lines (1.0: cannot tell)."""
+    rows = dark.sum(axis=1).astype(np.float64)
+    inked = rows > 0.02 * dark.shape[1]
+    upper = lower = 0.0
+    edges = np.flatnonzero(np.diff(np.concatenate(([0], inked.astype(np.int8), [0]))))
+    for start, end in zip(edges[::2], edges[1::2], strict=True):
+        line = rows[start:end]
+        if not 4 <= end - start <= 80:
+            continue
+        band = np.flatnonzero(line >= 0.5 * line.max())
+        upper += float(line[: band[0]].sum())
+        lower += float(line[band[-1] + 1 :].sum())
+    if upper + lower <= 0:
+        return 1.0
+    return upper / max(lower, 1e-9)
+
+
+def quick_orientation(image: np.ndarray) -> int:
+    """Degrees to turn the page clockwise (0, 90, 180, 270) from its projection profiles; 0 if unsure.
+
+    Costs a few milliseconds where Tesseract's OSD costs 0.6-2 s; pages it leaves alone still get
+    the OSD check when their first reading is poor (ocr.py).
+    """
+    dark = _ink_thumbnail(image)
+    if dark.sum() < 200:
+        return 0
+    turn = 0
+    if sideways_ratio(dark) > SIDEWAYS_RATIO:
+        turn, dark = 90, rotate_quarter(dark, 90)
+    ratio = ascender_ratio(dark)
+    if ratio < UPSIDE_DOWN_BELOW:
+        turn = (turn + 180) % 360
+    return turn
 
 
 def background_level(image: np.ndarray) -> int:
@@ -215,6 +471,10 @@ def deskew(image: np.ndarray) -> np.ndarray:
     angle = skew_angle(image)
     if abs(angle) < _MIN_SKEW_DEGREES:
         return image
+    return _rotate(image, angle)
+
+
+def _rotate(image: np.ndarray, angle: float) -> np.ndarray:
     height, width = image.shape
     theta = math.radians(angle)
     new_width = int(math.ceil(width * abs(math.cos(theta)) + height * abs(math.sin(theta))))

@@ -1,0 +1,163 @@
+"""OCR on the degraded scans of ../shared/scans: turned pages, fax streaks, faded copies, dark edges, review.
+
+Each test reads one page or less (a page of Tesseract is 1-3 s here); bench/scans.py gives the figures
+for every page of the six scans. The signal tests run no Tesseract at all.
+"""
+
+from pathlib import Path
+
+import numpy as np
+import pymupdf
+import pytest
+
+from services.extractor.logic import extract
+from services.extractor.ocr import OcrConfig, ocr_pdf_pages
+from services.extractor.ocr_metrics import running_templates, score, truth_pages
+from services.extractor.policy import review_verdict
+from services.extractor.preprocess import (
+    MIN_STREAK_LINES,
+    SPECKLE_PER_MPX,
+    PreprocessOptions,
+    dark_edge_bands,
+    deskew,
+    mask_dark_edges,
+    page_image,
+    quick_orientation,
+    speckle_density,
+    streak_lines,
+)
+from shared.payloads import ExtractedDocument, Page
+from shared.settings import Settings
+
+SHARED = Path(__file__).resolve().parents[3].parent / "shared"
+SCANS = SHARED / "scans"
+ROTATED = SCANS / "decreto_8660_2016_rotated.pdf"
+STAMPED = SCANS / "cnj_provimento_100_2020_stamped.pdf"
+FAX = SCANS / "jurisprudencia_comentada_tjsp_fax.pdf"
+FADED = SCANS / "codigo_etica_oab_faded_copy.pdf"
+DARK_EDGES = SCANS / "tjue_acordao_c40_08_dark_edges.pdf"
+OFFICE = SCANS / "stj_resp_1900136_sp_office_scan.pdf"
+EASY = SHARED / "docs" / "scanned" / "stj_resp_1433940_mg_scan.pdf"
+
+
+def pixels(pdf: Path, number: int) -> np.ndarray:
+    with pymupdf.open(pdf) as doc:
+        return page_image(doc[number - 1], 300)
+
+
+def read_page(pdf: Path, number: int, config: OcrConfig | None = None) -> tuple[object, object]:
+    """OCR one page through the extractor's own path; its PageOcr and its body score against the ground truth."""
+    truth = truth_pages(pdf.with_suffix(".groundtruth.txt"))
+    with pymupdf.open(pdf) as doc:
+        read = ocr_pdf_pages(doc, [number], pdf.name, config or OcrConfig(workers=1))[number]
+    return read, score([read.text], [truth[number - 1]], running_templates(truth))
+
+
+# ---------------------------------------------------------------------------------------------
+# Orientation: measured from projection profiles, no Tesseract call
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("pdf", "number", "turn"),
+    [(ROTATED, 2, 90), (ROTATED, 4, 270), (STAMPED, 3, 180), (ROTATED, 1, 0), (STAMPED, 1, 0), (FAX, 1, 0)],
+)
+def test_quarter_turns_are_detected_from_the_pixels(pdf, number, turn):
+    assert quick_orientation(deskew(pixels(pdf, number))) == turn
+
+
+def test_a_page_turned_270_degrees_is_read_upright():
+    read, result = read_page(ROTATED, 4)
+
+    assert read.rotated == 270 and "turn 270" in read.steps
+    assert not any(step.startswith("osd") for step in read.steps)  # no Tesseract OSD call was needed
+    # 46 distinct words, two of them in the Apostille form's dotted fields (the whole scan: 98.4%)
+    assert result.word_recall_body >= 0.95, result
+    assert "APOSTILLE" in read.text and "Concluída na Haia" in read.text and read.confidence > 0.85
+
+
+# ---------------------------------------------------------------------------------------------
+# Signals: each fix runs on the pages that need it, and only there
+# ---------------------------------------------------------------------------------------------
+
+
+def test_dark_photocopy_edges_are_found_and_flattened_and_clean_pages_are_left_alone():
+    shadowed = pixels(DARK_EDGES, 1)
+    bands = dark_edge_bands(shadowed)
+    assert set(bands) == {"l", "b"} and all(50 < width < 0.2 * shadowed.shape[1] for width in bands.values())
+
+    flattened, sides = mask_dark_edges(shadowed)
+
+    assert sides == ["l", "b"] and dark_edge_bands(flattened) == {}
+    left = flattened[: shadowed.shape[0] // 2, : bands["l"]]
+    assert np.median(left) > np.median(shadowed[: shadowed.shape[0] // 2, : bands["l"]]) + 30
+    clean = pixels(EASY, 3)
+    assert dark_edge_bands(clean) == {} and mask_dark_edges(clean)[0] is clean
+
+
+def test_fax_streaks_and_specks_are_measured_per_page():
+    fax, easy, office = pixels(FAX, 2), pixels(EASY, 3), pixels(OFFICE, 2)
+
+    assert streak_lines(fax) >= MIN_STREAK_LINES > streak_lines(easy)
+    assert streak_lines(office) < MIN_STREAK_LINES
+    assert speckle_density(office) >= SPECKLE_PER_MPX > speckle_density(easy)
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading degraded pages
+# ---------------------------------------------------------------------------------------------
+
+
+def test_a_fax_page_is_read_once_its_streaks_are_removed():
+    without, lost = read_page(FAX, 2, OcrConfig(workers=1, preprocess=PreprocessOptions(streaks=False)))
+    read, result = read_page(FAX, 2)
+
+    assert "streaks" in read.steps and "streaks" not in without.steps
+    assert lost.word_recall_body < 0.5, lost  # Tesseract's layout analysis takes the struck lines for rules
+    assert result.word_recall_body >= 0.93 and result.cer_body < 0.05, result
+
+
+def test_a_faded_copy_page_reaches_the_recall_bar():
+    read, result = read_page(FADED, 1)
+
+    assert result.word_recall_body >= 0.97, result
+    assert read.confidence >= Settings().ocr_confidence_bar
+
+
+# ---------------------------------------------------------------------------------------------
+# A page that cannot be read still goes to review
+# ---------------------------------------------------------------------------------------------
+
+
+def test_an_unreadable_scan_goes_to_review_with_its_reason():
+    with pymupdf.open(FAX) as src:
+        clip = pymupdf.Rect(0, 0, src[1].rect.width, src[1].rect.height / 3)
+        pix = src[1].get_pixmap(dpi=30, colorspace=pymupdf.csGRAY, clip=clip)  # 30 dpi: letters of 2-3 px
+    pdf = pymupdf.open()
+    page = pdf.new_page(width=clip.width, height=clip.height)
+    page.insert_image(page.rect, pixmap=pix)
+
+    doc = extract(pdf.tobytes(), "ilegivel.pdf")
+
+    assert [p.method for p in doc.pages] == ["ocr"]
+    verdict = review_verdict(doc, Settings())
+    assert verdict.needed and verdict.code == "low_ocr_confidence" and verdict.weak_pages == [1]
+    assert "below the bar" in verdict.reasons[0]
+
+
+def test_one_page_far_below_the_bar_sends_a_good_document_to_review_and_blank_pages_do_not():
+    settings = Settings(ocr_confidence_bar=0.85)
+    good = [Page(number=n, text="texto legível " * 100, method="ocr", confidence=0.92) for n in (1, 2, 3)]
+    smudged = Page(number=4, text="tcxto ilcgívcl " * 100, method="ocr", confidence=0.70)
+    blank = Page(number=4, text="", method="ocr", confidence=0.0)
+    folio = Page(number=4, text="- 4 -", method="ocr", confidence=0.40)
+
+    verdict = review_verdict(ExtractedDocument(pages=[*good, smudged]), settings)
+
+    assert verdict.confidence >= 0.85  # the document as a whole clears the bar
+    assert verdict.needed and verdict.code == "low_ocr_confidence" and verdict.weak_pages == [4]
+    assert verdict.reasons == [
+        "OCR confidence of 1 page(s) is far below the bar of 0.85 (page 4: 0.70); check the scan or correct the text"
+    ]
+    assert not review_verdict(ExtractedDocument(pages=[*good, blank]), settings).needed
+    assert not review_verdict(ExtractedDocument(pages=[*good, folio]), settings).needed
