@@ -33,7 +33,7 @@ from services.search.relevance import (
 from services.search.syntax import ParsedQuery, parse_query, required_clause
 from shared.legal.citations import extract_citations
 from shared.legal.citing import CitationFields, format_citation
-from shared.legal.codes import label, normalize_court, normalize_document_type
+from shared.legal.codes import label, normalize_court, normalize_document_subtype, normalize_document_type
 from shared.legal.process_numbers import CNJ, CNJ_DIGITS
 
 DEFAULT_RANKING = Ranking()
@@ -58,7 +58,7 @@ class Candidates:
         return Candidates(max(self.dense, wanted), max(self.lexical, wanted))
 
 
-FACET_FIELDS = ("document_type", "court", "relator", "judging_body")
+FACET_FIELDS = ("document_type", "document_subtype", "court", "relator", "judging_body")
 HNSW_EF_SEARCH_MAX = 1000  # pgvector's bound of hnsw.ef_search
 
 
@@ -90,6 +90,9 @@ class SearchFilters(BaseModel):
     model_config = ConfigDict(extra="forbid")  # a misspelt filter is a 422, not a filter silently ignored
 
     document_type: OneOrMany = None
+    document_subtype: OneOrMany = Field(
+        None, description='Which act, work or filing: "lei", "resolucao", "artigo", "tese" (codes or labels).'
+    )
     court: OneOrMany = None
     date_from: date | None = None
     date_to: date | None = None
@@ -99,7 +102,9 @@ class SearchFilters(BaseModel):
         None, description='Canonical citation prefixes, e.g. "Lei 8.078/1990" matches any of its articles.'
     )
 
-    @field_validator("document_type", "court", "relator", "judging_body", "cited_law", mode="before")
+    @field_validator(
+        "document_type", "document_subtype", "court", "relator", "judging_body", "cited_law", mode="before"
+    )
     @classmethod
     def _one_or_many(cls, value: object) -> object:
         if isinstance(value, str):
@@ -111,6 +116,12 @@ class SearchFilters(BaseModel):
     def _type_codes(cls, values: list[str] | None) -> list[str] | None:
         """Labels as lawyers write them ("Acórdão") become the stored codes ("acordao")."""
         return [normalize_document_type(v) or v for v in values] if values else values
+
+    @field_validator("document_subtype")
+    @classmethod
+    def _subtype_codes(cls, values: list[str] | None) -> list[str] | None:
+        """ "Diretiva (UE)" or "Tese de doutorado" as the page shows them become the stored codes."""
+        return [normalize_document_subtype(v) or v for v in values] if values else values
 
     @field_validator("court")
     @classmethod
@@ -202,15 +213,26 @@ class SearchResult(BaseModel):
     judging_body: str | None = None
     judgment_date: date | None = None
     publication_date: date | None = None
+    document_subtype: str | None = Field(
+        None, description='Which act, work or filing: "lei", "resolucao", "artigo", "tese" (shared/legal/codes.py).'
+    )
+    document_subtype_label: str | None = None
+    act_number: str | None = Field(None, description='An act\'s number as printed: "125", "2011/83/EU".')
+    issuing_body: str | None = Field(None, description='Who issued an act: "Conselho Nacional de Justiça".')
+    authors: list[str] = Field(default_factory=list, description="A work of doctrine's authors, as printed.")
+    venue: str | None = Field(None, description="Where a work of doctrine appeared: journal, university, publisher.")
+    year: int | None = Field(None, description="The year a work of doctrine appeared.")
 
 
-# $2 groups, $3 types, $4 courts, $5 from, $6 to, $9 relators, $10 judging bodies, $11 cited-law prefixes
+# $2 groups, $3 types, $4 courts, $5 from, $6 to, $9 relators, $10 judging bodies, $11 cited-law prefixes,
+# $16 subtypes
 # ($1 query vector, $7 dense candidates, $8 full-text preselection tsquery, $12 lexical candidates,
 # $13 the query's lexemes, $14 the syntax requirement or NULL, $15 the CNJ numbers the query names, digits only)
 # A cited-law prefix is compared with starts_with, not LIKE: a "%" or "_" a caller types is no wildcard.
 FILTERS = """
       public.precedente_visible(c.access_groups, c.deny_groups, $2::text[])
       AND ($3::text[] IS NULL OR c.document_type = ANY($3))
+      AND ($16::text[] IS NULL OR c.document_subtype = ANY($16))
       AND ($4::text[] IS NULL OR c.court = ANY($4))
       AND ($5::date IS NULL OR c.document_date >= $5)
       AND ($6::date IS NULL OR c.document_date <= $6)
@@ -250,7 +272,7 @@ WITH dense AS MATERIALIZED (
 _POOL = """
 SELECT c.id, c.document_id, c.char_start, c.char_end, c.embedding,
        public.tsvector_token_count(c.tsv) AS lexemes, tf.terms, tf.counts, tf.firsts,
-       c.document_type, c.court, c.relator, c.judging_body, c.document_date,
+       c.document_type, c.document_subtype, c.court, c.relator, c.judging_body, c.document_date,
        coalesce(d.work_id, d.id)::text AS work_id,
        coalesce(regexp_replace(d.process_number, '\\D', '', 'g') = ANY($15), false) AS identified
 FROM candidates
@@ -281,7 +303,8 @@ WHERE c.id = ANY($1::bigint[])
 _DOCUMENTS = """
 SELECT d.id, coalesce(d.title, d.filename) AS title, d.filename, d.content_type, d.document_type, d.court,
        d.document_date, d.process_number, d.procedural_class, d.relator, d.judging_body, d.judgment_date,
-       d.publication_date, d.page_count
+       d.publication_date, d.page_count, d.document_subtype, d.act_number, d.issuing_body, d.authors, d.venue,
+       d.year
 FROM documents d
 WHERE d.id = ANY($1::uuid[])
 """
@@ -489,11 +512,12 @@ def pool_arguments(
     stats: CollectionStatistics,
     parsed: ParsedQuery | None = None,
 ) -> list:
-    """The parameters of _CANDIDATES + _POOL ($1 to $15) for this request."""
+    """The parameters of _CANDIDATES + _POOL ($1 to $16) for this request."""
     preselection = preselection_query(lexemes, stats)
     required = (parsed or parse_query(request.query)).required
     numbers = process_numbers(request.query) or None
-    return [*_arguments(request, query_vector, groups, candidates, preselection), lexemes, required, numbers]
+    arguments = _arguments(request, query_vector, groups, candidates, preselection)
+    return [*arguments, lexemes, required, numbers, request.filters.document_subtype]
 
 
 async def _pool(
@@ -572,7 +596,10 @@ def _passage(query: str, chunk: asyncpg.Record, content_type: str | None) -> dic
     }
 
 
-_DESCRIBING = ("process_number", "procedural_class", "relator", "judging_body", "judgment_date", "publication_date")
+_DESCRIBING = (
+    "process_number", "procedural_class", "relator", "judging_body", "judgment_date", "publication_date",
+    "document_subtype", "act_number", "issuing_body", "venue", "year",
+)  # fmt: skip
 
 
 def _result(
@@ -590,7 +617,7 @@ def _result(
     files = [c for c in copies if str(c["work_id"]) == work_id]
     # The card describes the work from its best-described file (an ementa-only extract may lack the relator).
     described = [documents[best["document_id"]], *(documents[c["id"]] for c in files if c["id"] in documents)]
-    document = max(described, key=lambda d: sum(d[name] is not None for name in _DESCRIBING))
+    document = max(described, key=lambda d: sum(d[name] is not None for name in _DESCRIBING) + bool(d["authors"]))
     explanation = explain(query, best["text"], best["section_path"], list(best["citations"]))
     others = [
         OtherPassage(**_passage(query, other, documents[other["document_id"]]["content_type"]))
@@ -634,4 +661,11 @@ def _result(
         judging_body=document["judging_body"],
         judgment_date=document["judgment_date"],
         publication_date=document["publication_date"],
+        document_subtype=document["document_subtype"],
+        document_subtype_label=label("document_subtype", document["document_subtype"]),
+        act_number=document["act_number"],
+        issuing_body=document["issuing_body"],
+        authors=list(document["authors"] or []),
+        venue=document["venue"],
+        year=document["year"],
     )

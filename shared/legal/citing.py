@@ -18,14 +18,21 @@ gender, a journal's name, a date the act does not carry). Forms, in Brazilian pr
   "TJSP, 1ª Vara Empresarial e Conflitos de Arbitragem, Cumprimento de Sentença 1048106-30.2024.8.26.0100,
   Juiz(a) Larissa Gaspar Tunala, j. 07/08/2024" ("Juiz(a)": the metadata does not say the judge's gender).
 - parecer: origin, title, date: "MPMG, Parecer nº 16/2022 - PGJMG/PROCON-MG/SECP/ASJUP, 21/09/2022".
-- normative and administrative acts (the "ato_*" types of shared.legal.codes) whose title opens with an
-  act's designation: the designation, its issuer for acts that are not statutes, and its date, as the
-  title writes it or else from judgment_date (the date signed): "Lei nº 8.078, de 11 de setembro de 1990",
-  "CNJ, Provimento nº 100, de 26 de maio de 2020", "Regulamento (UE) n.º 524/2013 do Parlamento Europeu e
-  do Conselho, de 21 de maio de 2013". The rest of the title (its subject) is dropped.
+- normative and administrative acts (the "ato_*" types of shared.legal.codes): their type, number, issuer
+  (for acts that are not statutes) and date. From the title when it opens with the act's designation, else
+  from document_subtype and act_number; the date as the title writes it or else judgment_date or
+  document_date (the date signed); an issuer that is an acronym stands after the type, as acts are cited
+  ("Resolução CNJ nº 125, de 29 de novembro de 2010"), a longer one (issuing_body when no court is known) or
+  an act whose title already names an issuer ("Provimento/CGJ") is led by it: "Lei nº 8.078, de 11 de
+  setembro de 1990", "TJRR, Provimento/CGJ nº 2, de 6 de janeiro de 2023", "Regulamento (UE) n.º 524/2013
+  do Parlamento Europeu e do Conselho, de 21 de maio de 2013". The rest of the title (its subject) is dropped.
+- doutrina, ABNT-like (NBR 6023): authors (SURNAME, Given names; up to three, joined by ";", else the first
+  and "et al."), title, [kind of thesis and] venue, year, each part closed by a full stop:
+  "QUEIROZ, Pedro Gomes de. A arbitragem e o consumidor. Revista de Processo, 2019.",
+  "SILVA, Maria da. Cláusula compromissória. Tese (Doutorado) – Universidade de São Paulo, 2020.".
 - petição, contrato, e-mail, outro: title, origin, date.
-- súmula, an act whose title is no designation, and any type this module does not know (new types may
-  come): origin, title, date.
+- súmula, jurisprudência compilada, an act with neither designation nor number, and any type this module
+  does not know (new types may come): origin, title, date.
 
 The origin is the court's label from shared.legal.codes; a code it does not know is written upper-cased
 when it is a short acronym ("ccbc" -> "CCBC") and left out otherwise (a long code is a folded name that
@@ -42,7 +49,7 @@ from datetime import date
 from pathlib import PurePath
 from typing import Any
 
-from shared.legal.codes import DECISION_TYPES, DOCUMENT_TYPE_LABELS, court_label, is_known_court
+from shared.legal.codes import DECISION_TYPES, DOCUMENT_TYPE_LABELS, court_label, is_known_court, normalize_court
 from shared.legal.dates import ENGLISH_MONTHS, MONTH_NAMES, MONTHS
 from shared.legal.text import fold
 
@@ -52,7 +59,7 @@ ACT_TYPES = frozenset(code for code in DOCUMENT_TYPE_LABELS if code.startswith("
 
 @dataclass(frozen=True, kw_only=True)
 class CitationFields:
-    """The `documents` columns a citation is built from (migrations 0001 and 0004)."""
+    """The `documents` columns a citation is built from (migrations 0001, 0004 and 0013)."""
 
     title: str
     document_type: str | None = None
@@ -64,6 +71,13 @@ class CitationFields:
     judgment_date: date | None = None
     publication_date: date | None = None
     filename: str | None = None
+    document_date: date | None = None
+    document_subtype: str | None = None
+    act_number: str | None = None
+    issuing_body: str | None = None
+    authors: tuple[str, ...] = ()
+    venue: str | None = None
+    year: int | None = None
 
     @classmethod
     def from_mapping(cls, row: Mapping[str, Any]) -> "CitationFields":
@@ -75,6 +89,7 @@ class CitationFields:
                 value = date.fromisoformat(value)
             values[field.name] = value
         values["title"] = values["title"] or ""
+        values["authors"] = tuple(values["authors"] or ())
         return cls(**values)
 
 
@@ -86,11 +101,14 @@ def format_citation(fields: CitationFields) -> str | None:
     if kind in DECISION_TYPES:
         return _decision(fields, kind, title, origin)
     if kind in ACT_TYPES:
-        act = _act(fields, title, origin)
+        origin = origin or _issuer(fields.issuing_body)
+        act = _act(fields, title, origin) or _act_from_fields(fields, origin)
         if act:
             return act
         return _join(origin, title, _bare_date(fields)) if title else None
-    if kind == "parecer" or kind not in DOCUMENT_TYPE_LABELS or kind == "sumula":
+    if kind == "doutrina":
+        return _doctrine(fields, title)
+    if kind in ("parecer", "sumula", "jurisprudencia_compilada") or kind not in DOCUMENT_TYPE_LABELS:
         return _join(origin, title, _bare_date(fields)) if title else None
     return _join(title, origin, _bare_date(fields)) if title else None
 
@@ -310,20 +328,64 @@ def _act(fields: CitationFields, title: str | None, origin: str | None) -> str |
     name, statute = _ACT_KINDS[re.sub(r"\s+", " ", match["kind"].upper())]
     issuer = re.sub(r"\s+", "", title[match.start("issuer") : match.end("issuer")]).upper()
     number = title[match.start("num") : match.end("num")]
-    designation = f"{name}{issuer} nº {number}"
-    when = _written_date(match, _FOLDED_MONTHS) or fields.judgment_date
+    when = _written_date(match, _FOLDED_MONTHS) or fields.judgment_date or fields.document_date
+    return _designated(name, statute, issuer, number, when, origin)
+
+
+# document_subtype -> the designation of _ACT_KINDS it is cited by (EU acts are cited from their titles only).
+_SUBTYPE_KINDS = {
+    "lei": "LEI",
+    "lei_complementar": "LEI COMPLEMENTAR",
+    "decreto": "DECRETO",
+    "decreto_lei": "DECRETO-LEI",
+    "medida_provisoria": "MEDIDA PROVISORIA",
+    "emenda_constitucional": "EMENDA CONSTITUCIONAL",
+    "resolucao": "RESOLUCAO",
+    "provimento": "PROVIMENTO",
+    "portaria": "PORTARIA",
+    "instrucao_normativa": "INSTRUCAO NORMATIVA",
+    "oficio": "OFICIO",
+    "edital": "EDITAL",
+    "circular": "CIRCULAR",
+    "nota_tecnica": "NOTA TECNICA",
+}
+
+
+def _act_from_fields(fields: CitationFields, origin: str | None) -> str | None:
+    """An act whose title is no designation (its subject, a file name) cited from its subtype and number."""
+    number = _clean(fields.act_number)
+    kind = _SUBTYPE_KINDS.get(fields.document_subtype or "")
+    if number is None or kind is None:
+        return None
+    number = re.sub(r"^n\.?\s*[º°o]?\s*", "", number, flags=re.I) or number  # "nº 125" -> "125"
+    name, statute = _ACT_KINDS[kind]
+    return _designated(name, statute, "", number, fields.judgment_date or fields.document_date, origin)
+
+
+def _designated(name: str, statute: bool, issuer: str, number: str, when: date | None, origin: str | None) -> str:
+    """ "Resolução CNJ nº 125, de 29 de novembro de 2010": the issuer an acronym after the type, or leading."""
     year = re.search(r"/(\d{2,4})$", number)
     if when and year:
         digits = year[1]
         written_year = int(digits) if len(digits) == 4 else int(digits) + (1900 if int(digits) > 30 else 2000)
         if written_year == when.year:
-            designation = f"{name}{issuer} nº {number[: year.start()]}"
+            number = number[: year.start()]
         else:
             when = None  # the number's year and the date disagree: cite only what the title says
+    named = not statute and origin and fold(origin).lower() not in fold(f"{name}{issuer}").lower()
+    after = " " + origin if named and not issuer and re.fullmatch(r"[A-Z][A-Z0-9-]{1,11}", origin or "") else ""
+    designation = f"{name}{issuer}{after} nº {number}"
     act = f"{designation}, de {_long_date(when)}" if when else designation
-    if not statute and origin and fold(origin).lower() not in fold(designation).lower():
-        act = f"{origin}, {act}"
-    return act
+    return f"{origin}, {act}" if named and not after else act
+
+
+def _issuer(issuing_body: str | None) -> str | None:
+    """The body that issued an act, as the origin when no court is stored: its acronym when it is a known one."""
+    body = _clean(issuing_body)
+    if body is None:
+        return None
+    code = normalize_court(body)
+    return court_label(code) if code and is_known_court(code) else body
 
 
 def _eu_act(match: re.Match[str], title: str, signed: date | None, english: bool) -> str:
@@ -347,3 +409,49 @@ def _eu_act(match: re.Match[str], title: str, signed: date | None, english: bool
         if not english:
             parts.append(f", de {_long_date(when)}")
     return "".join(parts)
+
+
+# --------------------------------------------------------------------------------- doctrine
+
+_SUFFIXES = frozenset({"filho", "filha", "junior", "jr", "jr.", "neto", "neta", "sobrinho", "sobrinha"})
+_PARTICLES = frozenset({"de", "da", "do", "dos", "das", "e", "d'", "van", "von", "del", "di"})
+_THESES = {"tese": "Tese (Doutorado)", "dissertacao": "Dissertação (Mestrado)", "monografia": "Monografia"}
+MAX_CITED_AUTHORS = 3
+"""ABNT lets a reference name up to three authors; with more, the first and "et al."."""
+
+
+def abnt_author(name: str) -> str | None:
+    """ "Pedro Gomes de Queiroz" -> "QUEIROZ, Pedro Gomes de"; "JOÃO DA SILVA FILHO" -> "SILVA FILHO, João da";
+    a name already inverted ("Queiroz, Pedro") keeps its order. None for a blank name."""
+    text = _clean(re.sub(r"[\d*¹²³]+$", "", name.strip()))  # a footnote mark printed after the name
+    if text is None:
+        return None
+    if "," in text:
+        surname, given = (part.strip() for part in text.split(",", 1))
+        return f"{surname.upper()}, {given}" if given else surname.upper()
+    words = text.split()
+    if len(words) == 1:
+        return words[0].upper()
+    take = 2 if len(words) > 2 and fold(words[-1]).lower() in _SUFFIXES else 1
+    surname, given = words[-take:], words[:-take]
+    if text.isupper():  # a cover printed in capitals: the given names as a name is written
+        given = [w.lower() if w.lower() in _PARTICLES else w.capitalize() for w in given]
+    return f"{' '.join(surname).upper()}, {' '.join(given)}"
+
+
+def _sentence(text: str) -> str:
+    return text if text.endswith((".", "?", "!")) else text + "."
+
+
+def _doctrine(fields: CitationFields, title: str | None) -> str | None:
+    """ "SOBRENOME, Nome. Título. Venue, ano." (ABNT-like); None without a title of its own."""
+    if title is None:
+        return None
+    names = [n for n in (abnt_author(a) for a in fields.authors) if n]
+    authors = "; ".join(names) if len(names) <= MAX_CITED_AUTHORS else f"{names[0]} et al"
+    venue = _clean(fields.venue)
+    thesis = _THESES.get(fields.document_subtype or "")
+    where = f"{thesis} – {venue}" if thesis and venue else thesis or venue
+    year = str(fields.year) if fields.year else None
+    parts = [authors or None, title, _join(where, year)]
+    return " ".join(_sentence(p) for p in parts if p)

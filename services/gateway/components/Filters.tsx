@@ -1,13 +1,17 @@
 import type { ChangeEvent } from "react";
-import { courtLabel, DOCUMENT_TYPE_LABELS, typeLabel } from "../lib/format";
+import { courtLabel, DOCUMENT_TYPE_LABELS, subtypeLabel, typeLabel } from "../lib/format";
 import type { Facets } from "../lib/types";
 import type { SearchState } from "../lib/urlState";
 
 interface Props {
   state: SearchState;
   facets: Facets;
-  /** Labels the results carried for codes (court "tjsp" -> "TJSP"). */
-  labels: { document_type: Record<string, string>; court: Record<string, string> };
+  /** Labels the results carried for codes (court "tjsp" -> "TJSP", subtype "resolucao" -> "Resolução"). */
+  labels: {
+    document_type: Record<string, string>;
+    court: Record<string, string>;
+    document_subtype?: Record<string, string>;
+  };
   onChange: (field: keyof SearchState, value: string, applyNow: boolean) => void;
 }
 
@@ -69,6 +73,9 @@ export function Filters({ state, facets, labels, onChange }: Props) {
     (code) => typeLabel(code, labels.document_type),
     Object.keys(facets).length === 0 ? Object.keys(DOCUMENT_TYPE_LABELS) : [], // before any search: every type
   );
+  const subtypes = facetOptions(facets.document_subtype, state.subtype, (code) =>
+    subtypeLabel(code, labels.document_subtype),
+  );
   const courts = facetOptions(facets.court, state.court, (code) => courtLabel(code, labels.court));
   const relators = facetOptions(facets.relator, state.relator, (name) => name);
   const bodies = facetOptions(facets.judging_body, state.judgingBody, (name) => name);
@@ -76,6 +83,15 @@ export function Filters({ state, facets, labels, onChange }: Props) {
     <fieldset className="filters">
       <legend>Filtros</legend>
       <FacetSelect id="filtro-tipo" label="Tipo de documento" value={state.type} options={types} onChange={(v) => onChange("type", v, true)} />
+      {(subtypes.length > 0 || state.subtype) && (
+        <FacetSelect
+          id="filtro-subtipo"
+          label="Espécie"
+          value={state.subtype}
+          options={subtypes}
+          onChange={(v) => onChange("subtype", v, true)}
+        />
+      )}
       <FacetSelect id="filtro-tribunal" label="Tribunal ou origem" value={state.court} options={courts} onChange={(v) => onChange("court", v, true)} />
       <div className="field">
         <label htmlFor="filtro-de">De</label>

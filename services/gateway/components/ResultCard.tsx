@@ -3,6 +3,7 @@
 import { useEffect, useRef, useState } from "react";
 import {
   apiHref,
+  authorsLine,
   courtLabel,
   documentHref,
   formatDate,
@@ -11,6 +12,7 @@ import {
   relevanceClass,
   relevanceOf,
   sectionLabel,
+  subtypeLabel,
   typeLabel,
 } from "../lib/format";
 import type { SearchResult } from "../lib/types";
@@ -75,6 +77,18 @@ export function ResultCard({ result, position, weak = false }: Props) {
   const grade = weak ? "fraca" : relevanceOf(result.relevance);
   const type = result.document_type ? (result.document_type_label ?? typeLabel(result.document_type)) : null;
   const court = result.court ? (result.court_label ?? courtLabel(result.court)) : null;
+  const subtype = result.document_subtype
+    ? (result.document_subtype_label ?? subtypeLabel(result.document_subtype))
+    : null;
+  // What a work of doctrine is cited by (authors, venue, year) and an act (number, issuer).
+  const authors = authorsLine(result.authors);
+  const kindFacts: [string, string][] = [
+    ["Autoria", authors],
+    ["Publicação", result.venue ?? ""],
+    ["Ano", result.year ? String(result.year) : ""],
+    ["Número", result.act_number ?? ""],
+    ["Órgão emissor", result.issuing_body ?? ""],
+  ].filter((fact): fact is [string, string] => fact[1] !== "");
   const judged = formatDate(result.judgment_date);
   const published = formatDate(result.publication_date);
   // The document's own date only when the card tells neither judgment nor publication apart.
@@ -103,13 +117,20 @@ export function ResultCard({ result, position, weak = false }: Props) {
       )}
       <p className="result-meta">
         {type && <span className="tag">{type}</span>}
+        {subtype && subtype !== type && <span className="tag">{subtype}</span>}
         {court && <span className="tag">{court}</span>}
         {date && <span>{date}</span>}
         <span>{pageSpan(result.page_number, result.page_end)}</span>
         {section && <span className="section">{section}</span>}
       </p>
-      {(processo || result.relator || result.judging_body || judged || published) && (
+      {(processo || result.relator || result.judging_body || judged || published || kindFacts.length > 0) && (
         <dl className="result-facts">
+          {kindFacts.map(([term, value]) => (
+            <div key={term}>
+              <dt>{term}</dt>
+              <dd>{value}</dd>
+            </div>
+          ))}
           {processo && (
             <div>
               <dt>Processo</dt>

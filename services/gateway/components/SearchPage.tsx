@@ -77,7 +77,11 @@ export function SearchPage({ initial }: Props) {
   const [error, setError] = useState("");
   const [searched, setSearched] = useState<SearchState | null>(null);
   const [topK, setTopK] = useState(PAGE);
-  const [labels, setLabels] = useState({ document_type: {} as Record<string, string>, court: {} as Record<string, string> });
+  const [labels, setLabels] = useState({
+    document_type: {} as Record<string, string>,
+    court: {} as Record<string, string>,
+    document_subtype: {} as Record<string, string>,
+  });
   const controller = useRef<AbortController | null>(null);
   const firstNew = useRef<number | null>(null);
   const listRef = useRef<HTMLOListElement>(null);
@@ -107,10 +111,17 @@ export function SearchPage({ initial }: Props) {
       setNoStrongMatch(body.no_strong_match === true);
       setFacets(body.facets ?? {});
       setLabels((old) => {
-        const merged = { document_type: { ...old.document_type }, court: { ...old.court } };
+        const merged = {
+          document_type: { ...old.document_type },
+          court: { ...old.court },
+          document_subtype: { ...old.document_subtype },
+        };
         for (const r of body.results) {
           if (r.document_type && r.document_type_label) merged.document_type[r.document_type] = r.document_type_label;
           if (r.court && r.court_label) merged.court[r.court] = r.court_label;
+          if (r.document_subtype && r.document_subtype_label) {
+            merged.document_subtype[r.document_subtype] = r.document_subtype_label;
+          }
         }
         return merged;
       });

@@ -35,6 +35,18 @@ export function typeLabel(code: string, known?: Record<string, string>): string 
   return known?.[code] ?? DOCUMENT_TYPE_LABELS[code] ?? code;
 }
 
+/** A subtype's label as the results carried it ("resolucao" -> "Resolução"), else the code as words. */
+export function subtypeLabel(code: string, known?: Record<string, string>): string {
+  const words = code.replace(/_/g, " ");
+  return known?.[code] ?? words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+/** A work's authors as a line ("Ana Souza; Pedro Queiroz"), up to three and "et al." after them. */
+export function authorsLine(authors: string[] | null | undefined): string {
+  const names = (authors ?? []).map((name) => name.trim()).filter(Boolean);
+  return names.length > 3 ? `${names.slice(0, 3).join("; ")} et al.` : names.join("; ");
+}
+
 /** Court codes are lower-case ("tjsp", "tre_sp"); their labels upper-case ("TJSP", "TRE-SP"). */
 export function courtLabel(code: string, known?: Record<string, string>): string {
   return known?.[code] ?? code.toUpperCase().replace(/_/g, "-");

@@ -63,9 +63,21 @@ export interface SearchResult {
   judging_body?: string | null;
   judgment_date?: string | null;
   publication_date?: string | null;
+  /** Which act, work or filing ("resolucao", "artigo", "tese"): shared/legal/codes.py DOCUMENT_SUBTYPES. */
+  document_subtype?: string | null;
+  document_subtype_label?: string | null;
+  /** An act's number as printed ("125") and who issued it. */
+  act_number?: string | null;
+  issuing_body?: string | null;
+  /** A work of doctrine's authors (as printed), where it appeared and its year. */
+  authors?: string[];
+  venue?: string | null;
+  year?: number | null;
 }
 
-export type Facets = Partial<Record<"document_type" | "court" | "relator" | "judging_body", Record<string, number>>>;
+export type FacetField = "document_type" | "document_subtype" | "court" | "relator" | "judging_body";
+
+export type Facets = Partial<Record<FacetField, Record<string, number>>>;
 
 export interface SearchResponse {
   results: SearchResult[];
@@ -92,6 +104,7 @@ export interface SearchRequestBody {
 
 export interface ApiFilters {
   document_type?: string;
+  document_subtype?: string;
   court?: string;
   date_from?: string;
   date_to?: string;

@@ -4,6 +4,8 @@ import type { ApiFilters } from "./types";
 export interface SearchState {
   q: string;
   type: string;
+  /** A document_subtype code ("resolucao", "artigo"). */
+  subtype: string;
   court: string;
   from: string;
   to: string;
@@ -15,6 +17,7 @@ export interface SearchState {
 export const EMPTY_STATE: SearchState = {
   q: "",
   type: "",
+  subtype: "",
   court: "",
   from: "",
   to: "",
@@ -27,6 +30,7 @@ export const EMPTY_STATE: SearchState = {
 const PARAMS: Record<keyof SearchState, string> = {
   q: "q",
   type: "tipo",
+  subtype: "subtipo",
   court: "tribunal",
   from: "de",
   to: "ate",
@@ -74,6 +78,7 @@ export function paramsFromRecord(record: Record<string, string | string[] | unde
 export function apiFilters(state: SearchState): ApiFilters {
   const filters: ApiFilters = {};
   if (state.type) filters.document_type = state.type;
+  if (state.subtype) filters.document_subtype = state.subtype;
   if (state.court) filters.court = state.court;
   if (state.from) filters.date_from = state.from;
   if (state.to) filters.date_to = state.to;

@@ -2,7 +2,7 @@ import { renderToStaticMarkup } from "react-dom/server";
 import { describe, expect, it } from "vitest";
 import { facetOptions, Filters } from "../components/Filters";
 import { COPY_MESSAGES, copyCitation, ResultCard } from "../components/ResultCard";
-import { apiHref, sectionLabel } from "../lib/format";
+import { apiHref, authorsLine, sectionLabel, subtypeLabel } from "../lib/format";
 import type { SearchResult } from "../lib/types";
 import { EMPTY_STATE } from "../lib/urlState";
 import { STRONG_RESULT, WEAK_RESULT } from "./fakeApi";
@@ -250,5 +250,91 @@ describe("<Filters>", () => {
     expect(html).toContain('<option value="tjsp" selected="">TJSP (3)</option>');
     expect(html).toContain("Fulano de Tal (1)");
     expect(html).not.toContain("Órgão julgador"); // no facet values, nothing selected
+  });
+});
+
+describe("<ResultCard> of works that are not decisions", () => {
+  const doctrine: SearchResult = {
+    ...WEAK_RESULT,
+    document_title: "Mediação e conciliação no Judiciário",
+    document_type: "doutrina",
+    document_type_label: "Doutrina",
+    document_subtype: "artigo",
+    document_subtype_label: "Artigo",
+    authors: ["Pedro Gomes de Queiroz", "Ana Paula de Souza"],
+    venue: "Revista de Processo",
+    year: 2019,
+    citation:
+      "QUEIROZ, Pedro Gomes de; SOUZA, Ana Paula de. Mediação e conciliação no Judiciário. Revista de Processo, 2019.",
+  };
+  const act: SearchResult = {
+    ...WEAK_RESULT,
+    document_title: "Política Judiciária Nacional de tratamento adequado dos conflitos",
+    document_type: "ato_normativo",
+    document_type_label: "Ato normativo",
+    court: "cnj",
+    court_label: "CNJ",
+    document_subtype: "resolucao",
+    document_subtype_label: "Resolução",
+    act_number: "125",
+    issuing_body: "Conselho Nacional de Justiça",
+    document_date: "2010-11-29",
+    citation: "Resolução CNJ nº 125, de 29 de novembro de 2010",
+  };
+
+  it("shows a work of doctrine's kind, authors, venue and year", () => {
+    const html = render(doctrine);
+    expect(html).toContain('<span class="tag">Doutrina</span><span class="tag">Artigo</span>');
+    expect(html).toContain("<dt>Autoria</dt><dd>Pedro Gomes de Queiroz; Ana Paula de Souza</dd>");
+    expect(html).toContain("<dt>Publicação</dt><dd>Revista de Processo</dd>");
+    expect(html).toContain("<dt>Ano</dt><dd>2019</dd>");
+    expect(html).toContain(`<h2 id="resultado-1" class="result-title">${doctrine.citation}</h2>`);
+    expect(html).not.toContain("Número");
+  });
+
+  it("shows an act's kind, number and issuer", () => {
+    const html = render(act);
+    expect(html).toContain('<span class="tag">Resolução</span>');
+    expect(html).toContain("<dt>Número</dt><dd>125</dd>");
+    expect(html).toContain("<dt>Órgão emissor</dt><dd>Conselho Nacional de Justiça</dd>");
+    expect(html).toContain("29/11/2010");
+    expect(html).not.toContain("Autoria");
+  });
+
+  it("shows none of it for a result without those fields", () => {
+    const html = render(WEAK_RESULT);
+    expect(html).not.toMatch(/Autoria|Publicação|Órgão emissor|<dt>Número/);
+    expect(html).not.toContain('class="result-facts"');
+  });
+
+  it("writes the authors and a subtype code without its label", () => {
+    expect(authorsLine(["A", " B ", "", "C", "D"])).toBe("A; B; C et al.");
+    expect(authorsLine(undefined)).toBe("");
+    expect(subtypeLabel("instrucao_normativa")).toBe("Instrucao normativa");
+    expect(subtypeLabel("tese", { tese: "Tese de doutorado" })).toBe("Tese de doutorado");
+  });
+});
+
+describe("<Filters> by subtype", () => {
+  const filters = (state = { ...EMPTY_STATE, q: "x" }, facets = {}) =>
+    renderToStaticMarkup(
+      <Filters
+        state={state}
+        facets={facets}
+        labels={{ document_type: {}, court: {}, document_subtype: { resolucao: "Resolução" } }}
+        onChange={() => undefined}
+      />,
+    );
+
+  it("offers the subtypes the search counted, with their labels", () => {
+    const html = filters(undefined, { document_subtype: { resolucao: 2, artigo: 1 } });
+    expect(html).toContain('<label for="filtro-subtipo">Espécie</label>');
+    expect(html).toContain('<option value="resolucao">Resolução (2)</option>');
+    expect(html).toContain('<option value="artigo">Artigo (1)</option>');
+  });
+
+  it("has no subtype select without the facet, unless one is selected", () => {
+    expect(filters(undefined, { document_type: { acordao: 1 } })).not.toContain("filtro-subtipo");
+    expect(filters({ ...EMPTY_STATE, q: "x", subtype: "tese" })).toContain('<option value="tese" selected="">Tese</option>');
   });
 });

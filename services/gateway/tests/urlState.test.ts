@@ -10,8 +10,9 @@ import {
 
 const FULL: SearchState = {
   q: "responsabilidade solidária do tomador",
-  type: "acordao",
-  court: "stj",
+  type: "ato_normativo",
+  subtype: "resolucao",
+  court: "cnj",
   from: "2015-01-01",
   to: "2020-12-31",
   relator: "Min. Nancy Andrighi",
@@ -28,6 +29,7 @@ describe("URL state", () => {
   it("uses short Portuguese parameter names and leaves empty fields out", () => {
     const query = paramsFromState({ ...EMPTY_STATE, q: "dano moral", court: "tjsp" }).toString();
     expect(query).toBe("q=dano+moral&tribunal=tjsp");
+    expect(paramsFromState({ ...EMPTY_STATE, q: "x", subtype: "artigo" }).toString()).toBe("q=x&subtipo=artigo");
   });
 
   it("drops malformed dates and missing values", () => {
@@ -42,8 +44,9 @@ describe("URL state", () => {
 
   it("maps the state to the API's filters", () => {
     expect(apiFilters(FULL)).toEqual({
-      document_type: "acordao",
-      court: "stj",
+      document_type: "ato_normativo",
+      document_subtype: "resolucao",
+      court: "cnj",
       date_from: "2015-01-01",
       date_to: "2020-12-31",
       relator: "Min. Nancy Andrighi",

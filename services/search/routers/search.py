@@ -34,7 +34,8 @@ router = APIRouter()
 class SearchResponse(BaseModel):
     results: list[SearchResult] = Field(description="One entry per work (a decision and its copies are one).")
     facets: dict[str, dict[str, int]] = Field(
-        default_factory=dict, description="Documents per value of document_type, court, relator, judging_body."
+        default_factory=dict,
+        description="Documents per value of document_type, document_subtype, court, relator, judging_body.",
     )
     total: int = Field(0, description="Works among this query's candidates under these filters: what paging reaches.")
     relevant_total: int = Field(0, description='Of them, the works graded "forte" or "provável".')

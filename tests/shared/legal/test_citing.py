@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from shared.legal.citing import ACT_TYPES, CitationFields, format_citation
+from shared.legal.citing import ACT_TYPES, CitationFields, abnt_author, format_citation
 
 GOLD = Path(__file__).resolve().parents[2] / "data" / "metadata_gold.json"
 
@@ -196,11 +196,11 @@ def test_normative_acts_name_their_issuer() -> None:
     provimento = CitationFields(
         title="PROVIMENTO N. 100, DE 26 DE MAIO DE 2020.", document_type="ato_normativo", court="cnj"
     )
-    assert format_citation(provimento) == "CNJ, Provimento nº 100, de 26 de maio de 2020"
+    assert format_citation(provimento) == "Provimento CNJ nº 100, de 26 de maio de 2020"
     resolucao = CitationFields(
         title="RESOLUÇÃO 228, DE 22 DE JUNHO DE 2016.", document_type="ato_normativo", court="cnj"
     )
-    assert format_citation(resolucao) == "CNJ, Resolução nº 228, de 22 de junho de 2016"
+    assert format_citation(resolucao) == "Resolução CNJ nº 228, de 22 de junho de 2016"
     corregedoria = CitationFields(
         title="PROVIMENTO/CGJ N. 2, DE 6 DE JANEIRO DE 2023.", document_type="ato_administrativo", court="tjrr"
     )
@@ -238,3 +238,93 @@ def test_normative_acts_name_their_issuer() -> None:
 def test_eu_acts(title: str, signed: date | None, expected: str) -> None:
     act = CitationFields(title=title, document_type="ato_normativo", court="ue", judgment_date=signed)
     assert format_citation(act) == expected
+
+
+def test_an_act_is_cited_by_type_number_date_and_issuer_from_its_fields() -> None:
+    """A title that is the act's subject, not its designation: the subtype and number the annotator read cite it."""
+    resolucao = CitationFields(
+        title="Política Judiciária Nacional de tratamento adequado dos conflitos de interesses",
+        document_type="ato_normativo",
+        document_subtype="resolucao",
+        act_number="125",
+        court="cnj",
+        document_date=date(2010, 11, 29),
+    )
+    assert format_citation(resolucao) == "Resolução CNJ nº 125, de 29 de novembro de 2010"
+    # No court stored: the issuing body, by its acronym when it is a known one, else by its name, leads.
+    by_body = replace(resolucao, court=None, issuing_body="CNJ")
+    assert format_citation(by_body) == "Resolução CNJ nº 125, de 29 de novembro de 2010"
+    named = replace(resolucao, court=None, issuing_body="Conselho Federal da Ordem dos Advogados do Brasil")
+    assert format_citation(named) == (
+        "Conselho Federal da Ordem dos Advogados do Brasil, Resolução nº 125, de 29 de novembro de 2010"
+    )
+    lei = replace(resolucao, document_subtype="lei", act_number="nº 13.140", document_date=date(2015, 6, 26))
+    assert format_citation(lei) == "Lei nº 13.140, de 26 de junho de 2015"  # a statute names no issuer
+    assert format_citation(replace(resolucao, document_date=None)) == "Resolução CNJ nº 125"
+    # Without a number the act is cited as any document: origin, title, date.
+    assert format_citation(replace(resolucao, act_number=None)) == (
+        "CNJ, Política Judiciária Nacional de tratamento adequado dos conflitos de interesses"
+    )
+    # The title's own designation wins over the fields (its date too).
+    titled = replace(resolucao, title="RESOLUÇÃO Nº 125, DE 29 DE NOVEMBRO DE 2010", document_date=None)
+    assert format_citation(titled) == "Resolução CNJ nº 125, de 29 de novembro de 2010"
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("Pedro Gomes de Queiroz", "QUEIROZ, Pedro Gomes de"),
+        ("Deusdedith Brasil", "BRASIL, Deusdedith"),
+        ("JOÃO DA SILVA FILHO", "SILVA FILHO, João da"),
+        ("Queiroz, Pedro Gomes de", "QUEIROZ, Pedro Gomes de"),
+        ("Nelson Nery Junior", "NERY JUNIOR, Nelson"),
+        ("Kazuo Watanabe²", "WATANABE, Kazuo"),
+        ("  ", None),
+    ],
+)
+def test_authors_are_written_as_abnt_writes_them(name: str, expected: str | None) -> None:
+    assert abnt_author(name) == expected
+
+
+def test_doctrine_is_cited_by_authors_title_venue_and_year() -> None:
+    artigo = CitationFields(
+        title="A cláusula compromissória nos contratos de adesão",
+        document_type="doutrina",
+        document_subtype="artigo",
+        authors=("Pedro Gomes de Queiroz", "Maria Helena Diniz"),
+        venue="Revista Pensamento Jurídico",
+        year=2019,
+    )
+    assert format_citation(artigo) == (
+        "QUEIROZ, Pedro Gomes de; DINIZ, Maria Helena. A cláusula compromissória nos contratos de adesão."
+        " Revista Pensamento Jurídico, 2019."
+    )
+    tese = replace(artigo, document_subtype="tese", authors=("ANA PAULA DE SOUZA",), venue="Universidade de São Paulo")
+    assert format_citation(tese) == (
+        "SOUZA, Ana Paula de. A cláusula compromissória nos contratos de adesão."
+        " Tese (Doutorado) – Universidade de São Paulo, 2019."
+    )
+    many = replace(artigo, authors=("Ana Lima", "Bruno Costa", "Carla Dias", "Davi Reis"))
+    assert format_citation(many) == (
+        "LIMA, Ana et al. A cláusula compromissória nos contratos de adesão. Revista Pensamento Jurídico, 2019."
+    )
+    # What the metadata does not say is left out, never written as "None".
+    bare = replace(artigo, authors=(), venue=None, year=None, title="Arbitragem e consumo?")
+    assert format_citation(bare) == "Arbitragem e consumo?"
+    assert format_citation(replace(artigo, venue=None)).endswith("adesão. 2019.")  # type: ignore[union-attr]
+    # A title that is only the file name: nothing to cite.
+    assert format_citation(replace(artigo, title="artigo.pdf", filename="artigo.pdf")) is None
+    # From a documents row: the authors column is a text[] (a list).
+    row = {"title": artigo.title, "document_type": "doutrina", "authors": ["Maria Helena Diniz"], "year": 2019}
+    assert format_citation(CitationFields.from_mapping(row)) == (
+        "DINIZ, Maria Helena. A cláusula compromissória nos contratos de adesão. 2019."
+    )
+
+
+def test_compiled_case_law_is_led_by_its_origin() -> None:
+    teses = CitationFields(
+        title="Jurisprudência em Teses - Edição 100", document_type="jurisprudencia_compilada", court="stj"
+    )
+    assert format_citation(replace(teses, publication_date=date(2018, 3, 2))) == (
+        "STJ, Jurisprudência em Teses - Edição 100, publ. 02/03/2018"
+    )
