@@ -118,7 +118,7 @@ def main() -> None:
     ):
         print(f"stack up at {stack.url}; writing {args.documents} documents into its index", flush=True)
         started = time.perf_counter()
-        documents, chunks = asyncio.run(build_index(stack._database_url(), args.documents))
+        documents, chunks = asyncio.run(build_index(stack.owner_database_url(), args.documents))
         print(f"index: {documents} documents, {chunks} chunks in {time.perf_counter() - started:.0f} s", flush=True)
         tokens = []
         for n in range(args.searchers):

@@ -10,6 +10,7 @@ import sys
 import time
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 import asyncpg
 import httpx
@@ -17,7 +18,7 @@ import psutil
 
 from precedente.credentials import PatientTransport
 from shared.contracts import TERMINAL_STAGES
-from shared.embedded import free_port
+from shared.embedded import OWNER_ROLE, SECRET_FILES, free_port, read_secret
 
 FINAL = {str(stage) for stage in TERMINAL_STAGES}
 
@@ -257,6 +258,13 @@ class RunningStack:
     def _database_url(self) -> str:
         search = self.service_process("search")
         return search.environ()["PRECEDENTE_DATABASE_URL"]
+
+    def owner_database_url(self) -> str:
+        """The schema owner's URL (what bulk loads and DDL need; the services' role owns nothing): the services'
+        address with the owner's name and the password `precedente up` keeps in the data directory."""
+        app = urlsplit(self._database_url())
+        password = read_secret(self.data_dir / SECRET_FILES[OWNER_ROLE])
+        return urlunsplit(app._replace(netloc=f"{OWNER_ROLE}:{password}@{app.hostname}:{app.port}"))
 
     # Faults (tests/e2e/test_faults.py): the embedded infrastructure taken away under the running services.
 
