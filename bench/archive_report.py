@@ -46,9 +46,10 @@ def row(name: str, inspection: Inspection, pages: int, seconds: float) -> str:
     if meta is None:
         return f"{name:12s} {pages:4d}p  not read: {'; '.join(inspection.reasons)}"
     where = " / ".join(v for v in (meta.court, meta.judging_body) if v) or "-"
-    dates = f"{meta.judgment_date or '-'} pub {meta.publication_date or '-'}"
+    dates = f"{meta.judgment_date or meta.document_date or '-'} pub {meta.publication_date or '-'}"
+    number = meta.process_number or meta.act_number or "-"  # a case's number, or an act's
     return (
-        f"{name:12s} {pages:4d}p  {meta.document_type:24s} {where[:34]:34s} {(meta.process_number or '-')[:34]:34s} "
+        f"{name:12s} {pages:4d}p  {meta.document_type:24s} {where[:34]:34s} {number[:34]:34s} "
         f"{dates:26s} {len(inspection.sections):3d}s {len(inspection.chunks):4d}c {seconds:5.1f}s"
     )
 
