@@ -21,11 +21,7 @@ import torch
 import torch.nn.functional as F  # noqa: N812
 
 from shared import e5_weights
-from shared.e5_weights import (  # noqa: F401  (re-exported: this module's names before e5_weights existed)
-    PREFIXES,
-    QK,
-    VARIANT_FILES,
-    Config,
+from shared.e5_weights import (
     Tokenizer,
     WeightFile,
     dequantise_q4,

@@ -20,6 +20,7 @@ from shared.legal.citations import extract_citations
 from shared.legal.codes import FIRM, normalize_court, normalize_document_type
 from shared.legal.courts import guess_court
 from shared.legal.dates import guess_date
+from shared.legal.describe import describe
 from shared.legal.document_text import DocumentText
 from shared.legal.document_types import guess_type
 from shared.legal.titles import caption, filename_title, guess_title
@@ -78,9 +79,7 @@ def annotate(
         subject=fields.subject(doc, pages, document_type),
         citations=extract_citations(doc.full, own, court, dated.year if dated else None),
     )
-    from shared.legal.describe import describe  # the fields of acts, doctrine and filings (helper "doctypes")
-
-    guessed = guessed.model_copy(update=describe(doc, document_type))
+    guessed = guessed.model_copy(update=describe(doc, document_type))  # the fields of acts, doctrine and filings
     for name in DocumentMetadata.model_fields:
         if name not in sources and name != "sources" and getattr(guessed, name) not in (None, [], ""):
             sources[name] = "rules"
