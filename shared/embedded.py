@@ -214,6 +214,8 @@ class EmbeddedPostgres:
 
     def _prepare(self) -> None:
         self.pgdata.parent.mkdir(parents=True, exist_ok=True)
+        self.logfile.touch()
+        self.logfile.chmod(0o600)  # it holds statements and connection errors: the server's owner reads it, nobody else
         if self.user is None:
             self.pgdata.mkdir(mode=0o700, exist_ok=True)
             return
@@ -231,7 +233,6 @@ class EmbeddedPostgres:
         _open_path_for_others(self.pgdata.parent)
         self.pgdata.mkdir(mode=0o700, exist_ok=True)
         os.chown(self.pgdata, entry.pw_uid, entry.pw_gid)
-        self.logfile.touch()
         os.chown(self.logfile, entry.pw_uid, entry.pw_gid)
 
     def _ensure_secrets(self) -> None:

@@ -50,6 +50,9 @@ async def test_passwords_live_in_private_files(embedded_postgres: EmbeddedPostgr
     path.chmod(0o644)
     read_secret(path)
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    # The server's log holds statements and failed logins: its owner only.
+    assert stat.S_IMODE(embedded_postgres.logfile.stat().st_mode) == 0o600
+    assert embedded_postgres.logfile.stat().st_size > 0  # the server writes to it all the same
 
 
 async def test_the_server_keeps_verifiers_and_listens_on_loopback_only(owner: asyncpg.Connection) -> None:
