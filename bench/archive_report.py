@@ -4,11 +4,11 @@
 
 Each PDF goes through precedente.inspect.inspect_file (the extractor with the stage's settings and OCR policy,
 the cleaner, the annotator with the raw pages beside the cleaned ones, the section detector and the chunker),
-so the report shows what the pipeline would store. Per document: type, court and judging body, case number,
-judgment / publication dates, section and chunk counts, seconds taken; then per type the documents, pages,
-sections and chunks. --limit reads only the first N files (sorted by name); --pages only the first N pages of
-each (a copy of those pages is inspected, under the file's own name: dates and signatures printed further on
-are then missed). Image-only pages are OCR'd as the extractor does, which is what makes a full run slow.
+so the report shows what the pipeline would store. Per document: language, type, court and judging body, case
+number, judgment / publication dates, section and chunk counts, seconds taken; then per type and per language the
+documents, pages, sections and chunks. --limit reads only the first N files (sorted by name); --pages only the
+first N pages of each (a copy of those pages is inspected, under the file's own name: dates and signatures printed
+further on are then missed). Image-only pages are OCR'd as the extractor does, which is what makes a full run slow.
 """
 
 import argparse
@@ -49,8 +49,8 @@ def row(name: str, inspection: Inspection, pages: int, seconds: float) -> str:
     dates = f"{meta.judgment_date or meta.document_date or '-'} pub {meta.publication_date or '-'}"
     number = meta.process_number or meta.act_number or "-"  # a case's number, or an act's
     return (
-        f"{name:12s} {pages:4d}p  {meta.document_type:24s} {where[:34]:34s} {number[:34]:34s} "
-        f"{dates:26s} {len(inspection.sections):3d}s {len(inspection.chunks):4d}c {seconds:5.1f}s"
+        f"{name:12s} {pages:4d}p  {meta.language or '-':4s} {meta.document_type:24s} {where[:34]:34s} "
+        f"{number[:34]:34s} {dates:26s} {len(inspection.sections):3d}s {len(inspection.chunks):4d}c {seconds:5.1f}s"
     )
 
 
@@ -63,17 +63,24 @@ def main() -> None:
     settings = Settings()
     files = sorted(args.archive.glob("*.pdf"))[: args.limit]
     totals: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0, 0])
-    print(f"{'file':12s} {'pages':>5s}  {'type':24s} {'court / body':34s} {'number':34s} {'judged / published':26s}")
+    languages: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0, 0])
+    print(f"{'file':12s} {'pages':>5s}  {'lang':4s} {'type':24s} {'court / body':34s} {'number':34s} ", end="")
+    print(f"{'judged / published':26s}")
     for path in files:
         started = time.perf_counter()
         inspection, pages = inspect_pages(path, args.pages, settings)
         print(row(path.name, inspection, pages, time.perf_counter() - started), flush=True)
         kind = inspection.metadata.document_type if inspection.metadata else "(not read)"
+        language = (inspection.metadata.language or "-") if inspection.metadata else "(not read)"
         for i, value in enumerate((1, pages, len(inspection.sections), len(inspection.chunks))):
             totals[kind][i] += value
+            languages[language][i] += value
     print(f"\n{'type':24s} {'docs':>5s} {'pages':>6s} {'sections':>8s} {'chunks':>7s}")
     for kind, (docs, pages, sections, chunks) in sorted(totals.items(), key=lambda item: -item[1][0]):
         print(f"{kind:24s} {docs:5d} {pages:6d} {sections:8d} {chunks:7d}")
+    print(f"\n{'language':24s} {'docs':>5s} {'pages':>6s} {'sections':>8s} {'chunks':>7s}")
+    for language, (docs, pages, sections, chunks) in sorted(languages.items(), key=lambda item: -item[1][0]):
+        print(f"{language:24s} {docs:5d} {pages:6d} {sections:8d} {chunks:7d}")
 
 
 if __name__ == "__main__":

@@ -91,6 +91,9 @@ class DocumentMetadata(BaseModel):
     authors: list[str] = Field([], description="Authors of a work of doctrine, as printed.")
     venue: str | None = Field(None, description="Where a work appeared: journal, university, publisher.")
     year: int | None = Field(None, description="Year a work of doctrine appeared.")
+    language: str | None = Field(
+        None, description='ISO 639-1 code of the text\'s language ("pt", "en"), "und" when too little text to tell.'
+    )
     sources: dict[str, str] = Field({}, description='Who set each field: "rules", "rules:verified", "hint", ...')
 
 

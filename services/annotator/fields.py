@@ -428,11 +428,20 @@ def _clean_party(value: str) -> str | None:
 
 def parties(doc: DocumentText, document_type: str) -> list[Party]:
     """The parties of the document's own case and their roles: the caption labels of a decision
-    ("RECORRENTE : NAME", "AGRAVADA: NAME"), or who files against whom in a petition."""
-    found: list[Party] = []
+    ("RECORRENTE : NAME", "AGRAVADA: NAME"), or who files against whom in a petition (its filing formula,
+    else the caption labels it prints: "Requerente: NAME")."""
     if document_type == "peticao":
-        return _petition_parties(doc)
+        return _petition_parties(doc) or _caption_parties(doc, any_case=True)
+    return _caption_parties(doc)
+
+
+def _caption_parties(doc: DocumentText, any_case: bool = False) -> list[Party]:
+    """Parties from "ROLE : NAME" labels on the opening lines, names running over the lines below; with
+    any_case, labels in any case ("Requerente: NAME", as petitions print them; a decision's are in capitals)."""
+    found: list[Party] = []
     lines = [fold(line) for _, line in doc.head_lines]
+    if any_case:
+        lines = [_upper_label(line) for line in lines]
     originals = [line for _, line in doc.head_lines]
     positions = [pos for pos, _ in doc.head_lines]
 
@@ -474,22 +483,73 @@ def parties(doc: DocumentText, document_type: str) -> list[Party]:
     return found
 
 
+_NAME_START = r"[A-ZÀ-Ý][^,\n]{3,150}?"
 _FILING = re.compile(
-    r"^(?:O|A|OS|AS)?\s*(?P<autor>[A-ZÀ-Ý][^,\n]{3,150}?)\s*,(?P<body>[\s\S]{0,900}?)\b(?:em\s+face\s+d[eoa]s?|contra)\s+"
+    rf"^(?:O|A|OS|AS)?\s*(?P<autor>{_NAME_START})\s*,(?P<body>[\s\S]{{0,900}}?)\b(?:em\s+face\s+d[eoa]s?|contra)\s+"
+    r"(?:(?:o\s+)?ato\s+(?:coator\s+)?(?:praticado\s+pel[oa]\s+|d[oa]\s+))?"  # a writ's "contra ato do DELEGADO"
     r"(?P<reu>[A-ZÀ-Ý][^,;\n]{2,150}?)\s*[,;]",
     re.M,
 )
+# A defence or an appeal names its filer first and the other side after "que lhe move", "movida por", "em face de".
+_ANSWER = re.compile(
+    rf"^(?:O|A|OS|AS)?\s*(?P<filer>{_NAME_START})\s*,(?P<body>[\s\S]{{0,900}}?)\b"
+    r"(?:apresentar|oferecer|ofertar)\s+(?:a\s+(?:presente\s+)?|sua\s+)?CONTESTA[CÇ][AÃ]O\b",
+    re.M,
+)
+_PLAINTIFF = re.compile(
+    r"\b(?:que\s+lhe\s+(?:move|movem|promove|promovem)|movida\s+por|proposta\s+por|ajuizada\s+por)\s+"
+    r"(?P<autor>[A-ZÀ-Ý][^,;\n]{2,150}?)\s*[,;]"
+)
+_APPEAL = re.compile(
+    rf"^(?:O|A|OS|AS)?\s*(?P<filer>{_NAME_START})\s*,(?P<body>[\s\S]{{0,900}}?)\binterpor\s+"
+    r"(?P<appeal>[\s\S]{3,400}?)\b(?:em\s+face\s+d[eoa]s?|contra)\s+(?P<other>[A-ZÀ-Ý][^,;\n]{2,150}?)\s*[,;]",
+    re.M,
+)
+_APPEAL_ROLES = (
+    ("APELA", ("apelante", "apelado")),
+    ("AGRAVO", ("agravante", "agravado")),
+    ("EMBARGOS", ("embargante", "embargado")),
+)
+_DECISION_WORDS = re.compile(r"^(?:a|o)?\s*(?:r\.|v\.|respeitavel|venerand[oa]|decisao|sentenca|acordao)\b", re.I)
 
 
 def _petition_parties(doc: DocumentText) -> list[Party]:
+    """Who files against whom, by the petition's formula: an initial one's "A, ..., vem propor ... em face de
+    B," (autor and réu; impetrante and impetrado for a mandado de segurança, requerente and requerido when
+    it "vem requerer"), a contestação's "B, ..., nos autos da ação que lhe move A, vem apresentar
+    CONTESTAÇÃO" (the filer is the réu), an appeal's "A, ..., vem interpor RECURSO DE APELAÇÃO ... em face de
+    B," (apelante and apelado; agravante, embargante; recorrente and recorrido otherwise)."""
     text = "\n".join(" ".join(p.split()) for p in re.split(r"\n\s*\n", doc.head))
+    answer = _ANSWER.search(text)
+    if answer and (plaintiff := _PLAINTIFF.search(answer["body"])):
+        return _pair(plaintiff["autor"], "autor", answer["filer"], "reu")
+    for match in _APPEAL.finditer(text):
+        if _DECISION_WORDS.match(fold(match["other"])):
+            continue  # "contra a r. sentença": the decision appealed, not the other party
+        appeal = fold(match["appeal"][:60]).upper()  # "o presente RECURSO DE APELAÇÃO, com fundamento ..."
+        first, second = next((pair for key, pair in _APPEAL_ROLES if key in appeal), ("recorrente", "recorrido"))
+        return _pair(match["filer"], first, match["other"], second)
     for match in _FILING.finditer(text):
         if not re.search(r"\b(?:vem|vêm|propor|ajuizar|promover|impetrar)\b", match["body"]):
             continue
-        autor, reu = _clean_party(match["autor"]), _clean_party(match["reu"])
-        out = [Party(name=autor, role="autor")] if autor else []
-        return out + ([Party(name=reu, role="reu")] if reu else [])
+        verb = re.search(r"\b(propor|ajuizar|promover|impetrar|requerer)\b", match["body"])
+        first, second = _FILING_ROLES.get(verb[1] if verb else "", ("autor", "reu"))
+        return _pair(match["autor"], first, match["reu"], second)
     return []
+
+
+_FILING_ROLES = {"impetrar": ("impetrante", "impetrado"), "requerer": ("requerente", "requerido")}
+
+
+def _upper_label(line: str) -> str:
+    """ "Requerente: NAME" -> "REQUERENTE: NAME" (the label only)."""
+    label, colon, rest = line.partition(":")
+    return f"{label.upper()}{colon}{rest}" if colon and len(label) <= 14 else line
+
+
+def _pair(first: str, first_role: str, second: str, second_role: str) -> list[Party]:
+    one, other = _clean_party(first), _clean_party(second)
+    return [Party(name=n, role=r) for n, r in ((one, first_role), (other, second_role)) if n]
 
 
 # ---------------------------------------------------------------------------------- subject

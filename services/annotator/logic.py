@@ -23,6 +23,7 @@ from shared.legal.dates import guess_date
 from shared.legal.describe import describe
 from shared.legal.document_text import DocumentText
 from shared.legal.document_types import guess_type
+from shared.legal.language import detect_language
 from shared.legal.titles import caption, filename_title, guess_title
 from shared.payloads import DocumentMetadata, Page
 
@@ -78,8 +79,9 @@ def annotate(
         parties=fields.parties(doc, document_type),
         subject=fields.subject(doc, pages, document_type),
         citations=extract_citations(doc.full, own, court, dated.year if dated else None),
+        language=detect_language(doc.full),  # the index stems the document under it (migration 0014)
     )
-    guessed = guessed.model_copy(update=describe(doc, document_type))  # the fields of acts, doctrine and filings
+    guessed = guessed.model_copy(update=describe(doc, document_type, raw))  # the fields of acts, doctrine and filings
     for name in DocumentMetadata.model_fields:
         if name not in sources and name != "sources" and getattr(guessed, name) not in (None, [], ""):
             sources[name] = "rules"

@@ -352,10 +352,14 @@ def _citation_window(passage: str, sentence: tuple[int, int], hits: list[tuple[i
 
 
 def _cited(passage: str, window: tuple[int, int], citations: list[str] | None) -> list[str]:
-    """What the chosen sentence cites; else what the caller says the passage cites (its stored ids)."""
+    """What the chosen sentence cites; else, when the caller gives stored ids, what the rest of the passage
+    itself cites. The stored ids are the document's (every chunk row carries the document's citations), so
+    one is named only when the passage's own text yields it too: the reason must be true of the passage shown,
+    not of a page it does not show."""
     found = _most_specific(extract_citations(passage[window[0] : window[1]]))
     if not found and citations:
-        found = _most_specific(list(citations))
+        own = extract_citations(passage)
+        found = _most_specific([c for c in citations if c in set(own)] or own)
     return found
 
 
@@ -370,7 +374,8 @@ def _sentence_case(text: str) -> str:
 def explain(query: str, passage: str, section_path: str | None, citations: list[str] | None = None) -> Explanation:
     """Why this passage answers the query, from the passage alone (see the module docstring).
 
-    citations: the passage's stored citation ids, named when the chosen sentence cites nothing itself.
+    citations: the stored citation ids (the document's), when the chosen sentence cites nothing itself: of
+    them only those the passage's own text cites are named (see _cited).
     """
     role = section_role(section_path)
     folded = fold_lower(passage)

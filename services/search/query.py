@@ -4,7 +4,7 @@ Filters and the caller's access list sit inside both candidate queries, so a doc
 may not see is never a candidate, and a selective filter still fills the list (iterative index
 scans keep the HNSW scan going until enough rows pass the filter). Facet counts are taken over
 the same candidates, so they describe what this query found under these filters and count only
-documents the caller may see.
+documents the caller may see; a facet with a selection is counted without it (disjunctive_facets).
 """
 
 import uuid
@@ -58,7 +58,7 @@ class Candidates:
         return Candidates(max(self.dense, wanted), max(self.lexical, wanted))
 
 
-FACET_FIELDS = ("document_type", "document_subtype", "court", "relator", "judging_body")
+FACET_FIELDS = ("document_type", "document_subtype", "court", "relator", "judging_body", "procedural_class")
 HNSW_EF_SEARCH_MAX = 1000  # pgvector's bound of hnsw.ef_search
 
 
@@ -98,12 +98,22 @@ class SearchFilters(BaseModel):
     date_to: date | None = None
     relator: OneOrMany = None
     judging_body: OneOrMany = None
+    procedural_class: OneOrMany = Field(
+        None, description='The classe processual as extracted: "Recurso Especial", "Agravo de Instrumento".'
+    )
     cited_law: OneOrMany = Field(
         None, description='Canonical citation prefixes, e.g. "Lei 8.078/1990" matches any of its articles.'
     )
 
     @field_validator(
-        "document_type", "document_subtype", "court", "relator", "judging_body", "cited_law", mode="before"
+        "document_type",
+        "document_subtype",
+        "court",
+        "relator",
+        "judging_body",
+        "procedural_class",
+        "cited_law",
+        mode="before",
     )
     @classmethod
     def _one_or_many(cls, value: object) -> object:
@@ -222,10 +232,11 @@ class SearchResult(BaseModel):
     authors: list[str] = Field(default_factory=list, description="A work of doctrine's authors, as printed.")
     venue: str | None = Field(None, description="Where a work of doctrine appeared: journal, university, publisher.")
     year: int | None = Field(None, description="The year a work of doctrine appeared.")
+    language: str | None = Field(None, description='The document\'s language, ISO 639-1 ("pt", "en"); "und": unknown.')
 
 
 # $2 groups, $3 types, $4 courts, $5 from, $6 to, $9 relators, $10 judging bodies, $11 cited-law prefixes,
-# $16 subtypes
+# $16 subtypes, $17 classes processuais (kept on documents only: looked up there, and only when asked for)
 # ($1 query vector, $7 dense candidates, $8 full-text preselection tsquery, $12 lexical candidates,
 # $13 the query's lexemes, $14 the syntax requirement or NULL, $15 the CNJ numbers the query names, digits only)
 # A cited-law prefix is compared with starts_with, not LIKE: a "%" or "_" a caller types is no wildcard.
@@ -238,6 +249,8 @@ FILTERS = """
       AND ($6::date IS NULL OR c.document_date <= $6)
       AND ($9::text[] IS NULL OR c.relator = ANY($9))
       AND ($10::text[] IS NULL OR c.judging_body = ANY($10))
+      AND ($17::text[] IS NULL OR EXISTS (
+            SELECT 1 FROM documents pc WHERE pc.id = c.document_id AND pc.procedural_class = ANY($17)))
       AND ($11::text[] IS NULL OR EXISTS (
             SELECT 1 FROM unnest(c.citations) cited, unnest($11::text[]) wanted
             WHERE cited = wanted OR starts_with(cited, wanted || ',')))
@@ -273,6 +286,7 @@ _POOL = """
 SELECT c.id, c.document_id, c.char_start, c.char_end, c.embedding,
        public.tsvector_token_count(c.tsv) AS lexemes, tf.terms, tf.counts, tf.firsts,
        c.document_type, c.document_subtype, c.court, c.relator, c.judging_body, c.document_date,
+       d.procedural_class,
        coalesce(d.work_id, d.id)::text AS work_id,
        coalesce(regexp_replace(d.process_number, '\\D', '', 'g') = ANY($15), false) AS identified
 FROM candidates
@@ -287,11 +301,48 @@ CROSS JOIN LATERAL (
 ) tf
 """
 
+# The query stemmed under each language the index holds ($2; migration 0014), each stem with the query words
+# it stands for (positions: the same parser numbers the words alike under every language) and its chunk count.
 _QUERY_LEXEMES = """
-SELECT q.lexeme, coalesce(l.chunks, 0) AS chunks
-FROM unnest(to_tsvector('public.pt_unaccent', $1)) q
-LEFT JOIN lexicon l USING (lexeme)
+SELECT s.language, q.lexeme, q.positions, coalesce(l.chunks, 0) AS chunks
+FROM unnest($2::text[]) s(language)
+CROSS JOIN LATERAL unnest(to_tsvector(public.language_config(s.language), $1)) q
+LEFT JOIN lexicon l ON l.lexeme = q.lexeme
 """
+QUERY_LANGUAGE = "pt"  # what a query is read as first: the firm's own language
+
+
+def query_lexemes(rows: list[Any], languages: list[str]) -> tuple[list[str], dict[str, int]]:
+    """The lexemes that stand for the query's words, and their chunk counts, from `rows` (_QUERY_LEXEMES).
+
+    A word is read in Portuguese first; where the index does not know its Portuguese stem, the stems other
+    languages of the index give it and the index knows take its place ("protection" is "protect" in English).
+    A word Portuguese drops (a stop word) is dropped, and so is one another language drops that Portuguese
+    does not know ("the"). A Portuguese collection therefore gets exactly the Portuguese lexemes, and the
+    calibrated grades, it had before languages were detected; the one known stem per word keeps coverage
+    an honest share of the query's words.
+    """
+    stems: dict[int, dict[str, tuple[str, int]]] = {}
+    for row in rows:
+        for position in row["positions"] or [0]:
+            stems.setdefault(position, {})[row["language"]] = (row["lexeme"], row["chunks"])
+    chosen: list[str] = []
+    frequency: dict[str, int] = {}
+    for position in sorted(stems):
+        readings = stems[position]
+        if QUERY_LANGUAGE not in readings:
+            continue
+        lexeme, chunks = readings[QUERY_LANGUAGE]
+        if chunks == 0:
+            known = [(lx, n) for language, (lx, n) in readings.items() if language != QUERY_LANGUAGE and n > 0]
+            if known:
+                lexeme, chunks = max(known, key=lambda stem: stem[1])
+            elif any(language not in readings for language in languages):
+                continue
+        chosen.append(lexeme)
+        frequency[lexeme] = chunks
+    return list(dict.fromkeys(chosen)), frequency
+
 
 _DETAILS = """
 SELECT c.id, c.document_id, c.text, c.page_start, c.page_end, c.char_start, c.char_end, c.section_path, c.citations
@@ -304,7 +355,7 @@ _DOCUMENTS = """
 SELECT d.id, coalesce(d.title, d.filename) AS title, d.filename, d.content_type, d.document_type, d.court,
        d.document_date, d.process_number, d.procedural_class, d.relator, d.judging_body, d.judgment_date,
        d.publication_date, d.page_count, d.document_subtype, d.act_number, d.issuing_body, d.authors, d.venue,
-       d.year
+       d.year, d.language
 FROM documents d
 WHERE d.id = ANY($1::uuid[])
 """
@@ -332,14 +383,15 @@ def _arguments(
 
 async def _query_terms(conn: asyncpg.Connection, query: str) -> tuple[list[str], CollectionStatistics]:
     """The query's lexemes as the index stems them, with the collection statistics BM25 needs for them."""
-    rows = await conn.fetch(_QUERY_LEXEMES, query)
-    totals = await conn.fetchrow("SELECT chunks, mean_lexemes FROM lexicon_totals")
+    totals = await conn.fetchrow("SELECT chunks, mean_lexemes, languages FROM lexicon_totals")
+    languages = list(dict.fromkeys([QUERY_LANGUAGE, *(totals["languages"] if totals else [])]))
+    lexemes, frequency = query_lexemes(await conn.fetch(_QUERY_LEXEMES, query, languages), languages)
     stats = CollectionStatistics(
         chunks=totals["chunks"] if totals else 0,
         mean_lexemes=totals["mean_lexemes"] if totals else 0.0,
-        document_frequency={row["lexeme"]: row["chunks"] for row in rows},
+        document_frequency=frequency,
     )
-    return [row["lexeme"] for row in rows], stats
+    return lexemes, stats
 
 
 async def _candidates(
@@ -393,17 +445,52 @@ class SearchPage:
     vague: bool = False  # a query of one common word: every grade is "fraca" (vague_query)
 
 
-def _facets(rows: list[asyncpg.Record]) -> dict[str, dict[str, int]]:
+def _facets(rows: list[asyncpg.Record], fields: tuple[str, ...] = FACET_FIELDS) -> dict[str, dict[str, int]]:
     """Documents per value of each facet among the candidates: what this query found under these filters."""
-    documents: dict[str, dict[str, set]] = {facet: {} for facet in FACET_FIELDS}
+    documents: dict[str, dict[str, set]] = {facet: {} for facet in fields}
     for row in rows:
-        for facet in FACET_FIELDS:
+        for facet in fields:
             if row[facet] is not None:
                 documents[facet].setdefault(row[facet], set()).add(row["document_id"])
     return {
         facet: dict(sorted(((value, len(ids)) for value, ids in values.items()), key=lambda item: (-item[1], item[0])))
         for facet, values in documents.items()
     }
+
+
+def without_own_selection(request: SearchRequest, facet: str) -> SearchRequest:
+    """The request with one facet's selection dropped, every other filter kept: what that facet counts over."""
+    return request.model_copy(update={"filters": request.filters.model_copy(update={facet: None})})
+
+
+async def disjunctive_facets(
+    conn: asyncpg.Connection,
+    request: SearchRequest,
+    parsed: ParsedQuery,
+    query_vector: np.ndarray,
+    groups: list[str],
+    candidates: Candidates,
+    rows: list[asyncpg.Record],
+    lexemes: list[str],
+    stats: CollectionStatistics,
+) -> dict[str, dict[str, int]]:
+    """Facet counts as faceted search gives them: a facet with a selection is counted over the candidates of
+    every other filter but its own, so its other values stay reachable (STJ selected, TJSP still offered with
+    its count) and the selected value keeps the count it had; a facet without one, over this search's rows.
+
+    One more candidate query per facet that has a selection (none, the usual case, costs nothing more).
+    """
+    facets = _facets(rows)
+    # The pool's own statement as a subquery: the same parameters, only the facet columns read.
+    columns = ", ".join(f"pool.{name}" for name in ("document_id", *FACET_FIELDS))
+    sql = f"{_CANDIDATES}SELECT {columns} FROM ({_POOL}) pool"
+    for facet in FACET_FIELDS:
+        if not getattr(request.filters, facet):
+            continue
+        wider = without_own_selection(request, facet)
+        arguments = pool_arguments(wider, query_vector, groups, candidates, lexemes, stats, parsed)
+        facets.update(_facets(await _candidates(conn, sql, arguments, candidates), (facet,)))
+    return facets
 
 
 def document_url(document_id: object, content_type: str | None, page: int, passage_id: int) -> str:
@@ -512,12 +599,12 @@ def pool_arguments(
     stats: CollectionStatistics,
     parsed: ParsedQuery | None = None,
 ) -> list:
-    """The parameters of _CANDIDATES + _POOL ($1 to $16) for this request."""
+    """The parameters of _CANDIDATES + _POOL ($1 to $17) for this request."""
     preselection = preselection_query(lexemes, stats)
     required = (parsed or parse_query(request.query)).required
     numbers = process_numbers(request.query) or None
     arguments = _arguments(request, query_vector, groups, candidates, preselection)
-    return [*arguments, lexemes, required, numbers, request.filters.document_subtype]
+    return [*arguments, lexemes, required, numbers, request.filters.document_subtype, request.filters.procedural_class]
 
 
 async def _pool(
@@ -574,10 +661,11 @@ async def hybrid_search(
         document_ids = list({detail["document_id"] for detail in details.values()} | {c["id"] for c in copies})
         documents = {row["id"]: row for row in await conn.fetch(_DOCUMENTS, document_ids)}
         ementa_of = await ementas(conn, document_ids)
+        facets = await disjunctive_facets(conn, request, parsed, query_vector, groups, candidates, rows, lexemes, stats)
     results = [_result(parsed.text, work, rows, details, documents, copies, ementa_of) for work in shown]
     relevant = sum(work.grade != "fraca" for work in works)
     features = [work.features for work in shown]
-    return SearchPage(results, _facets(rows), len(works), relevant, relevant == 0, features, vague)
+    return SearchPage(results, facets, len(works), relevant, relevant == 0, features, vague)
 
 
 def _passage(query: str, chunk: asyncpg.Record, content_type: str | None) -> dict[str, Any]:
@@ -668,4 +756,148 @@ def _result(
         authors=list(document["authors"] or []),
         venue=document["venue"],
         year=document["year"],
+        language=document["language"],
     )
+
+
+# --- "Mais como este": the passages nearest one passage (POST /search/similar) ---------------------------------
+
+
+class SimilarRequest(BaseModel):
+    """The passages nearest one passage the caller may see, under the same filters and access list as a search."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    passage_id: int = Field(ge=1, le=2**63 - 1, description="A result's passage_id (or one of its other_passages').")
+    filters: SearchFilters = Field(default_factory=SearchFilters)
+    top_k: int = Field(10, ge=1, le=200, description="Works per page.")
+    offset: int = Field(0, ge=0, le=1000, description="Works to skip.")
+    sort: Literal["relevance", "date"] = Field("relevance", description='"relevance": nearest first; "date": newest.')
+
+
+# The passage if the caller may see it and its document stands ($2: the caller's groups), with every file of its
+# work: they are what "more like this" leaves out (the lawyer is reading that decision already).
+_SIMILAR_SOURCE = """
+SELECT c.id, c.embedding, c.document_id, c.page_start, coalesce(d.work_id, d.id)::text AS work_id,
+       array(SELECT w.id FROM documents w WHERE coalesce(w.work_id, w.id) = coalesce(d.work_id, d.id)) AS work_files
+FROM chunks c JOIN documents d ON d.id = c.document_id
+WHERE c.id = $1 AND d.stage <> 'deleted'
+  AND public.precedente_visible(c.access_groups, c.deny_groups, $2::text[])
+  AND public.precedente_visible(d.access_groups, d.deny_groups, $2::text[])
+"""
+
+# The nearest chunks under the search's own FILTERS (the access wall among them), the source work's files out
+# ($18). Dense only: nearness is the embedding's. $8 and $12 (the full-text preselection's) are typed here so
+# pool_arguments' numbering serves as it is; that CTE is never read, so it never runs.
+_SIMILAR_CANDIDATES = f"""
+WITH candidates AS MATERIALIZED (
+    SELECT c.id FROM chunks c
+    WHERE {FILTERS} AND NOT (c.document_id = ANY($18::uuid[]))
+    ORDER BY c.embedding <=> $1
+    LIMIT $7
+), unused AS (SELECT $8::text AS preselection, $12::int AS lexical)
+"""
+
+# Cosine of two passages (multilingual-e5's scale, where unrelated legal passages still score about 0.75):
+# at or above SIMILAR_STRONG they say the same thing, at or above SIMILAR_PROBABLE they treat the same subject.
+SIMILAR_STRONG = 0.9
+SIMILAR_PROBABLE = 0.85
+
+
+@dataclass(frozen=True)
+class SimilarSource:
+    passage_id: int
+    document_id: uuid.UUID
+    work_id: str
+    vector: np.ndarray
+    work_files: list[uuid.UUID]
+    title: str
+    citation: str | None
+    page_number: int
+
+
+async def similar_source(db: asyncpg.Pool, passage_id: int, groups: list[str]) -> SimilarSource | None:
+    """The passage "Mais como este" starts from, or None when it is missing or behind the caller's wall (alike)."""
+    row = await db.fetchrow(_SIMILAR_SOURCE, passage_id, groups)
+    if row is None:
+        return None
+    document = await db.fetchrow(_DOCUMENTS, [row["document_id"]])
+    vector = np.asarray(row["embedding"].to_numpy(), dtype=np.float32)
+    citation = format_citation(CitationFields.from_mapping(document))
+    return SimilarSource(
+        row["id"], row["document_id"], row["work_id"], vector, list(row["work_files"]), document["title"], citation,
+        row["page_start"],
+    )  # fmt: skip
+
+
+def similar_grade(similarity: float) -> Grade:
+    if similarity >= SIMILAR_STRONG:
+        return "forte"
+    return "provável" if similarity >= SIMILAR_PROBABLE else "fraca"
+
+
+def similar_explanation(similarity: float) -> str:
+    near = {"forte": "diz quase o mesmo que", "provável": "trata do mesmo assunto que", "fraca": "é o mais próximo de"}
+    return f"Pelo sentido, {near[similar_grade(similarity)]} o trecho escolhido (semelhança {similarity:.2f})."
+
+
+async def similar_search(
+    db: asyncpg.Pool, request: SimilarRequest, source: SimilarSource, groups: list[str], candidates: Candidates
+) -> SearchPage:
+    """Works near `source` (its stored embedding is the query vector), one entry each, nearest first (or newest),
+    graded by their best passage's nearness, the source's own work left out; the facets of the candidates, a
+    facet with a selection counted without it, as hybrid_search does."""
+    search = SearchRequest.model_construct(
+        query="", filters=request.filters, top_k=request.top_k, offset=request.offset, sort=request.sort
+    )
+    parsed = ParsedQuery(text="")
+    stats = CollectionStatistics(chunks=0, mean_lexemes=0.0, document_frequency={})
+    sql = _SIMILAR_CANDIDATES + _POOL
+
+    def arguments(wanted: SearchRequest) -> list:
+        return [*pool_arguments(wanted, source.vector, groups, candidates, [], stats, parsed), source.work_files]
+
+    async with db.acquire() as conn:
+        rows = await _candidates(conn, sql, arguments(search), candidates)
+        embeddings = (
+            np.vstack([row["embedding"].to_numpy() for row in rows]).astype(np.float32) if rows else np.zeros((0, 1))
+        )
+        dense = embeddings @ source.vector if rows else np.zeros(0)
+        order = [int(i) for i in np.argsort(-dense, kind="stable")]
+        passages = [
+            Passage(i, row["work_id"], str(row["document_id"]), row["char_start"], row["char_end"])
+            for i, row in enumerate(rows)
+        ]
+        background = float(np.median(dense)) if len(dense) else 0.0
+        works = []
+        for group in group_by_work(order, passages, embeddings):
+            similarity = float(dense[group.best])
+            features = RelevanceFeatures(similarity, similarity - background, 0.0, 0.0, 0.0, 0.0, 0.0)
+            works.append(GradedWork(group, features, similarity, similar_grade(similarity)))
+        ranked = _by_date(works, rows) if request.sort == "date" else works
+        shown = ranked[request.offset : request.offset + request.top_k]
+        chunk_ids = [rows[i]["id"] for work in shown for i in (work.group.best, *work.group.others)]
+        details = {row["id"]: row for row in await conn.fetch(_DETAILS, chunk_ids)}
+        work_ids = list({uuid.UUID(rows[work.group.best]["work_id"]) for work in shown})
+        copies = await conn.fetch(_COPIES, work_ids, groups)
+        document_ids = list({detail["document_id"] for detail in details.values()} | {c["id"] for c in copies})
+        documents = {row["id"]: row for row in await conn.fetch(_DOCUMENTS, document_ids)}
+        ementa_of = await ementas(conn, document_ids)
+        facets = _facets(rows)
+        for facet in FACET_FIELDS:
+            if getattr(request.filters, facet):
+                wider = await _candidates(conn, sql, arguments(without_own_selection(search, facet)), candidates)
+                facets.update(_facets(wider, (facet,)))
+    results = []
+    for work in shown:
+        result = _result("", work, rows, details, documents, copies, ementa_of)
+        results.append(
+            result.model_copy(
+                update={
+                    "relevance_explanation": similar_explanation(work.features.similarity),
+                    "explanation_span": None,
+                }
+            )
+        )
+    relevant = sum(work.grade != "fraca" for work in works)
+    return SearchPage(results, facets, len(works), relevant, relevant == 0, [], False)

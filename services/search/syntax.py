@@ -21,10 +21,11 @@ MAX_DEPTH) is read as plain text, never as an error; so is a query that only exc
 with nothing to look for there is nothing to rank, and results about the excluded word tell the lawyer
 at once that the query was read as plain text.
 
-`required` is the input of `to_tsquery('public.pt_unaccent', required)`, never a tsquery to cast: every
-operand is a quoted string of the words as typed, which PostgreSQL itself splits, unaccents and stems as
-the index (`chunks.tsv`) was, so "solidaria", "solidária" and "solidárias" meet, a quoted phrase becomes
-<-> (with <2> over a stop word, as phraseto_tsquery does), and no input can make it a syntax error.
+`required` is the input of `to_tsquery(<the chunk's language's configuration>, required)`, never a tsquery
+to cast: every operand is a quoted string of the words as typed, which PostgreSQL itself splits, unaccents
+and stems as the index (`chunks.tsv`) was, so "solidaria", "solidária" and "solidárias" meet, a quoted
+phrase becomes <-> (with <2> over a stop word, as phraseto_tsquery does), and no input can make it a
+syntax error.
 websearch_to_tsquery was the other way: it has no parentheses and no truncation, and its "or" binds
 looser than the words around it.
 """
@@ -32,6 +33,8 @@ looser than the words around it.
 import re
 import unicodedata
 from dataclasses import dataclass, field
+
+from shared.legal.language import SIMPLE_CONFIG, TS_CONFIGS
 
 QUOTES = frozenset('"“”„')
 AND_WORDS = frozenset({"E"})
@@ -58,7 +61,7 @@ _PARAMETER = re.compile(r"\$[1-9][0-9]*")
 @dataclass(frozen=True)
 class ParsedQuery:
     """What the search does with one query: `text` is embedded and ranked (BM25 and dense); `required`,
-    when not None, is the `to_tsquery('public.pt_unaccent', ...)` input every result must match (see
+    when not None, is the `to_tsquery(<configuration>, ...)` input every result must match (see
     required_clause); `phrases` and `excluded` are the quoted phrases and the excluded words/phrases as
     typed, without their quotes and operators (for highlighting and for saying what was excluded)."""
 
@@ -268,11 +271,20 @@ def parse_query(query: str) -> ParsedQuery:
 
 
 def required_clause(parameter: str) -> str:
-    """The SQL condition that a chunk `c` satisfies the requirement bound to `parameter` ("$14"): true for
-    every chunk when it is NULL (an ordinary query) or when PostgreSQL finds no lexeme in it (only stop
-    words, as in "a OU de"), which would otherwise match nothing. to_tsquery is immutable, so with the
-    value bound the planner folds both tests and the GIN index on tsv serves the match."""
+    """The SQL condition that a chunk `c` satisfies the requirement bound to `parameter` ("$14"), read in the
+    chunk's own language (c.language, migration 0014: an English chunk's "directives" meets a quoted
+    "directive", and "-arbitration" excludes it): true for every chunk when it is NULL (an ordinary query)
+    or when PostgreSQL finds no lexeme in it under that language (only stop words, as in "a OU de"), which
+    would otherwise match nothing. to_tsquery is immutable, so with the value bound the planner folds the
+    tests, and the GIN index on tsv serves each language's arm (a BitmapOr of them)."""
     if not _PARAMETER.fullmatch(parameter):
         raise ValueError(f"not a bind parameter: {parameter!r}")
-    query = f"to_tsquery('public.pt_unaccent', {parameter}::text)"
-    return f"({parameter}::text IS NULL OR numnode({query}) = 0 OR c.tsv @@ {query})"
+
+    def matches(config: str) -> str:
+        query = f"to_tsquery('{config}', {parameter}::text)"
+        return f"(numnode({query}) = 0 OR c.tsv @@ {query})"
+
+    arms = [f"(c.language = '{language}' AND {matches(config)})" for language, config in TS_CONFIGS.items()]
+    listed = ", ".join(f"'{language}'" for language in TS_CONFIGS)
+    arms.append(f"(c.language NOT IN ({listed}) AND {matches(SIMPLE_CONFIG)})")
+    return f"({parameter}::text IS NULL OR {' OR '.join(arms)})"

@@ -10,7 +10,8 @@ gender, a journal's name, a date the act does not carry). Forms, in Brazilian pr
   "TJRJ, Agravo de Instrumento 0017387-33.2017.8.19.0000, Rel. Des. Cláudio Dell'Orto, 18ª Câmara Cível,
   j. 07/06/2017". The case is the process number, led by the procedural class when the number is a bare
   (CNJ) number; the title when there is no number. "Rel. Min." for STF, STJ, TST, TSE, STM and TCU,
-  "Rel. Des." for TJs, TRFs and TRTs, "Rel. Cons." for TCEs and CARF, plain "Rel." elsewhere. Superior
+  "Rel. Des." for TJs, TRFs and TRTs, "Rel. Cons." for TCEs and CARF, "juiz-relator" for the TJUE (its
+  judgments name a juiz-relator, not a desembargador), plain "Rel." elsewhere. Superior
   courts' bodies are written out ("3ª Turma" -> "Terceira Turma"), as they cite themselves; other courts'
   stay as stored ("18ª Câmara Cível"). [kind] is "decisão monocrática" or "despacho" for those types.
 - sentença (and a decisão or despacho of a Vara, Juizado or Juízo), parts in this order:
@@ -49,7 +50,14 @@ from datetime import date
 from pathlib import PurePath
 from typing import Any
 
-from shared.legal.codes import DECISION_TYPES, DOCUMENT_TYPE_LABELS, court_label, is_known_court, normalize_court
+from shared.legal.codes import (
+    DECISION_TYPES,
+    DOCUMENT_TYPE_LABELS,
+    UFS,
+    court_label,
+    is_known_court,
+    normalize_court,
+)
 from shared.legal.dates import ENGLISH_MONTHS, MONTH_NAMES, MONTHS
 from shared.legal.text import fold
 
@@ -174,7 +182,10 @@ def _bare_date(fields: CitationFields) -> str | None:
 
 _SUPERIOR = frozenset({"stf", "stj", "tst", "tse", "stm"})
 _MINISTERS = _SUPERIOR | {"tcu"}
-_DESEMBARGADORES = re.compile(r"^(?:tjdft|tj[a-z]{2}|trf\d|trt\d{1,2})$")
+_DESEMBARGADORES = re.compile(rf"^(?:tjdft|tj(?:{'|'.join(sorted(uf.lower() for uf in UFS))})|trf\d|trt\d{{1,2}})$")
+"""State courts (TJ + a UF), TRFs and TRTs: not the TJUE, whose "tj" code has no UF after it."""
+_JUIZ_RELATOR = frozenset({"tjue"})
+"""Courts whose judgments name a juiz-relator (the European Court of Justice: "juiz-relator A. Tizzano")."""
 _COUNCILLORS = re.compile(r"^(?:tce_[a-z]{2}|carf)$")
 _FIRST_INSTANCE = re.compile(r"\b(?:vara|juizado|juizo|foro)\b", re.I)
 _JUDGE_TITLE = re.compile(
@@ -208,6 +219,8 @@ def _decision(fields: CitationFields, kind: str, title: str | None, origin: str 
         rapporteur = "Rel. Des."
     elif _COUNCILLORS.match(court):
         rapporteur = "Rel. Cons."
+    elif court in _JUIZ_RELATOR:
+        rapporteur = "juiz-relator"
     else:
         rapporteur = "Rel."
     return _join(origin, case, f"{rapporteur} {name}" if name else None, body, _KIND_MARKS.get(kind), *dates)

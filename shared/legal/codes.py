@@ -148,7 +148,7 @@ AGENCIES: dict[str, str] = {
 FIRM = "interno"
 """The firm itself: the origin of internal pareceres and notes."""
 
-_FIXED_COURT_LABELS = {
+FIXED_COURT_LABELS = {
     "stf": "STF",
     "stj": "STJ",
     "tst": "TST",
@@ -163,6 +163,7 @@ _FIXED_COURT_LABELS = {
     "oab": "OAB",  # Conselho Federal da Ordem dos Advogados do Brasil
     "tjue": "TJUE",  # Tribunal de Justiça da União Europeia
     "ue": "União Europeia",  # EU legislation: the European Parliament and the Council
+    "presidencia": "Presidência da República",  # federal decrees, laws and medidas provisórias it enacts
     FIRM: "Escritório (interno)",
 } | AGENCIES
 
@@ -174,8 +175,8 @@ _COURT_CODE = re.compile(
 
 def court_label(code: str) -> str:
     """ "tre_sp" -> "TRE-SP", "trf3" -> "TRF3", "stj" -> "STJ"; unknown codes upper-cased."""
-    if code in _FIXED_COURT_LABELS:
-        return _FIXED_COURT_LABELS[code]
+    if code in FIXED_COURT_LABELS:
+        return FIXED_COURT_LABELS[code]
     match = _COURT_CODE.match(code)
     if match and (match["tre"] or match["tce"]):
         prefix = "TRE" if match["tre"] else "TCE"
@@ -191,7 +192,7 @@ _KNOWN_COURT_PATTERN = re.compile(
 
 def is_known_court(code: str) -> bool:
     """A code of a court or origin that exists (normalize_court keeps unknown values as they came)."""
-    return code in _FIXED_COURT_LABELS or bool(_KNOWN_COURT_PATTERN.match(code))
+    return code in FIXED_COURT_LABELS or bool(_KNOWN_COURT_PATTERN.match(code))
 
 
 def document_type_label(code: str) -> str:
@@ -279,12 +280,14 @@ def normalize_court(value: str | None) -> str | None:
     if not value:
         return None
     key = re.sub(r"[^a-z0-9]", "", fold(value).lower())
-    if key in _FIXED_COURT_LABELS:
+    if key in FIXED_COURT_LABELS:
         return key
     if key in ("tjdf", "tjdft"):
         return "tjdft"
     if key in ("mpdf", "mpdft"):
         return "mpdft"
+    if key in ("presidenciadarepublica", "presidentedarepublica", "planalto"):
+        return "presidencia"
     match = re.fullmatch(r"(trf|trt|tj|tre|tce|mp|pgj)(\d{1,2}|[a-z]{2})", key)
     if match:
         kind, rest = match.groups()

@@ -96,6 +96,7 @@ _AGENCY_NAMES: list[tuple[re.Pattern[str], str]] = [
     (_names("Banco Central do Brasil"), "bcb"),
     (_names("Procuradoria[-\\s]+Geral da Fazenda Nacional"), "pgfn"),
     (_names("Conselho Nacional de Justica"), "cnj"),
+    (_names("Presidencia da Republica"), "presidencia"),  # the letterhead of federal decrees and laws
 ]
 
 
@@ -140,13 +141,18 @@ def _court_from_acronym(match: re.Match[str]) -> str:
     return f"MP{g['mp']}"
 
 
-_EU_ACT_HEADING = re.compile(
-    r"^(?:DIRECTIVE|DIRECTIVA|DIRETIVA|REGULATION|REGULAMENTO|DECISION|DECISAO)\b[^\n]{0,60}?"
+_EU_ISSUERS = (
     r"\b(?:OF THE EUROPEAN PARLIAMENT|OF THE COUNCIL|OF THE COMMISSION|DO PARLAMENTO EUROPEU|DO CONSELHO|"
-    r"DA COMISSAO)\b",
+    r"DA COMISSAO)\b"
+)
+_EU_ACT_HEADING = re.compile(
+    rf"^(?:DIRECTIVE|DIRECTIVA|DIRETIVA|REGULATION|REGULAMENTO|DECISION|DECISAO)\b[^\n]{{0,60}}?{_EU_ISSUERS}|"
+    r"^(?i:(?:RECTIFICACAO|RETIFICACAO|CORRIGENDUM)\s+(?:AO?|DA|DO|TO(?:\s+THE)?)\s+"
+    rf"(?:DIRECTIVE|DIRECTIVA|DIRETIVA|REGULATION|REGULAMENTO|DECISION|DECISAO)\b[^\n]{{0,60}}?{_EU_ISSUERS})",
     re.M,
 )
-"""An EU act's heading ("DIRECTIVE 2002/22/EC OF THE EUROPEAN PARLIAMENT AND OF THE COUNCIL"): issued by the EU."""
+"""An EU act's heading ("DIRECTIVE 2002/22/EC OF THE EUROPEAN PARLIAMENT AND OF THE COUNCIL"), or a corrigendum's
+("Rectificação ao Regulamento (CE) n.º 593/2008 do Parlamento Europeu e do Conselho"): issued by the EU."""
 _COURT_SITE = re.compile(
     r"\b(?P<court>stf|stj|tst|tse|stm|cnj|tj[a-z]{2}|trf\d|trt\d{1,2}|tre-[a-z]{2})\.jus\.br\b", re.I
 )

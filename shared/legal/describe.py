@@ -15,14 +15,15 @@ from shared.legal.legislation import read_act
 __all__ = ["describe"]
 
 
-def describe(doc: DocumentText, document_type: str) -> dict[str, Any]:
+def describe(doc: DocumentText, document_type: str, raw: DocumentText | None = None) -> dict[str, Any]:
     """DocumentMetadata fields of the type's own rules: document_subtype always where the text says it;
-    act_number, issuing_body and document_date for acts; authors, venue and year for doctrine."""
+    act_number, issuing_body and document_date for acts; authors, venue and year for doctrine (read from
+    `raw`, the text before cleaning, when given: running heads name an article's journal)."""
     fields: dict[str, Any] = {"document_subtype": guess_subtype(doc, document_type)}
     if document_type in ("ato_normativo", "ato_administrativo"):
         act = read_act(doc)
         fields |= {"act_number": act.act_number, "issuing_body": act.issuing_body, "document_date": act.document_date}
     elif document_type == "doutrina":
-        work = read_doctrine(doc)
+        work = read_doctrine(doc, raw)
         fields |= {"authors": work.authors, "venue": work.venue, "year": work.year}
     return {name: value for name, value in fields.items() if value not in (None, [], "")}

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from shared.legal.document_text import DocumentText
 from shared.legal.text import fold
 
-__all__ = ["DoctrineInfo", "read_doctrine"]
+__all__ = ["DoctrineInfo", "is_byline", "is_cover_name", "read_doctrine"]
 
 OPENING = 40
 """Lines looked at: a cover page or an article's head."""
@@ -31,10 +31,17 @@ class DoctrineInfo:
 
 _VENUE = re.compile(
     r"\b(?:Revista|REVISTA|Rev\.|Journal|JOURNAL|Review|Cadernos?|Anais|Law\s+Review|civilistica\.com|"
-    r"JURIDICA\s+INTERNATIONAL|Pensar)\b"
+    r"JURIDICA\s+INTERNATIONAL|Pensar)\b|"
+    r"\b[A-Z]{3,8},\s*(?:Ano|Vol\.?|v\.)\s*\d+"  # a journal's acronym and issue: "RJLB, Ano 1 (2015), nº 1"
 )
 _UNIVERSITY = re.compile(r"^(?:UNIVERSIDADE|Universidade|UNIVERSITY|University|FACULDADE|Faculdade|PONTIFICIA)\b")
 _YEAR = re.compile(r"(?<![\d/.-])((?:19|20)\d{2})(?![\d/])")
+_VENUE_YEAR = re.compile(r"(?<![\d.-])((?:19|20)\d{2})(?!\d)")
+"""A year on the venue's own line, also after a slash: "JURIDICA INTERNATIONAL XVIII/2011"."""
+_SUPERVISION = re.compile(
+    r"\b(?:Co-?orientador[a]?|Orientador[a]?|Orientacao|Supervisor[a]?|Advisor|Banca\s+Examinadora|Membros\s*:)", re.I
+)
+"""Where a thesis names its supervisor and examiners: the names from there on are not its authors'."""
 _NAME_WORD = r"(?:[A-Z][a-z]+(?:-[A-Z][a-z]+)?|[A-Z]{2,}|[A-Z]\.|de|da|do|dos|das|e|van|von|del)"
 _NAME = re.compile(rf"^(?P<name>{_NAME_WORD}(?:\s+{_NAME_WORD}){{1,6}}?)\s*(?P<mark>\d{{1,2}}|\*+|\(\*+\)|¹|²)?$")
 _NOT_NAME = re.compile(
@@ -43,7 +50,7 @@ _NOT_NAME = re.compile(
     r"ORIENTADORA?|TESE|DISSERTACAO|MONOGRAFIA|SAO\s+PAULO|BRASILIA|PORTO\s+ALEGRE|FORTALEZA|RIO\s+DE|"
     r"PALAVRAS|KEYWORDS|CONSUMIDOR|SAUDE|JUDICIALIZACAO|ANALISE|PRINCIPIO|DIGITAL|PUBLICA|CIENCIAS|"
     r"INTERNATIONAL|EUROPEAN|STRATEGY|CONTENTS|APRESENTACAO|MENCAO|HONROSA|VOLUME|CATOLICA|DATA|CIP|SERVICO|"
-    r"BIBLIOTECA|JUSTICE|TERMOS|ALIMENTOS|SENTENCA|ARBITRAL|REDES|SOCIAIS)\b",
+    r"BIBLIOTECA|JUSTICE|TERMOS|ALIMENTOS|SENTENCA|ARBITRAL|REDES|SOCIAIS|VERSAO|CORRIGIDA)\b",
     re.I,
 )
 _CREDENTIALS = re.compile(
@@ -52,24 +59,61 @@ _CREDENTIALS = re.compile(
 )
 
 
-def read_doctrine(doc: DocumentText) -> DoctrineInfo:
-    """Authors, venue and year of an article, thesis or book; empty where the opening does not say."""
-    lines = [unicodedata.normalize("NFC", line) for _, line in doc.head_lines[:OPENING]]
-    folded = [fold(line) for line in lines]
+def read_doctrine(doc: DocumentText, raw: DocumentText | None = None) -> DoctrineInfo:
+    """Authors, venue and year of an article, thesis or book; empty where the opening does not say.
+
+    raw: the text before cleaning, when there is one: the cleaner drops an article's running heads
+    ("JURIDICA INTERNATIONAL XVIII/2011", "RJLB, Ano 1 (2015), nº 1", the author's name), which are where
+    it names its journal, so the running heads are read from it, and so is the byline when the cleaned
+    opening has none."""
+    lines, folded = _opening(doc)
     venue = year = None
-    for raw, line in zip(lines, folded, strict=True):
+    heads = _running_heads(raw or doc)
+    for raw_line, line in [*heads, *zip(lines, folded, strict=True)]:
         if _VENUE.search(line) and len(line) <= 160:
-            venue = re.sub(r"\s+", " ", raw).strip(" |–—-")
-            if found := _YEAR.search(line):
-                year = int(found.group(1))
+            venue = _without_page_number(raw_line)
+            issue = [line] + [other for _, other in heads] if (raw_line, line) in heads else [line]
+            if found := next((m for text in issue if (m := _VENUE_YEAR.search(text))), None):
+                year = int(found.group(1))  # also "Janeiro / Fevereiro de 2013" printed under "Revista Eletrônica"
             break
     if venue is None:
-        university = next((raw for raw, line in zip(lines, folded, strict=True) if _UNIVERSITY.match(line)), None)
+        university = next((orig for orig, line in zip(lines, folded, strict=True) if _UNIVERSITY.match(line)), None)
         venue = re.sub(r"\s+", " ", university).strip() if university else None
     if year is None:
         years = [int(m.group(1)) for line in folded for m in _YEAR.finditer(line)]
         year = years[0] if years else None
-    return DoctrineInfo(_authors(lines, folded), venue, year)
+    authors = _authors(lines, folded)
+    if not authors and raw is not None:
+        authors = _authors(*_opening(raw))  # a byline printed as a running head is cleaned away with it
+    return DoctrineInfo(authors, venue, year)
+
+
+def _without_page_number(line: str) -> str:
+    """A running head without the page number printed beside it: "1762 | RJLB, Ano 1 (2015), nº 1",
+    "RJLB, Ano 5 (2019), nº 4________297_" -> "RJLB, Ano ... nº 1"."""
+    line = re.sub(r"\s+", " ", re.sub(r"_{2,}|_$", " | ", line)).strip(" |–—-")
+    return re.sub(r"^\d{1,5}\s*\|\s*|\s*\|\s*\d{1,5}$", "", line).strip(" |–—-")
+
+
+def _opening(doc: DocumentText) -> tuple[list[str], list[str]]:
+    """The opening lines, original and folded."""
+    lines = [unicodedata.normalize("NFC", line) for _, line in doc.head_lines[:OPENING]]
+    return lines, [fold(line) for line in lines]
+
+
+def _running_heads(doc: DocumentText) -> list[tuple[str, str]]:
+    """The lines (original, folded) printed at the top or foot of both pages 2 and 3, page numbers aside."""
+    if len(doc.page_texts) < 3:
+        return []
+    edges = []
+    for text in doc.page_texts[1:3]:
+        page = [line.strip() for line in text.split("\n") if line.strip()]
+        edges.append({re.sub(r"[\d\s|]+", " ", fold(line)).strip(): line for line in page[:3] + page[-2:]})
+    return [
+        (unicodedata.normalize("NFC", line), fold(line))
+        for key, line in edges[0].items()
+        if len(key) > 3 and key in edges[1]
+    ]
 
 
 def _authors(lines: list[str], folded: list[str]) -> list[str]:
@@ -77,6 +121,8 @@ def _authors(lines: list[str], folded: list[str]) -> list[str]:
     credentials on the next line or on the same one after a comma, or a name in capitals on a cover."""
     out: list[str] = []
     for i, line in enumerate(folded):
+        if _SUPERVISION.search(line):
+            break
         for part in re.split(r";|\s+e\s+(?=[A-Z])|,\s*(?=[A-Z][a-z]+\s+[A-Z])", line):
             candidate = part.strip()
             match = _NAME.match(candidate)
@@ -119,3 +165,18 @@ def _title_case(name: str) -> str:
         return name
     small = {"de", "da", "do", "dos", "das", "e"}
     return " ".join(w.lower() if w.lower() in small else w.capitalize() for w in name.split())
+
+
+def is_byline(line: str) -> bool:
+    """A line that is only a person's name with a footnote sign after it ("Deusdedith Brasil (*)", "Pedro Gomes
+    de Queiroz2"): how an article presents its author under the title."""
+    match = _NAME.match(fold(unicodedata.normalize("NFC", line)).strip())
+    return bool(match and match["mark"] and len(match["name"].split()) >= 2 and _name_like(match["name"]))
+
+
+def is_cover_name(line: str) -> bool:
+    """A line in capitals that is a person's name of three words or more ("MARCELO CAMA PROENÇA FERNANDES"):
+    the author on a thesis cover, above the title."""
+    text = fold(unicodedata.normalize("NFC", line)).strip()
+    match = _NAME.match(text)
+    return bool(text.isupper() and match and len(match["name"].split()) >= 3 and _name_like(match["name"]))

@@ -11,15 +11,16 @@ is read by guess_subtype.
 
 import re
 
+from shared.legal.doctrine import is_byline
 from shared.legal.document_text import DocumentText
 from shared.payloads import Page
 
-__all__ = ["OPENING_LINES", "guess_document_type", "guess_subtype", "guess_type"]
+__all__ = ["COMPILATION", "OPENING_LINES", "guess_document_type", "guess_subtype", "guess_type"]
 
 _EMAIL_FROM = re.compile(r"^(?:De|From|Remetente)\s*:", re.I)
 _EMAIL_OTHER = re.compile(r"^(?:Para|To|Assunto|Subject|Cc|Enviad[oa](?: em)?|Sent|Data|Date)\s*:", re.I)
 _ADDRESSING = re.compile(r"^(?:EXCELENTISSIM[OA]|EXM[OA]\b|EGREGI[OA]|ILUSTRISSIM[OA]|ILM[OA]\b)", re.I)
-_FILING = re.compile(r"\b(?:propor|ajuizar|promover|impetrar|oferecer|acao|requer(?:er)?)\b", re.I)
+_FILING = re.compile(r"\b(?:propor|ajuizar|promover|impetrar|oferecer|interpor|acao|requer(?:er)?)\b", re.I)
 # "Vistos e examinados" also opens sentenças; the "acordam os/em" formula is the collegiate one.
 _ACORDAO = re.compile(
     r"vistos,?\s+relatados\s+e\s+discutidos|\bacordam\b,?\s+(?:os|as|em|a|o)\b|"
@@ -57,7 +58,7 @@ _NORMATIVE = re.compile(rf"^(?:{_BR_ACT}|{EU_ACT})", re.I)
 _CODE_TITLE = re.compile(r"^(?:CODIGO|ESTATUTO|REGIMENTO|CONSOLIDACAO|REGULAMENTO\s+GERAL)\s+(?:DE|DA|DO|DOS|DAS)\s+")
 _ARTICLE_LINE = re.compile(r"^\s*(?:Art\.?|Artigo|Article)\s*\d{1,4}", re.M | re.I)
 # Compilations of case law, by the title they print on their opening lines.
-_COMPILATION = re.compile(
+COMPILATION = re.compile(
     r"\bJurisprudencia\s+em\s+Teses\b|\bInformativo\s+(?:de\s+Jurisprudencia|n[º°o.]*\s*\d)|"
     r"\bperiodico\s+destaca\s+teses\b|\bEMENTARIO\b|\bJurisprudencia\s+Comentada\b|"
     r"\bRepositorio\s+de\s+Jurisprudencia\b",
@@ -65,7 +66,8 @@ _COMPILATION = re.compile(
 )
 # Doctrine: each kind of academic apparatus counts once; two kinds make a work of doctrine.
 _DOCTRINE_SIGNS: dict[str, re.Pattern[str]] = {
-    "abstract": re.compile(r"^(?:RESUMO|Resumo|ABSTRACT|Abstract|RESUMEN|SUMARIO\s*:|Sumario\s*:)\b", re.M),
+    # "SUMÁRIO: 1 Introdução; 2 ..." (an article's own contents line): no word boundary after its colon.
+    "abstract": re.compile(r"^(?:(?:RESUMO|Resumo|ABSTRACT|Abstract|RESUMEN)\b|(?:SUMARIO|Sumario)\s*:)", re.M),
     "keywords": re.compile(r"\b(?:Palavras[- ]chave|Key[- ]?words|Palabras\s+clave)\b", re.I),
     "serial": re.compile(r"\b(?:e-?ISSN|ISSN|ISBN|DOI)\b|\bdoi\.org/|\b10\.\d{4,5}/\S", re.I),
     "venue": re.compile(
@@ -91,6 +93,12 @@ _DOCTRINE_SIGNS: dict[str, re.Pattern[str]] = {
         re.M,
     ),
     "comment": re.compile(r"\bComentario\s+(?:por|de|a[oa]?)\b|^ARTIGO\s+ORIGINAL|^ARTICLE$", re.I | re.M),
+    # A note on where the piece appeared: "Artigo publicado no jornal “O Liberal”", "Sobre o artigo:".
+    "published": re.compile(
+        r"\b(?:Artigo|Texto|Ensaio)\s+publicad[oa]\s+(?:n[oa]s?|em|originalmente)\b|\bSobre\s+o\s+(?:artigo|autor)\s*:|"
+        r"\bArticle\s+(?:first\s+)?published\s+in\b",
+        re.I,
+    ),
 }
 _ADMINISTRATIVE = re.compile(
     r"^(?:PORTARIA|OFICIO|EDITAL|ATA|MEMORANDO|CIRCULAR|ORDEM\s+DE\s+SERVICO|AVISO|NOTA\s+TECNICA|"
@@ -116,10 +124,13 @@ def doctrine_signs(text: str) -> set[str]:
 
 def _is_doctrine(doc: DocumentText) -> bool:
     """Two kinds of academic apparatus in the opening pages (an author's credentials only on the first page,
-    where an article presents its authors: its letterhead zone); a thesis's or a book's formula alone suffices."""
+    where an article presents its authors: its letterhead zone; a byline right under the title); a thesis's or a
+    book's formula alone suffices."""
     signs = doctrine_signs(doc.fhead) - {"author"}
     if _DOCTRINE_SIGNS["author"].search(doc.fheader):
         signs.add("author")
+    if any(is_byline(line) for _, line in doc.head_lines[1:4]):
+        signs.add("byline")  # "Deusdedith Brasil (*)" under the title: an author with a footnote on who they are
     return len(signs) >= 2 or "academic" in signs
 
 
@@ -137,7 +148,7 @@ def guess_type(doc: DocumentText) -> str:
         return "email"
     if any(_ADDRESSING.match(line) for line in opening[:12]) and _FILING.search(text):
         return "peticao"
-    if any(_COMPILATION.search(line) for line in opening):
+    if any(COMPILATION.search(line) for line in opening):
         return "jurisprudencia_compilada"
     first = opening[:5]
     if any(_NORMATIVE.match(line) for line in opening[:8]):

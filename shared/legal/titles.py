@@ -10,8 +10,9 @@ from typing import NamedTuple
 
 from shared.legal.codes import DECISION_TYPES, UF_BY_STATE, UFS
 from shared.legal.dates import ENGLISH_MONTHS, MONTH_PATTERN
+from shared.legal.doctrine import is_byline, is_cover_name
 from shared.legal.document_text import DocumentText
-from shared.legal.document_types import OPENING_LINES
+from shared.legal.document_types import COMPILATION, OPENING_LINES
 from shared.legal.text import fold, title_case_plain
 
 __all__ = ["CLASS_ABBREVIATIONS", "TITLE_MAX", "Caption", "caption", "filename_title", "guess_title"]
@@ -190,10 +191,21 @@ def _heading_title(doc: DocumentText, work: bool = False) -> str | None:
         letters = [ch for ch in line if ch.isalpha()]
         if len(letters) < 4 or _LETTERHEAD.match(fold(line)) or len(line) > TITLE_MAX:
             continue
-        if work and (_FURNITURE.search(fold(line)) or _AUTHOR_LINE.match(line)):
+        if work and (
+            _FURNITURE.search(fold(line))
+            or _is_author_line(line)
+            or _AFFILIATION.match(fold(line))
+            or is_cover_name(line)
+        ):
             continue
         if not any(ch.islower() for ch in letters):
-            return _continued(line, lines[i + 1 : i + 4])
+            title = _continued(line, lines[i + 1 : i + 4])
+            if work:  # without its footnote mark, and without the translation printed after a bar
+                title = re.sub(r"(?<=[^\W\d_])(?:\d{1,2}|\s*\(?\*+\)?)$", "", title.split(" | ")[0]).rstrip(" :")
+            return title
+        credited = i + 1 < len(lines) and _AFFILIATION.match(fold(lines[i + 1][1]))  # a name above its credentials
+        if work and credited:
+            continue
         if work and len(line.split()) >= 2 and line[-1] not in ",;:":  # a work's title may end in a full stop
             candidates.append(_wrapped(line.rstrip("."), [nxt for _, nxt in lines[i + 1 : i + 4]]))
         elif len(line) <= 120 and len(line.split()) >= 2 and line[-1] not in ".,;:":
@@ -205,7 +217,7 @@ _FURNITURE = re.compile(
     r"\b(?:ISSN|I S S N|ISBN|DOI|doi|https?:|www\.|Rev\b\.?|Revista|REVISTA|Journal|Vol\.|"
     r"v\.\s*\d|n\.\s*\d|p\.\s*\d|Ano\s+\d|"
     r"Submetido|Recebido|Aprovado|Aceit[oa]|Publicado|Published|Received|Accepted)|\|\||@|^\d+\s*$|"
-    r"^(?:UNIVERSIDADE|FACULDADE|PROGRAMA|DEPARTAMENTO|CENTRO|ESCOLA|INSTITUTO|(?i:RESUMO|ABSTRACT|SUMARIO|ARTIGO|"
+    r"^(?:UNIVERSIDADE|FACULDADE|PROGRAMA|DOUTORADO|MESTRADO|DEPARTAMENTO|CENTRO|ESCOLA|INSTITUTO|(?i:RESUMO|ABSTRACT|SUMARIO|ARTIGO|"
     r"ARTICLE|KEYWORDS|PALAVRAS-CHAVE|INTRODUCAO|BANCA EXAMINADORA))\b|^\W",
 )
 """Lines of a work's opening that are not its title: the journal's running head, review dates, the institution
@@ -214,6 +226,20 @@ _AUTHOR_LINE = re.compile(
     r"^(?:[A-Z][\w'’.-]*|d[aeo]s?|e)(?:\s+(?:[A-Z][\w'’.-]*|d[aeo]s?|e)){1,5}\s*(?:\(?\*+\)?|\d{1,2})$"
 )
 """An author's name with its footnote mark: "Claudia Lima MARQUES*", "Celso Hiroshi Iocohama1"."""
+_AFFILIATION = re.compile(
+    r"^(?:University|Universidade|Universidad|Faculty|Faculdade|Docent|Lecturer|Professor[a]?|Advogad[oa]|"
+    r"Pesquisador[a]?|Researcher)\b",
+    re.I,
+)
+"""An author's credentials under their name ("Docent of Civil Law", "University of Tartu"): not the title."""
+
+
+def _is_author_line(line: str) -> bool:
+    """A name with its footnote mark; a line in capitals only when its words read as a name (is_byline): "O
+    ADVOGADO TEM FÉ PÚBLICA1" is a title with a footnote."""
+    return bool(_AUTHOR_LINE.match(line)) and (any(ch.islower() for ch in line) or is_byline(line))
+
+
 _CONNECTIVE_WORD = re.compile(
     r"\b(?:de|do|da|dos|das|e|em|no|na|nos|nas|a|o|as|os|ao|aos|para|com|por|pela|pelo|sobre|entre|of|the|and|in|"
     r"on|for|to)$",
@@ -226,25 +252,30 @@ def _wrapped(line: str, following: list[str]) -> str:
     "Política de Assinatura Digital na RFB")."""
     for nxt in following:
         wrapped = _CONNECTIVE_WORD.search(fold(line)) or nxt[:1].islower()
-        if not wrapped or _FURNITURE.search(fold(nxt)) or _AUTHOR_LINE.match(nxt) or len(line) + len(nxt) > TITLE_MAX:
+        if not wrapped or _FURNITURE.search(fold(nxt)) or _is_author_line(nxt) or len(line) + len(nxt) > TITLE_MAX:
             break
         line = f"{line} {nxt}"
     return line
 
 
 _CONNECTIVE_END = re.compile(
-    r"(?:-|\b(?:DE|DO|DA|DOS|DAS|E|EM|NO|NA|NOS|NAS|A|O|AS|OS|AO|AOS|PARA|COM|POR|PELA|PELO|SOBRE|ENTRE|OF|THE|AND|"
+    r"(?:-|:|\b(?:DE|DO|DA|DOS|DAS|E|EM|NO|NA|NOS|NAS|A|O|AS|OS|AO|AOS|PARA|COM|POR|PELA|PELO|SOBRE|ENTRE|OF|THE|AND|"
     r"IN|ON|FOR|TO))$"
 )
 
 
+_CONNECTIVE_START = re.compile(r"^(?:DE|DO|DA|DOS|DAS|E|EM|NO|NA|NOS|NAS|PARA|COM|POR|PELA|PELO|SOBRE|ENTRE|OF|AND)\s")
+
+
 def _continued(line: str, following: list[tuple[int, str]]) -> str:
     """An all-caps heading with the all-caps lines it runs onto: a title wrapped after a connective
-    ("... NORMA FUNDAMENTAL DO" / "PROCESSO CIVIL E SEUS REFLEXOS NA ARBITRAGEM"); the author's name below a
+    ("... NORMA FUNDAMENTAL DO" / "PROCESSO CIVIL E SEUS REFLEXOS NA ARBITRAGEM") or before one ("... E A
+    EXIBIÇÃO" / "DE DOCUMENTO OU COISA NO PROCESSO"); the author's name below a
     title that ends on a full word is not joined."""
     for _, nxt in following:
         letters = [ch for ch in nxt if ch.isalpha()]
-        if not _CONNECTIVE_END.search(fold(line).rstrip()) or not letters or any(ch.islower() for ch in letters):
+        wrapped = _CONNECTIVE_END.search(fold(line).rstrip()) or _CONNECTIVE_START.match(fold(nxt))
+        if not wrapped or not letters or any(ch.islower() for ch in letters):
             break
         joined = f"{line}{nxt}" if line.endswith("-") else f"{line} {nxt}"  # "ZERO-" / "PRICE": a compound
         if len(joined) > TITLE_MAX:
@@ -275,7 +306,29 @@ def guess_title(doc: DocumentText, document_type: str) -> str | None:
             line = _without_date_clause(line)
         if line:
             return line
+    if document_type == "jurisprudencia_compilada" and (title := _compilation_title(doc)):
+        return title
     return _heading_title(doc, work=document_type == "doutrina")
+
+
+_EDITION = re.compile(r"^EDICAO\s+N[º°o.]*\s*\d+\s*:", re.I)
+
+
+def _compilation_title(doc: DocumentText) -> str | None:
+    """A compilation's own name on its opening lines ("Jurisprudência em Teses", "Direito à Moradia -
+    Jurisprudência Comentada", "EMENTÁRIO TED – 2014") and the edition's subject when it prints one ("EDIÇÃO
+    N. 77: ALIMENTOS - II"), not its table of contents ("SUMÁRIO") nor the first section it opens with."""
+    lines = doc.head_lines[:15]
+    name = next(
+        (line for _, line in lines if COMPILATION.search(fold(line)) and len(line) <= 120 and line[-1] != "."), None
+    )
+    if name is None:
+        return None
+    edition = next((i for i, (_, line) in enumerate(doc.head_lines[:60]) if _EDITION.match(fold(line))), None)
+    if edition is None:
+        return name[:TITLE_MAX]
+    subject = _continued(doc.head_lines[edition][1], doc.head_lines[edition + 1 : edition + 3])
+    return f"{name} — {subject}"[:TITLE_MAX]
 
 
 _DATE_CLAUSE = re.compile(

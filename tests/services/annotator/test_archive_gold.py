@@ -47,8 +47,8 @@ FIELDS = [
     "document_date",
     "title",
 ]
-THRESHOLD = 0.99
-"""Share of the judged fields the rules get right: 607/613 = 99.0% measured, rounded down."""
+THRESHOLD = 0.995
+"""Share of the judged fields the rules get right: 645/646 = 99.8% measured, rounded down."""
 SAMPLE_FIELDS = [f for f in FIELDS if f not in ("document_subtype", "document_date")]
 
 

@@ -66,3 +66,60 @@ def test_publication_label_counts_on_the_first_pages_only() -> None:
     pages = [Page(number=i + 1, text=t) for i, t in enumerate([first, "a", "b", quoted])]
     assert fields.publication_date(DocumentText(pages)) is None
     assert fields.publication_date(doc("Publicação: 30/09/2016\nACÓRDÃO")) == date(2016, 9, 30)
+
+
+PETITIONS = {
+    "contestacao": (
+        "EXCELENTÍSSIMO SENHOR DOUTOR JUIZ DE DIREITO DA 2ª VARA CÍVEL DA COMARCA DE CAMPINAS/SP\n\n"
+        "Processo nº 1001234-56.2023.8.26.0114\n\n"
+        "BANCO EXEMPLO S.A., pessoa jurídica de direito privado, inscrita no CNPJ sob nº 00.000.000/0001-00, por seus "
+        "advogados, nos autos da ação de indenização que lhe move MARIA DA SILVA SOUZA, já qualificada, vem, "
+        "respeitosamente, à presença de Vossa Excelência, apresentar sua CONTESTAÇÃO, pelos fatos a seguir.",
+        [("MARIA DA SILVA SOUZA", "autor"), ("BANCO EXEMPLO S.A.", "reu")],
+    ),
+    "apelacao": (
+        "EXCELENTÍSSIMO SENHOR DOUTOR JUIZ DE DIREITO DA 5ª VARA CÍVEL DO FORO CENTRAL\n\n"
+        "JOÃO PEREIRA LIMA, já qualificado nos autos da ação de cobrança em epígrafe, inconformado com a r. sentença, "
+        "vem interpor o presente RECURSO DE APELAÇÃO, com fundamento no art. 1.009 do Código de Processo Civil, em "
+        "face de CONSTRUTORA HORIZONTE LTDA., pelas razões anexas.",
+        [("JOÃO PEREIRA LIMA", "apelante"), ("CONSTRUTORA HORIZONTE LTDA.", "apelado")],
+    ),
+    "recurso_especial": (
+        "EXCELENTÍSSIMO SENHOR DESEMBARGADOR PRESIDENTE DO TRIBUNAL DE JUSTIÇA DO ESTADO DE SÃO PAULO\n\n"
+        "EMPRESA ALFA LTDA., nos autos em epígrafe, vem interpor RECURSO ESPECIAL, com fundamento no art. 105, III, "
+        "a, da Constituição, contra o v. acórdão de fls. 300, e em face de JOSÉ ANTUNES, pelas razões anexas.",
+        [("EMPRESA ALFA LTDA.", "recorrente"), ("JOSÉ ANTUNES", "recorrido")],
+    ),
+    "mandado_de_seguranca": (
+        "EXCELENTÍSSIMO SENHOR DOUTOR JUIZ FEDERAL DA 3ª VARA FEDERAL DE CURITIBA\n\n"
+        "COMERCIAL BETA LTDA., inscrita no CNPJ sob nº 11.111.111/0001-11, vem, por seus advogados, impetrar "
+        "MANDADO DE SEGURANÇA contra ato do DELEGADO DA RECEITA FEDERAL EM CURITIBA, pelos fatos a seguir.",
+        [("COMERCIAL BETA LTDA.", "impetrante"), ("DELEGADO DA RECEITA FEDERAL EM CURITIBA", "impetrado")],
+    ),
+    "labels": (
+        "EXCELENTÍSSIMO SENHOR DOUTOR JUIZ DE DIREITO DA 3ª VARA DE FAMÍLIA\n\nRequerente: ANA PAULA MOREIRA\n"
+        "Requerido: CARLOS ALBERTO MOREIRA\n\nANA PAULA MOREIRA vem requerer a homologação do acordo anexo.",
+        [("ANA PAULA MOREIRA", "requerente"), ("CARLOS ALBERTO MOREIRA", "requerido")],
+    ),
+    "inicial": (
+        "EXCELENTÍSSIMO SENHOR DOUTOR JUIZ DE DIREITO DA VARA CÍVEL DA COMARCA DE NITERÓI\n\n"
+        "PAULO ROBERTO DIAS, brasileiro, casado, vem, por seu advogado, propor AÇÃO DE INDENIZAÇÃO em face de "
+        "TRANSPORTES RÁPIDOS LTDA., pelos fatos e fundamentos a seguir.",
+        [("PAULO ROBERTO DIAS", "autor"), ("TRANSPORTES RÁPIDOS LTDA.", "reu")],
+    ),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(PETITIONS))
+def test_petition_parties_with_their_roles(kind: str) -> None:
+    """Who files against whom, with the roles the petition's own formula gives them."""
+    text, expected = PETITIONS[kind]
+    assert [(p.name, p.role) for p in fields.parties(doc(text), "peticao")] == expected
+
+
+def test_an_appeal_against_a_decision_names_no_decision_as_a_party() -> None:
+    text = (
+        "EXCELENTÍSSIMO SENHOR DOUTOR JUIZ DE DIREITO DA 1ª VARA CÍVEL\n\nEMPRESA ALFA LTDA., já qualificada, vem "
+        "interpor RECURSO INOMINADO contra a r. sentença de fls. 80, pelas razões que seguem."
+    )
+    assert fields.parties(doc(text), "peticao") == []

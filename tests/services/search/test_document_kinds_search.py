@@ -122,7 +122,9 @@ async def test_subtypes_are_counted_and_filter_inside_the_candidates(
     assert everything.facets["document_type"]["acordao"] == 1
     acts = await search(pool, embedder, query, document_subtype=["resolucao"])
     assert [r.document_id for r in acts.results] == [str(IDS["resolucao"])]
-    assert acts.facets["document_subtype"] == {"resolucao": 1} and acts.facets["document_type"] == {"ato_normativo": 1}
+    assert acts.facets["document_type"] == {"ato_normativo": 1}
+    # The subtype facet leaves its own selection out: the article is still offered (disjunctive facets).
+    assert acts.facets["document_subtype"] == {"artigo": 1, "resolucao": 1}
     # The label as the page shows it is the code; one value is a list of one.
     assert SearchFilters(document_subtype="Tese de doutorado").document_subtype == ["tese"]
     both = await search(pool, embedder, query, document_subtype=["Artigo", "resolucao"])
@@ -140,7 +142,8 @@ async def test_the_api_returns_the_fields_and_the_subtype_facet(pool: asyncpg.Po
         bad = await client.post("/search", json=body | {"filters": {"document_subtype": 3}}, headers=headers)
     assert response.status_code == 200, response.text
     page = response.json()
-    assert page["facets"]["document_subtype"] == {"artigo": 1}
+    assert page["facets"]["document_subtype"] == {"artigo": 1, "resolucao": 1}  # counted without its selection
+    assert page["facets"]["document_type"] == {"doutrina": 1}
     (result,) = page["results"]
     assert result["authors"] == ["Pedro Gomes de Queiroz", "Ana Paula de Souza"]
     assert (result["venue"], result["year"]) == ("Revista de Processo", 2019)

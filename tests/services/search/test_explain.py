@@ -184,6 +184,20 @@ def test_stored_citations_are_named_when_the_sentence_cites_nothing() -> None:
     assert got.text.endswith("Cita o CDC, art. 3º e o CDC, art. 20.")
 
 
+def test_stored_citations_the_passage_does_not_contain_are_not_named() -> None:
+    """A chunk row stores its document's citations: an act or precedent cited on another page of the
+    document is not a reason this passage came up, so it is not named; the passage's own ones are."""
+    text = passage(*VICIOS)
+    query = "responsabilidade solidária dos fornecedores"
+    elsewhere = ["Lei 9.307/1996, art. 4º", "REsp 1.602.076/SP", "CF/1988, art. 5º, XXXV"]
+    got = explain(query, text, "fundamentacao", citations=elsewhere)
+    assert not any(c in got.text for c in elsewhere)
+    assert "9.307" not in got.text and "1.602.076" not in got.text
+    assert got.text.endswith("Cita o CDC, art. 20 e o CDC, art. 3º.")  # what the passage itself cites
+    mixed = explain(query, text, "fundamentacao", citations=[*elsewhere, "CDC, art. 3º"])
+    assert mixed.text.endswith("Cita o CDC, art. 3º.")
+
+
 # --- the section's role -------------------------------------------------------------------------------------
 
 

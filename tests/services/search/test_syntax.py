@@ -185,10 +185,12 @@ def test_text_without_operators_is_unchanged(query: str) -> None:
 
 
 def test_required_clause_takes_only_a_bind_parameter() -> None:
-    assert required_clause("$14") == (
-        "($14::text IS NULL OR numnode(to_tsquery('public.pt_unaccent', $14::text)) = 0"
-        " OR c.tsv @@ to_tsquery('public.pt_unaccent', $14::text))"
+    clause = required_clause("$14")
+    assert clause.startswith(
+        "($14::text IS NULL OR (c.language = 'pt' AND (numnode(to_tsquery('public.pt_unaccent', $14::text)) = 0"
+        " OR c.tsv @@ to_tsquery('public.pt_unaccent', $14::text)))"
     )
+    assert " OR (c.language = 'en' AND (numnode(to_tsquery('public.en_unaccent', $14::text)) = 0" in clause
     for bad in ["14", "$0", "$1; DROP TABLE chunks", "$1)", "c.tsv", ""]:
         with pytest.raises(ValueError):
             required_clause(bad)
@@ -196,7 +198,7 @@ def test_required_clause_takes_only_a_bind_parameter() -> None:
 
 # Against the real PostgreSQL, through the very clause the search adds: does the passage pass?
 _PASSES = (
-    "SELECT count(*) = 1 FROM (SELECT to_tsvector('public.pt_unaccent', $1::text) AS tsv) c "
+    "SELECT count(*) = 1 FROM (SELECT to_tsvector('public.pt_unaccent', $1::text) AS tsv, 'pt' AS language) c "
     f"WHERE {required_clause('$2')}"
 )
 

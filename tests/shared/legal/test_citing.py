@@ -328,3 +328,24 @@ def test_compiled_case_law_is_led_by_its_origin() -> None:
     assert format_citation(replace(teses, publication_date=date(2018, 3, 2))) == (
         "STJ, Jurisprudência em Teses - Edição 100, publ. 02/03/2018"
     )
+
+
+def test_a_tjue_judgment_names_its_juiz_relator_and_national_courts_keep_their_titles() -> None:
+    """The TJUE's code starts with "tj" but it has no desembargadores: its judgments name a juiz-relator."""
+    tjue = CitationFields(
+        title="ASTURCOM TELECOMUNICACIONES",
+        document_type="acordao",
+        court="tjue",
+        process_number="C-40/08",
+        relator="A. Tizzano",
+        judging_body="1ª Secção",
+        judgment_date=date(2009, 10, 6),
+    )
+    got = format_citation(tjue)
+    assert got == "TJUE, C-40/08, juiz-relator A. Tizzano, 1ª Secção, j. 06/10/2009"
+    assert "Des." not in got and "Min." not in got
+    state = replace(tjue, court="tjsp", process_number="1000000-00.2020.8.26.0100", procedural_class="Apelação Cível")
+    assert "Rel. Des. A. Tizzano" in format_citation(state)
+    assert "Rel. Des. A. Tizzano" in format_citation(replace(state, court="tjdft"))
+    assert "Rel. Min. A. Tizzano" in format_citation(replace(tjue, court="stj", process_number="REsp 1.602.076/SP"))
+    assert "Rel. Min. A. Tizzano" in format_citation(replace(tjue, court="stf", process_number="RE 657.718/MG"))

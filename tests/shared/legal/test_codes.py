@@ -13,6 +13,7 @@ from shared.legal.codes import (
     court_label,
     document_type_label,
     document_type_of_subtype,
+    is_known_court,
     label,
     normalize_court,
     normalize_document_subtype,
@@ -56,6 +57,8 @@ def test_codes_and_labels() -> None:
         ("PGJMG", "mpmg"),
         ("TJDF", "tjdft"),
         ("CARF", "carf"),
+        ("Presidência da República", "presidencia"),
+        ("presidencia", "presidencia"),
     ],
 )
 def test_court_hints_normalise(written: str, code: str) -> None:
@@ -102,3 +105,9 @@ def test_the_page_names_every_document_type_as_the_codes_do() -> None:
     block = re.search(r"DOCUMENT_TYPE_LABELS[^{]*\{(.*?)\};", source, re.S)
     assert block is not None
     assert dict(re.findall(r"(\w+):\s*\"([^\"]+)\"", block.group(1))) == DOCUMENT_TYPE_LABELS
+
+
+def test_the_presidency_is_a_known_origin_with_a_label() -> None:
+    """Federal decrees and laws are the Presidência da República's: a code of the vocabulary, not a free value."""
+    assert is_known_court("presidencia")
+    assert label("court", "presidencia") == "Presidência da República"

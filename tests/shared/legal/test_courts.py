@@ -85,3 +85,27 @@ def test_a_compilation_is_its_publishers() -> None:
 
 def test_a_state_courts_constitutional_action_is_not_the_stf() -> None:
     assert court_of("AÇÃO DIRETA DE INCONSTITUCIONALIDADE Nº 2000000-00.2020.8.26.0000") == "tjsp"
+
+
+def test_a_federal_decree_is_the_presidencys() -> None:
+    """The planalto.gov.br letterhead: "Presidência da República / Secretaria-Geral / Subchefia ..." above the act."""
+    decree = (
+        "Presidência da República\nSecretaria-Geral\nSubchefia para Assuntos Jurídicos\n"
+        "DECRETO Nº 8.660, DE 29 DE JANEIRO DE 2016\nPromulga a Convenção."
+    )
+    assert court_of(decree, "ato_normativo") == "presidencia"
+    # a judgment whose caption names the President as a party keeps its court
+    judgment = (
+        "SUPREMO TRIBUNAL FEDERAL\nMANDADO DE SEGURANÇA 30.000 DISTRITO FEDERAL\n"
+        "IMPTE.(S) : FULANO DE TAL\nIMPDO.(A/S) : PRESIDENTE DA REPÚBLICA"
+    )
+    assert court_of(judgment, "acordao") == "stf"
+
+
+def test_a_corrigendum_of_an_eu_act_is_the_eus() -> None:
+    text = (
+        "RECTIFICAÇÕES\nRectificação ao Regulamento (CE) n. o 593/2008 do Parlamento Europeu e do Conselho, de 17 de "
+        "Junho de 2008, sobre a lei aplicável às obrigações contratuais (Roma I)"
+    )
+    assert court_of(text, "ato_normativo") == "ue"
+    assert court_of("O Regulamento do Conselho Superior foi alterado.", "ato_normativo") is None

@@ -102,3 +102,62 @@ def test_a_wrapped_heading_is_joined_but_not_its_author() -> None:
 )
 def test_work_titles(text: str, expected: str) -> None:
     assert guess_title(doc(text), "doutrina") == expected
+
+
+def pages(*texts: str) -> DocumentText:
+    return DocumentText([Page(number=i + 1, text=t) for i, t in enumerate(texts)])
+
+
+def test_a_compilation_is_titled_by_its_name_and_edition_not_its_table_of_contents() -> None:
+    """STJ's Jurisprudência em Teses opens with its name, then "SUMÁRIO" and a section heading."""
+    text = (
+        "Jurisprudência em Teses\nSUMÁRIO\nDIREITO CIVIL\n0000\nEDIÇÃO N. 107: DOS CONTRATOS DE PROMESSA DE COMPRA\n"
+        "E VENDA DE BENS IMÓVEIS - I\n0000\nEdição n. 107 Brasília, 10 de agosto de 2018"
+    )
+    title = guess_title(doc(text), "jurisprudencia_compilada")
+    assert (
+        title
+        == "Jurisprudência em Teses — EDIÇÃO N. 107: DOS CONTRATOS DE PROMESSA DE COMPRA E VENDA DE BENS IMÓVEIS - I"
+    )
+    commented = "Direito à Moradia - Jurisprudência Comentada\n05/02/2023\nTJSP - APELAÇÃO - Município de Jundiaí"
+    assert guess_title(doc(commented), "jurisprudencia_compilada") == "Direito à Moradia - Jurisprudência Comentada"
+    # a sentence naming the periodical is not a title: the first heading is kept
+    informativo = "Este periódico destaca teses jurisprudenciais.\nNúmero 736\nRECURSOS REPETITIVOS\nPROCESSO"
+    assert guess_title(doc(informativo), "jurisprudencia_compilada") == "RECURSOS REPETITIVOS"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # a title in capitals with its footnote mark, above a byline
+        (
+            "O ADVOGADO TEM FÉ PÚBLICA1\nDeusdedith Brasil (*)\nO precedente legal valoriza o advogado.",
+            "O ADVOGADO TEM FÉ PÚBLICA",
+        ),
+        # the author's credentials under the name are not the title
+        (
+            "Karin Sein\nDocent of Civil Law\nUniversity of Tartu\n"
+            "Protection of Consumers against Unfair Jurisdiction\n1. Introduction",
+            "Protection of Consumers against Unfair Jurisdiction",
+        ),
+        # a title wrapped before a connective, then its author
+        (
+            "O PRINCÍPIO DA COOPERAÇÃO E A EXIBIÇÃO\nDE DOCUMENTO OU COISA NO PROCESSO\nPedro Gomes de Queiroz2",
+            "O PRINCÍPIO DA COOPERAÇÃO E A EXIBIÇÃO DE DOCUMENTO OU COISA NO PROCESSO",
+        ),
+        # a thesis cover: program, the author's name in capitals, then the title and its subtitle after a colon
+        (
+            "UNIVERSIDADE DE BRASÍLIA\nDOUTORADO EM DIREITO, ESTADO E CONSTITUIÇÃO\nMARCELO CAMA PROENÇA FERNANDES\n"
+            "A EFICÁCIA DOS CONTRATOS:\nUM EXAME DO PRINCÍPIO DA RELATIVIDADE\nBRASÍLIA-DF\n2012",
+            "A EFICÁCIA DOS CONTRATOS: UM EXAME DO PRINCÍPIO DA RELATIVIDADE",
+        ),
+        # a bilingual title: the translation after the bar is dropped
+        (
+            "A JUDICIALIZAÇÃO DO ACESSO À SAÚDE: PERSPECTIVAS\nEM UMA REVISÃO DE LITERATURA | THE JUDICIALIZATION\n"
+            "ELIANA DE JESUS LOPES",
+            "A JUDICIALIZAÇÃO DO ACESSO À SAÚDE: PERSPECTIVAS EM UMA REVISÃO DE LITERATURA",
+        ),
+    ],
+)
+def test_work_titles_of_archive_openings(text: str, expected: str) -> None:
+    assert guess_title(doc(text), "doutrina") == expected
