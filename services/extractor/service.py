@@ -1,17 +1,22 @@
 """Extractor stage: original file -> page texts (text layer, DOCX, or OCR), or review/dead-letter."""
 
 import asyncio
+import atexit
+import functools
 import hashlib
+import shutil
+import tempfile
 
 from services.extractor.email_reader import Attachment, email_attachments
 from services.extractor.isolation import IsolatedRunner
 from services.extractor.logic import BadInput, extract_timed
-from services.extractor.ocr import PageTiming
+from services.extractor.ocr import PageSlots, PageTiming, with_page_slots
 from services.extractor.policy import extract_options, review_verdict
 from shared import ledger, telemetry
 from shared.broker import publish
 from shared.contracts import DocumentExtracted, DocumentSubmitted, MetadataHints, Stage, Topic
 from shared.formats import detect_format
+from shared.settings import Settings
 from shared.stage import Outcome, StageContext, StageService, ToDeadLetter, ToReview
 from shared.storage import get_blob, original_key, put_blob, put_model, stage_key
 
@@ -25,10 +30,13 @@ async def handle(event: DocumentSubmitted, ctx: StageContext) -> Outcome:
             code="too_large",
         )
     data = await get_blob(ctx.db, event.blob_key)
-    runner: IsolatedRunner = ctx.state["runner"]
+    readers: asyncio.Queue[IsolatedRunner] = ctx.state["readers"]
+    runner = await readers.get()  # one reading child per document in flight: a timeout there stops only this one
     try:
         document, timings = await asyncio.to_thread(
             runner.run,
+            with_page_slots,  # its pages share the extractor's ocr_workers Tesseract runs with the other documents'
+            ctx.state["page_slots"],
             extract_timed,
             data,
             event.filename,
@@ -44,6 +52,8 @@ async def handle(event: DocumentSubmitted, ctx: StageContext) -> Outcome:
         if bad.disposition == "review":
             raise ToReview(bad.reason, code=bad.code) from bad
         raise ToDeadLetter(bad.reason, code=bad.code) from bad
+    finally:
+        readers.put_nowait(runner)
     record_ocr(timings)
     for page in document.pages:
         telemetry.PAGES.labels("extractor", page.method).inc()
@@ -121,8 +131,21 @@ async def submit_attachments(parent: DocumentSubmitted, attachments: list[Attach
             await publish(ctx.broker, ctx.settings, Topic.SUBMITTED, submission.event)
 
 
+def concurrency(settings: Settings) -> int:
+    """Documents one extractor process reads at once (the stage admits this many events: shared/stage.py)."""
+    return settings.extractor_concurrency
+
+
 async def start_reader(ctx: StageContext) -> None:
-    ctx.state["runner"] = IsolatedRunner(ctx.settings.extract_timeout_s, ctx.settings.extract_memory_mb)
+    """A reading child per document in flight, and the page slots they share (flock files in a private folder)."""
+    settings = ctx.settings
+    readers: asyncio.Queue[IsolatedRunner] = asyncio.Queue()
+    for _ in range(concurrency(settings)):
+        readers.put_nowait(IsolatedRunner(settings.extract_timeout_s, settings.extract_memory_mb))
+    slots = tempfile.mkdtemp(prefix="precedente-ocr-slots-")
+    atexit.register(functools.partial(shutil.rmtree, slots, ignore_errors=True))
+    ctx.state["readers"] = readers
+    ctx.state["page_slots"] = PageSlots(slots, settings.ocr_workers)
 
 
-SERVICE = StageService.declared("extractor", handle, setup=start_reader)
+SERVICE = StageService.declared("extractor", handle, setup=start_reader, concurrency=concurrency)

@@ -53,6 +53,9 @@ async def purge(db: asyncpg.Pool, event: DocumentDeleted) -> Purged:
             chunks += _count(
                 await conn.execute("DELETE FROM chunks WHERE document_id = $1 AND version <= $2", document_id, version)
             )
+            await conn.execute(  # vectors an indexer persisted mid-document (migration 0015)
+                "DELETE FROM computed_vectors WHERE document_id = $1 AND version <= $2", document_id, version
+            )
             blobs += await _delete_stage_payloads(conn, document_id, version)
         blobs += await _delete_unreferenced_originals(conn, [document_id for document_id, _ in covered])
     return Purged(marked, chunks, blobs)

