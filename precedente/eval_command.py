@@ -4,12 +4,19 @@ The corpus is uploaded like any file (one plain-text document per JSON line, its
 external id), so what is measured is the product itself: extraction, cleaning, chunking, annotation,
 indexing and the search service's own ranking. Chunk results are turned into a document ranking by
 each document's best chunk.
+
+`--judgments` measures the ranking on the firm's own judgments instead (POST /judgments): every judged query
+re-run, precision@5 as the seed counted it (a query scores when one of its top 5 is judged relevant), nDCG@10
+over the judged passages, the share of the top 5 nobody judged, and the relevance grade's calibration.
 """
 
+import hashlib
 import json
 import tempfile
 import time
+from collections import Counter, defaultdict
 from contextlib import ExitStack
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +25,21 @@ from rich.console import Console
 from rich.progress import Progress
 
 from precedente.credentials import api_client
-from precedente.evaluation import Run, evaluate, format_table, read_qrels, read_queries, write_run
+from precedente.evaluation import (
+    Run,
+    brier_score,
+    evaluate,
+    format_table,
+    log_loss,
+    platt,
+    platt_fit,
+    query_metrics,
+    read_qrels,
+    read_queries,
+    unjudged_at,
+    write_qrels,
+    write_run,
+)
 from precedente.harness import FINAL, RunningStack
 
 RUN_DEPTH = 100
@@ -142,3 +163,259 @@ def run_eval(
         }
         json_path.write_text(json.dumps(report, indent=2), encoding="utf-8")
     return results
+
+
+# `precedente eval --judgments`: the firm's own judgments (POST /judgments), measured as the seed measured them.
+
+TOP_K = 10
+REFIT_MINIMUM = 200  # judged results before the relevance grade is recalibrated from them
+GRADES = ("forte", "provável", "fraca")
+
+
+@dataclass
+class Topic:
+    """One judged query as it is re-run: its normalised text, filters and sort; the votes on each passage."""
+
+    id: str
+    query: str
+    filters: dict[str, Any]
+    sort: str
+    votes: dict[str, list[bool]] = field(default_factory=dict)
+    judges: set[str] = field(default_factory=set)
+    practice_groups: set[str] = field(default_factory=set)
+    types: Counter = field(default_factory=Counter)
+
+    def qrels(self) -> dict[str, int]:
+        """A passage is relevant (1) when more of its judges said relevant than not."""
+        return {passage: int(2 * sum(v) > len(v)) for passage, v in self.votes.items()}
+
+    def document_type(self) -> str | None:
+        """The type the query is about: its filter's, when it names one; else the judged documents' commonest."""
+        named = self.filters.get("document_type") or []
+        if len(named) == 1:
+            return named[0]
+        return min(self.types, key=lambda t: (-self.types[t], t)) if self.types else None
+
+
+def topic_id(query_key: str, filters: dict[str, Any], sort: str) -> str:
+    """Stable across runs and machines: the normalised query, its filters and its sort."""
+    text = json.dumps({"query": query_key, "filters": filters, "sort": sort}, sort_keys=True, ensure_ascii=False)
+    return hashlib.sha256(text.encode()).hexdigest()[:12]
+
+
+def fetch_judgments(client: httpx.Client, page: int = 1000) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """Every judgment (the credential must be an administrator's to read everyone's), and the ranking now."""
+    found: list[dict[str, Any]] = []
+    while True:
+        response = client.get("/judgments", params={"limit": page, "offset": len(found)})
+        response.raise_for_status()
+        body = response.json()
+        found.extend(body["judgments"])
+        if not body["judgments"] or len(found) >= body["total"]:
+            return found, body["ranking"]
+
+
+def topics_of(judgments: list[dict[str, Any]]) -> list[Topic]:
+    topics: dict[str, Topic] = {}
+    for j in judgments:
+        tid = topic_id(j["query_key"], j["filters"], j["sort"])
+        topic = topics.setdefault(tid, Topic(tid, j["query"], j["filters"], j["sort"]))
+        topic.votes.setdefault(str(j["passage_id"]), []).append(bool(j["relevant"]))
+        topic.judges.add(j["judge"])
+        topic.practice_groups.update(j["judge_groups"])
+        if j.get("document_type"):
+            topic.types[j["document_type"]] += 1
+    return list(topics.values())
+
+
+def result_key(result: dict[str, Any], judged: dict[str, int]) -> str:
+    """The passage a result stands for: a judged one among those it shows (the best judged, its own first),
+    else its own. A work is one result; a lawyer who judged any of its passages judged it."""
+    shown = [str(result["passage_id"]), *(str(p["passage_id"]) for p in result.get("other_passages", []))]
+    known = [p for p in shown if p in judged]
+    return max(known, key=lambda p: (judged[p], p == shown[0])) if known else shown[0]
+
+
+@dataclass(frozen=True)
+class Graded:
+    topic: str
+    grade: str
+    probability: float
+    relevant: bool
+
+
+def calibration(examples: list[Graded], probabilities: list[float] | None = None) -> dict[str, Any]:
+    """Share judged relevant per grade, and how reliable the probability is (Brier score, log loss)."""
+    probabilities = probabilities if probabilities is not None else [e.probability for e in examples]
+    labels = [e.relevant for e in examples]
+    per_grade: dict[str, dict[str, float]] = {}
+    for grade in GRADES:
+        inside = [e.relevant for e in examples if e.grade == grade]
+        per_grade[grade] = {"results": len(inside), "relevant": sum(inside) / len(inside) if inside else 0.0}
+    return {
+        "results": len(examples),
+        "grades": per_grade,
+        "brier": brier_score(probabilities, labels),
+        "log_loss": log_loss(probabilities, labels),
+        "mean_probability": sum(probabilities) / max(len(probabilities), 1),
+        "observed_relevant": sum(labels) / max(len(labels), 1),
+    }
+
+
+def recalibrated(examples: list[Graded], folds: int = 5) -> dict[str, Any]:
+    """The probability refitted on the judgments (Platt scaling), its reliability measured by cross-validation
+    over queries (each query's results predicted by a fit that never saw it), and the fit on all of them."""
+    from services.search.relevance import relevance_model
+
+    model = relevance_model()
+    topics = sorted({e.topic for e in examples})
+    fold_of = {t: int(hashlib.sha256(t.encode()).hexdigest(), 16) % folds for t in topics}
+    predicted = [0.0] * len(examples)
+    for k in range(folds):
+        train = [e for e in examples if fold_of[e.topic] != k]
+        a, b = platt_fit([e.probability for e in train], [e.relevant for e in train])
+        for i, e in enumerate(examples):
+            if fold_of[e.topic] == k:
+                predicted[i] = platt(e.probability, a, b)
+    regraded = [Graded(e.topic, model.grade(p), p, e.relevant) for e, p in zip(examples, predicted, strict=True)]
+    a, b = platt_fit([e.probability for e in examples], [e.relevant for e in examples])
+    return calibration(regraded) | {"method": "platt", "a": a, "b": b, "folds": folds}
+
+
+def _group_rows(rows: dict[str, list[dict[str, float]]]) -> dict[str, dict[str, float]]:
+    summary = {}
+    for group, scores in sorted(rows.items(), key=lambda item: (item[0] != "ALL", item[0])):
+        shown = sum(s["shown@5"] for s in scores)
+        summary[group] = {
+            "queries": len(scores),
+            "precision@5": sum(s["hit@5"] for s in scores) / len(scores),
+            "ndcg@10": sum(s["ndcg@10"] for s in scores) / len(scores),
+            "unjudged@5": sum(s["unjudged@5"] for s in scores) / shown if shown else 0.0,
+        }
+    return summary
+
+
+def format_judged_table(summary: dict[str, dict[str, float]]) -> str:
+    width = max([5, *(len(group) for group in summary)])
+    lines = [f"{'group':{width}} {'queries':>7} {'precision@5':>11} {'ndcg@10':>8} {'unjudged@5':>10}"]
+    for group, row in summary.items():
+        lines.append(
+            f"{group:{width}} {int(row['queries']):7d} {100 * row['precision@5']:11.1f} {100 * row['ndcg@10']:8.1f}"
+            f" {100 * row['unjudged@5']:10.1f}"
+        )
+    return "\n".join(lines)
+
+
+def format_calibration(name: str, figures: dict[str, Any]) -> str:
+    lines = [f"{name}: {figures['results']} judged results; Brier {figures['brier']:.3f}, log loss"
+             f" {figures['log_loss']:.3f}; mean probability {100 * figures['mean_probability']:.1f}%,"
+             f" judged relevant {100 * figures['observed_relevant']:.1f}%"]  # fmt: skip
+    for grade, row in figures["grades"].items():
+        lines.append(f"  {grade:9} {int(row['results']):5d} results, {100 * row['relevant']:5.1f}% judged relevant")
+    return "\n".join(lines)
+
+
+def run_judged_eval(
+    *, api: str | None, json_path: Path | None, trec_path: Path | None, console: Console
+) -> dict[str, Any]:
+    """Re-run every judged query (its filters and sort) through POST /search with the CLI's credential, and
+    measure the lists against the judgments. The searches see what the credential's groups see: use an admin
+    key with the judges' groups, or judged passages behind a wall count as not found."""
+    with api_client(api, timeout=120) as client:
+        judgments, ranking = fetch_judgments(client)
+        topics = topics_of(judgments)
+        run: Run = {}
+        examples: list[Graded] = []
+        rows: dict[str, list[dict[str, float]]] = defaultdict(list)
+        per_query = []
+        for topic in topics:
+            judged = topic.qrels()
+            response = client.post(
+                "/search", json={"query": topic.query, "filters": topic.filters, "sort": topic.sort, "top_k": TOP_K}
+            )
+            response.raise_for_status()
+            results = response.json()["results"]
+            ranked = [result_key(r, judged) for r in results]
+            run[topic.id] = ranked
+            for key, result in zip(ranked, results, strict=True):
+                if key in judged:
+                    examples.append(
+                        Graded(topic.id, result["relevance"], result["relevance_probability"], judged[key] == 1)
+                    )
+            metrics = query_metrics(ranked, judged)
+            unjudged, shown = unjudged_at(ranked, judged, 5)
+            scores = {
+                "hit@5": metrics["hit@5"],
+                "ndcg@10": metrics["ndcg@10"],
+                "unjudged@5": unjudged,
+                "shown@5": shown,
+            }
+            groups = ["ALL"]
+            if kind := topic.document_type():
+                groups.append(f"type:{kind}")
+            groups += [f"group:{g}" for g in sorted(topic.practice_groups)]
+            for group in groups:
+                rows[group].append(scores)
+            per_query.append({"id": topic.id, "query": topic.query, "filters": topic.filters, "sort": topic.sort,
+                              "judged": len(judged), "relevant": sum(judged.values()), "groups": groups[1:],
+                              "precision@5": metrics["hit@5"], "ndcg@10": metrics["ndcg@10"],
+                              "unjudged@5": unjudged / shown if shown else 0.0, "top": ranked})  # fmt: skip
+    summary = _group_rows(rows) if rows else {}
+    before = calibration(examples)
+    after = recalibrated(examples) if len(examples) >= REFIT_MINIMUM else None
+    under = Counter(j["ranking_id"] for j in judgments)
+    judges = {j["judge"] for j in judgments}
+
+    def say(text: str) -> None:
+        console.print(text, markup=False, highlight=False, soft_wrap=True)
+
+    say(
+        f"{len(judgments)} judgments by {len(judges)} judges on {len(topics)} queries; ranking now {ranking['id']}"
+        f" (judged under {', '.join(f'{k}: {v}' for k, v in under.most_common()) or 'none'})"
+    )
+    say(format_judged_table(summary))
+    say(format_calibration("calibration before (the shipped model)", before))
+    if after is not None:
+        say(format_calibration("calibration after (refitted, cross-validated)", after))
+        say(f"  refit: p' = sigmoid({after['a']:.3f} * logit(p) + {after['b']:.3f})")
+    else:
+        say(
+            f"calibration after: a refit needs {REFIT_MINIMUM} judged results in the top {TOP_K} (have {len(examples)})"
+        )
+    if trec_path:
+        write_trec(topics, run, trec_path)
+        say(f"qrels in {trec_path}, queries in {queries_path_of(trec_path)}, run in {run_path_of(trec_path)}")
+    report: dict[str, Any] = {
+        "judgments": len(judgments),
+        "judges": len(judges),
+        "queries": len(topics),
+        "ranking": ranking,
+        "judged_under": dict(under),
+        "metrics": summary,
+        "calibration": {"before": before, "after": after, "refit_minimum": REFIT_MINIMUM},
+        "per_query": per_query,
+    }
+    if json_path:
+        json_path.write_text(json.dumps(report, indent=2, ensure_ascii=False), encoding="utf-8")
+    return report
+
+
+def queries_path_of(trec_path: Path) -> Path:
+    return trec_path.with_name(trec_path.stem + ".queries.jsonl")
+
+
+def run_path_of(trec_path: Path) -> Path:
+    return trec_path.with_name(trec_path.stem + ".run")
+
+
+def write_trec(topics: list[Topic], run: Run, trec_path: Path) -> None:
+    """The judgments as TREC qrels (query id: topic_id; document id: the passage), the queries as JSON lines
+    (read_queries: `_id`, `text`, `group` the document type, and the filters and sort to re-run them) and this
+    run (write_run), so evaluation.py's metrics run on the firm's set as on JurisTCU."""
+    write_qrels({t.id: t.qrels() for t in topics}, trec_path)
+    with queries_path_of(trec_path).open("w", encoding="utf-8") as out:
+        for t in topics:
+            row = {"_id": t.id, "text": t.query, "group": t.document_type(), "filters": t.filters, "sort": t.sort}
+            out.write(json.dumps(row, ensure_ascii=False) + "\n")
+    scores = {qid: [1.0 / rank for rank in range(1, len(docs) + 1)] for qid, docs in run.items()}
+    write_run(run, scores, run_path_of(trec_path), "judged")

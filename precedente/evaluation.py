@@ -35,13 +35,28 @@ def read_queries(path: Path) -> list[Query]:
 
 
 def read_qrels(path: Path) -> Qrels:
+    """BEIR's TSV (`query-id, corpus-id, score`, with a header) or TREC's qrels (`qid iteration docid score`,
+    separated by spaces or tabs: what write_qrels writes)."""
     qrels: Qrels = defaultdict(dict)
     with path.open(encoding="utf-8") as handle:
         for row in csv.reader(handle, delimiter="\t"):
+            if len(row) == 1:
+                row = row[0].split()
             if not row or row[0] == "query-id":
                 continue
-            qrels[row[0]][row[1]] = int(row[2])
+            if len(row) >= 4:  # TREC: qid iteration docid score
+                qrels[row[0]][row[2]] = int(row[3])
+            else:
+                qrels[row[0]][row[1]] = int(row[2])
     return dict(qrels)
+
+
+def write_qrels(qrels: Qrels, path: Path) -> None:
+    """TREC qrels: `qid 0 docid score`, one judged document per line."""
+    with path.open("w", encoding="utf-8") as out:
+        for qid, judged in qrels.items():
+            for doc, score in judged.items():
+                out.write(f"{qid} 0 {doc} {score}\n")
 
 
 def read_run(path: Path) -> Run:
@@ -100,3 +115,55 @@ def format_table(results: dict[str, dict[str, float]]) -> str:
         cells = " ".join(f"{100 * values[m]:10.1f}" for m in METRICS)
         lines.append(f"{group:6} {int(values['queries']):7d} {cells}")
     return "\n".join(lines)
+
+
+def unjudged_at(ranking: list[str], judged: dict[str, int], k: int = 5) -> tuple[int, int]:
+    """(results of the top k nobody judged, results in the top k): an unjudged list is not a bad one."""
+    top = ranking[:k]
+    return sum(doc not in judged for doc in top), len(top)
+
+
+def brier_score(probabilities: list[float], labels: list[bool]) -> float:
+    """Mean squared distance of each predicted probability from what the judge said (0 is perfect)."""
+    return sum((p - float(y)) ** 2 for p, y in zip(probabilities, labels, strict=True)) / max(len(labels), 1)
+
+
+def log_loss(probabilities: list[float], labels: list[bool], eps: float = 1e-6) -> float:
+    total = 0.0
+    for p, y in zip(probabilities, labels, strict=True):
+        p = min(max(p, eps), 1 - eps)
+        total -= math.log(p) if y else math.log(1 - p)
+    return total / max(len(labels), 1)
+
+
+def _logit(p: float, eps: float = 1e-6) -> float:
+    p = min(max(p, eps), 1 - eps)
+    return math.log(p / (1 - p))
+
+
+def platt_fit(probabilities: list[float], labels: list[bool], l2: float = 1.0) -> tuple[float, float]:
+    """(a, b) of p' = sigmoid(a * logit(p) + b), fitted by Newton's method with a light L2 on `a` (as
+    bench/calibrate.py fits the grade's model): the recalibration a set of judged results supports when only
+    the probabilities, not the features behind them, are known."""
+    xs, ys = [_logit(p) for p in probabilities], [float(y) for y in labels]
+    a, b = 1.0, 0.0
+    for _ in range(50):
+        ga = gb = haa = hab = hbb = 0.0
+        for x, y in zip(xs, ys, strict=True):
+            q = 1 / (1 + math.exp(-(a * x + b)))
+            ga, gb = ga + (q - y) * x, gb + (q - y)
+            w = q * (1 - q)
+            haa, hab, hbb = haa + w * x * x, hab + w * x, hbb + w
+        ga, haa = ga + l2 * (a - 1.0), haa + l2  # shrunk towards the model as shipped (a = 1, b = 0)
+        determinant = haa * hbb - hab * hab
+        if abs(determinant) < 1e-12:
+            break
+        step_a, step_b = (hbb * ga - hab * gb) / determinant, (haa * gb - hab * ga) / determinant
+        a, b = a - step_a, b - step_b
+        if max(abs(step_a), abs(step_b)) < 1e-9:
+            break
+    return a, b
+
+
+def platt(p: float, a: float, b: float) -> float:
+    return 1 / (1 + math.exp(-(a * _logit(p) + b)))

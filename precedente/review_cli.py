@@ -18,6 +18,13 @@ console = Console()
 review_app = typer.Typer(help="The review queue: list, show, approve, re-OCR, correct or reject.")
 
 ApiOption = Annotated[str | None, typer.Option("--api", help="Search API URL (default PRECEDENTE_API_URL).")]
+JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON (for scripts) instead of text.")]
+ACTION_DONE = {
+    "approve": "approved: it is indexed from its reviewed text",
+    "reocr": "sent to OCR again",
+    "correct": "page corrected",
+    "reject": "rejected: it leaves the queue",
+}
 
 
 def client(api: str | None) -> httpx.Client:
@@ -35,7 +42,7 @@ def review_list(
     ctx: typer.Context,
     api: ApiOption = None,
     reason: Annotated[str | None, typer.Option(help="Only this reason code.")] = None,
-    as_json: Annotated[bool, typer.Option("--json")] = False,
+    as_json: JsonOption = False,
 ) -> None:
     """List the documents awaiting review (the default when no sub-command is given)."""
     if ctx.invoked_subcommand is not None:
@@ -45,7 +52,9 @@ def review_list(
     if as_json:
         sys.stdout.write(json.dumps(queue, ensure_ascii=False, indent=2) + "\n")
         return
-    table = Table("document", "file", "stage", "reason", "weak pages", "confidence")
+    table = Table()
+    for column in ("document", "file", "stage", "reason", "weak pages", "confidence"):
+        table.add_column(column, overflow="fold")
     for item in queue["items"]:
         confidence = item["ocr_confidence"]
         table.add_row(
@@ -61,13 +70,15 @@ def review_list(
 
 
 @review_app.command("show")
-def review_show(document_id: str, api: ApiOption = None) -> None:
+def review_show(document_id: str, api: ApiOption = None, as_json: JsonOption = False) -> None:
     """The reason, the pages with their method, confidence and text, and what reviewers did."""
     with client(api) as http:
         detail = call(http.get(f"/review/{document_id}"))
-    console.print(
-        f"[bold]{detail['filename']}[/bold] ({detail['stage']}): [{detail['reason_code']}] {detail['reason']}"
-    )
+    if as_json:
+        sys.stdout.write(json.dumps(detail, ensure_ascii=False, indent=2) + "\n")
+        return
+    reason = f"[{detail['reason_code']}] {detail['reason']}"
+    console.print(f"[bold]{escape(detail['filename'])}[/bold] ({escape(detail['stage'])}): {escape(reason)}")
     for page in detail["pages"]:
         console.rule(f"page {page['number']} · {page['method']} · confidence {page['confidence']:.2f}")
         console.print(page["text"], markup=False)
@@ -76,10 +87,10 @@ def review_show(document_id: str, api: ApiOption = None) -> None:
 
 
 @review_app.command("approve")
-def review_approve(document_id: str, api: ApiOption = None) -> None:
+def review_approve(document_id: str, api: ApiOption = None, as_json: JsonOption = False) -> None:
     """Index the document from its extracted (and corrected) text."""
     with client(api) as http:
-        console.print(call(http.post(f"/review/{document_id}/approve")))
+        done(call(http.post(f"/review/{document_id}/approve")), as_json)
 
 
 @review_app.command("reocr")
@@ -89,23 +100,28 @@ def review_reocr(
     psm: Annotated[int | None, typer.Option(help="Tesseract page segmentation mode.")] = None,
     language: Annotated[str | None, typer.Option()] = None,
     api: ApiOption = None,
+    as_json: JsonOption = False,
 ) -> None:
     """Extract the document again with other OCR settings."""
     options = {k: v for k, v in {"dpi": dpi, "psm": psm, "language": language}.items() if v is not None}
     with client(api) as http:
-        console.print(call(http.post(f"/review/{document_id}/reocr", json=options)))
+        done(call(http.post(f"/review/{document_id}/reocr", json=options)), as_json)
 
 
 @review_app.command("correct")
 def review_correct(
     document_id: str,
     page: int,
-    text_file: Annotated[Path, typer.Argument(help="File with the page's corrected text.")],
+    text_file: Annotated[
+        Path, typer.Argument(exists=True, dir_okay=False, help="File with the page's corrected text.")
+    ],
     api: ApiOption = None,
+    as_json: JsonOption = False,
 ) -> None:
     """Replace one page's text with a corrected version."""
+    text = text_file.read_text()
     with client(api) as http:
-        console.print(call(http.put(f"/review/{document_id}/pages/{page}", json={"text": text_file.read_text()})))
+        done(call(http.put(f"/review/{document_id}/pages/{page}", json={"text": text})), as_json)
 
 
 @review_app.command("reject")
@@ -113,10 +129,20 @@ def review_reject(
     document_id: str,
     reason: Annotated[str, typer.Option(help="Why it is rejected.")],
     api: ApiOption = None,
+    as_json: JsonOption = False,
 ) -> None:
     """Take the document out of the queue for good."""
     with client(api) as http:
-        console.print(call(http.post(f"/review/{document_id}/reject", json={"reason": reason})))
+        done(call(http.post(f"/review/{document_id}/reject", json={"reason": reason})), as_json)
+
+
+def done(result: dict[str, Any], as_json: bool) -> None:
+    """What an action did, as a sentence (or its JSON), not a Python dict."""
+    if as_json:
+        sys.stdout.write(json.dumps(result, ensure_ascii=False) + "\n")
+        return
+    what = ACTION_DONE.get(result.get("action", ""), result.get("action", "done"))
+    console.print(f"{result['document_id']}: {what} (now {result['stage']})", markup=False, highlight=False)
 
 
 def status(api: ApiOption = None) -> None:

@@ -5,13 +5,18 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
+import httpx
 import pytest
 
+from precedente.cli import main
 from precedente.harness import RunningStack
 from shared.embedded import free_port
 from tests.helpers.office import contract_docx
+from tests.helpers.pdfs import retitled
+from tests.helpers.stack import SMALL_PDFS
 
 pytestmark = pytest.mark.e2e
 
@@ -36,6 +41,9 @@ def test_ingest_waits_reports_and_fails_on_a_bad_file(stack: RunningStack, tmp_p
     good = precedente(stack, "ingest", str(folder), "--api", stack.url, "--wait", "--groups", "imobiliario")
     assert good.returncode == 0, good.stdout + good.stderr
     assert "locacao.docx" in good.stdout and "1 indexed" in good.stdout
+    # The admin key has no groups: the operator is told it will not find what it just sent.
+    warning = [line for line in good.stderr.splitlines() if line.startswith("warning:")]
+    assert len(warning) == 1 and "imobiliario" in warning[0] and "will not find" in warning[0], good.stderr
 
     (folder / "corrompido.pdf").write_bytes(b"%PDF-1.7\n" + b"\x00garbage" * 50)
     mixed = precedente(stack, "ingest", str(folder), "--api", stack.url, "--wait", "--groups", "imobiliario")
@@ -73,6 +81,7 @@ API_COMMANDS = [
     ("keys", "list"),
     ("audit",),
     ("review",),
+    ("whoami",),
     ("ingest", "README.md"),
 ]
 
@@ -112,7 +121,84 @@ def test_a_missing_or_invalid_credential_is_one_clear_line(stack: RunningStack, 
     missing = {**stack.cli_env(), "PRECEDENTE_API_KEY": "", "PRECEDENTE_DATA_DIR": str(empty)}
     for command in API_COMMANDS:
         assert_one_line(run_cli(*command, env=bad), "401 Unauthorized", "invalid", "PRECEDENTE_API_KEY")
-        assert_one_line(run_cli(*command, env=missing), "401 Unauthorized", "authentication required")
+        assert_one_line(
+            run_cli(*command, env=missing),
+            "401 Unauthorized",
+            "authentication required",
+            "PRECEDENTE_API_KEY is not set",
+            str((empty / "admin.key").resolve()),  # where it looked, so one sees the folder was the wrong one
+            "PRECEDENTE_DATA_DIR",
+        )
     searcher = precedente(stack, "keys", "create", "--scope", "search", "--name", "so busca").stdout.split()[-1]
     refused = run_cli("users", "list", env=stack.cli_env(searcher))
     assert_one_line(refused, "403 Forbidden", "needs permission: admin")
+
+
+def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    """`precedente ARGS` in this process (so its HTTP requests can be counted): exit status, stdout, stderr."""
+    with pytest.raises(SystemExit) as ended:
+        main(list(args))
+    out, err = capsys.readouterr()
+    return ended.value.code, out, err
+
+
+def test_ingest_waits_with_one_status_request_per_interval_then_search_filters(
+    stack: RunningStack, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Three real decisions (and a README that --include leaves out): the progress moves, --wait asks
+    GET /documents once per interval for all of them, and search's filters and paging reach the API."""
+    folder = tmp_path / "decisoes"
+    folder.mkdir()
+    for name in SMALL_PDFS:
+        (folder / name).write_bytes(retitled(name, "cli-wait"))
+    (folder / "README.md").write_text("Estas são decisões de exemplo.\n")
+    calls: list[tuple[str, str]] = []
+    send = httpx.HTTPTransport.handle_request
+
+    def counted(self: httpx.HTTPTransport, request: httpx.Request) -> httpx.Response:
+        calls.append((request.method, request.url.path))
+        return send(self, request)
+
+    monkeypatch.setattr(httpx.HTTPTransport, "handle_request", counted)
+    monkeypatch.setenv("PRECEDENTE_API_URL", stack.url)
+    monkeypatch.setenv("PRECEDENTE_API_KEY", stack.admin_key())
+    monkeypatch.setenv("COLUMNS", "80")
+
+    started = time.monotonic()
+    status, out, err = run(capsys, "ingest", str(folder), "--include", "*.pdf", "--wait", "--interval", "1", "--json")
+    elapsed = time.monotonic() - started
+    assert status == 0, err
+    report = json.loads(out)
+    assert sorted(Path(d["file"]).name for d in report["documents"]) == sorted(SMALL_PDFS)
+    assert report["counts"] == {"indexed": 3} and report["upload_errors"] == [], report
+    assert all(d["chunk_count"] for d in report["documents"]), report
+    assert calls.count(("POST", "/documents")) == 3
+    listings = calls.count(("GET", "/documents"))
+    assert 1 <= listings <= elapsed + 2, (listings, elapsed)
+    assert not [path for _, path in calls if path.endswith("/status")], calls
+    progress = [line for line in err.splitlines() if " processed " in line]
+    assert progress[-1].endswith("processed 3/3: 3 indexed, 0 in review, 0 failed, 0 in progress"), err
+    assert len(progress) >= 2, err  # it moved: a count before the end, not a bar at 0:00:00
+
+    query = "responsabilidade civil e dano moral"
+    status, out, err = run(capsys, "search", query, "--court", "STJ", "--type", "Acórdão", "--json")
+    assert status == 0, err
+    found = json.loads(out)["results"]
+    assert found and all(r["court"] == "stj" and r["document_type"] == "acordao" for r in found), found
+    status, out, _ = run(capsys, "search", query, "--court", "TJ-RJ", "--json")
+    assert {r["court"] for r in json.loads(out)["results"]} == {"tjrj"}
+    status, out, _ = run(capsys, "search", query, "--from", "2099", "--json")
+    assert json.loads(out)["results"] == []
+    status, out, _ = run(capsys, "search", query, "--top-k", "1", "--page", "2", "--sort", "date", "--json")
+    second = json.loads(out)
+    assert second["offset"] == 1 and len(second["results"]) == 1
+
+    status, out, _ = run(capsys, "search", query, "--court", "stj")
+    assert status == 0
+    lines = out.splitlines()
+    assert all(len(line) <= 80 for line in lines), out
+    assert lines[0].split()[1] == "resultados" and " p. " in out and "1. [" in out, out
+
+    status, out, _ = run(capsys, "whoami", "--json")
+    me = json.loads(out)
+    assert status == 0 and me["groups"] == [] and "admin" in me["permissions"], me

@@ -4,7 +4,7 @@ import asyncio
 import dataclasses
 import hashlib
 import uuid
-from datetime import date
+from datetime import date, datetime
 from pathlib import PurePosixPath, PureWindowsPath
 from typing import Annotated, Any
 from urllib.parse import quote
@@ -12,7 +12,7 @@ from urllib.parse import quote
 from fastapi import APIRouter, File, Form, HTTPException, Query, UploadFile
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, Field, ValidationError
 
 from services.search import problems
 from services.search.deps import (
@@ -41,7 +41,9 @@ class UploadAccepted(BaseModel):
     outcome: str
 
 
-class DocumentStatus(BaseModel):
+class DocumentFacts(BaseModel):
+    """What the ledger says of a document's current version: GET /documents/{id}/status and GET /documents."""
+
     document_id: uuid.UUID
     filename: str
     stage: str
@@ -66,7 +68,27 @@ class DocumentStatus(BaseModel):
     subject: str | None
     citations: list[str]
     parent_document_id: uuid.UUID | None
+
+
+class DocumentStatus(DocumentFacts):
     history: list[dict[str, Any]]
+
+
+class ListedDocument(DocumentFacts):
+    """A document in GET /documents: its status without the history, with when it last changed and, when it
+    stopped (review or failed), which service stopped it and the reason's stable code."""
+
+    updated_at: datetime
+    halted_in: str | None
+    reason_code: str | None
+
+
+class DocumentList(BaseModel):
+    total: int = Field(description="Documents that match, on every page.")
+    documents: list[ListedDocument] = Field(description="This page of them, most recently updated first.")
+
+
+MAX_LISTED_IDS = 500
 
 
 # What an original is served as: decided from its bytes (shared/formats.py), never from the uploader's name or
@@ -268,6 +290,40 @@ async def download(
         highlighted = await asyncio.to_thread(highlight_passage, content, chunk.page_start, chunk.page_end, chunk.text)
         content = highlighted or content  # no text layer to mark (a scan): the original as it is
     return Response(content, media_type=media_type, headers=content_headers(document.filename, media_type))
+
+
+@router.get("/documents", response_model=DocumentList)
+async def list_documents(
+    who: ReaderDep,
+    pool: DbDep,
+    id: Annotated[  # noqa: A002 - the query parameter's name: ?id=...&id=...
+        list[uuid.UUID] | None,
+        Query(max_length=MAX_LISTED_IDS, description=f"Only these documents (up to {MAX_LISTED_IDS})."),
+    ] = None,
+    q: Annotated[
+        str | None, Query(max_length=200, description="In the file name or title, case and accents aside.")
+    ] = None,
+    stage: Annotated[list[Stage] | None, Query(description="Only documents at these ledger stages.")] = None,
+    limit: Annotated[int, Query(ge=1, le=200)] = 50,
+    offset: Annotated[int, Query(ge=0, le=1_000_000)] = 0,
+) -> DocumentList:
+    """The documents the caller may see or submitted (GET /documents/{id}/status's rule), most recently
+    updated first: the ingestion page's list, and `precedente ingest --wait`'s one call per interval."""
+    found = await documents.listing(
+        pool,
+        who.groups,
+        who.user,
+        ids=id,
+        text=q.strip() if q and q.strip() else None,
+        stages=[s.value for s in stage] if stage else None,
+        limit=limit,
+        offset=offset,
+    )
+    fields = ListedDocument.model_fields
+    return DocumentList(
+        total=found.total,
+        documents=[ListedDocument(**{name: getattr(d, name) for name in fields}) for d in found.documents],
+    )
 
 
 @router.get("/documents/{document_id}/status", response_model=DocumentStatus, responses=problems.responses(404))

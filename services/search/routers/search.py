@@ -1,4 +1,5 @@
-"""`POST /search`: the hybrid search lawyers run (through the gateway and the CLI), with its facets."""
+"""`POST /search`: the hybrid search lawyers run (through the gateway and the CLI), with its facets; and
+`POST /search/similar`: "Mais como este", the works whose passages are nearest one passage."""
 
 import asyncio
 import time
@@ -19,7 +20,15 @@ from services.search.deps import (
     ThrottleDep,
 )
 from services.search.llm_rerank import llm_rerank
-from services.search.query import Candidates, SearchRequest, SearchResult, hybrid_search
+from services.search.query import (
+    Candidates,
+    SearchRequest,
+    SearchResult,
+    SimilarRequest,
+    hybrid_search,
+    similar_search,
+    similar_source,
+)
 from services.search.ranking import Ranking
 from services.search.store import audit
 from services.search.syntax import parse_query
@@ -31,11 +40,23 @@ from shared.settings import Settings
 router = APIRouter()
 
 
+class SimilarTo(BaseModel):
+    """The passage a "Mais como este" list is near (the page says "Trechos parecidos com ...")."""
+
+    passage_id: int
+    document_id: str
+    title: str
+    citation: str | None = None
+    page_number: int
+
+
 class SearchResponse(BaseModel):
     results: list[SearchResult] = Field(description="One entry per work (a decision and its copies are one).")
     facets: dict[str, dict[str, int]] = Field(
         default_factory=dict,
-        description="Documents per value of document_type, document_subtype, court, relator, judging_body.",
+        description="Documents per value of document_type, document_subtype, court, relator, judging_body, "
+        "procedural_class among this query's candidates; a facet with a selection is counted under every other "
+        "filter but its own, so its other values stay reachable.",
     )
     total: int = Field(0, description="Works among this query's candidates under these filters: what paging reaches.")
     relevant_total: int = Field(0, description='Of them, the works graded "forte" or "provável".')
@@ -47,6 +68,7 @@ class SearchResponse(BaseModel):
     vague_query: bool = Field(
         False, description='One word that names no subject ("direito"): every result is "fraca"; say more.'
     )
+    similar_to: SimilarTo | None = Field(None, description="POST /search/similar only: the passage the list is near.")
 
 
 @router.post("/search", response_model=SearchResponse, responses=problems.responses(503))
@@ -116,3 +138,54 @@ async def run_search(
         no_strong_match=page.no_strong_match,
         vague_query=page.vague,
     )
+
+
+@router.post("/search/similar", response_model=SearchResponse, responses=problems.responses(404, 503))
+async def search_similar(
+    body: SimilarRequest,
+    who: SearcherDep,
+    pool: DbDep,
+    settings: SettingsDep,
+    throttle: ThrottleDep,
+    index_guard: IndexGuardDep,
+) -> SearchResponse:
+    """ "Mais como este": other works near this passage (its stored embedding is the query vector), under the same
+    filters and the same access wall as /search, one entry per work, the passage's own work left out.
+
+    The grade says how near the work's best passage is (cosine >= 0.9 "forte", >= 0.85 "provável"), and
+    relevance_probability holds that cosine. A passage that is missing or that the caller may not see is a 404
+    alike."""
+    await throttle(pool, who, "search")
+    if problem := await index_guard.problem(pool):
+        raise HTTPException(503, problem)
+    source = await similar_source(pool, body.passage_id, who.groups)
+    if source is None:
+        raise HTTPException(404, "passage not found")
+    candidates = Candidates(settings.search_candidates, settings.search_lexical_candidates).at_least(
+        body.offset + body.top_k
+    )
+    page = await similar_search(pool, body, source, who.groups, candidates)
+    response = SearchResponse(
+        results=page.results,
+        facets=page.facets,
+        total=page.total,
+        relevant_total=page.relevant_total,
+        offset=body.offset,
+        no_strong_match=page.no_strong_match,
+        similar_to=SimilarTo(
+            passage_id=source.passage_id,
+            document_id=str(source.document_id),
+            title=source.title,
+            citation=source.citation,
+            page_number=source.page_number,
+        ),
+    )
+    await audit.record(
+        pool,
+        who,
+        "search.similar",
+        document_ids=[source.document_id, *(r.document_id for r in response.results)],
+        filters=body.filters.model_dump(mode="json", exclude_none=True) or None,
+        detail={"passage_id": body.passage_id, "top_k": body.top_k, "results": len(response.results)},
+    )
+    return response

@@ -139,3 +139,54 @@ async def chunk_text(db: Db, document_id: uuid.UUID, chunk_id: int) -> ChunkText
         "SELECT page_start, page_end, text FROM chunks WHERE id = $1 AND document_id = $2", chunk_id, document_id
     )
     return ChunkText(**dict(row)) if row is not None else None
+
+
+@dataclass(frozen=True)
+class Listing:
+    """One page of documents and how many match in all, for paging."""
+
+    total: int
+    documents: list[Document]
+
+
+def like_pattern(text: str) -> str:
+    """A substring pattern for ILIKE that takes `text` literally: its %, _ and \\ match only themselves."""
+    escaped = text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return f"%{escaped}%"
+
+
+async def listing(
+    db: Db,
+    groups: list[str],
+    submitted_by: str,
+    *,
+    ids: list[uuid.UUID] | None = None,
+    text: str | None = None,
+    stages: list[str] | None = None,
+    limit: int = 50,
+    offset: int = 0,
+) -> Listing:
+    """The documents these groups may see or `submitted_by` submitted, most recently updated first: only `ids`
+    when given, only those whose file name or title holds `text` (case and accents aside), only at `stages`.
+    The access rule is GET /documents/{id}/status's (visible() with submitted_by), inside the SQL."""
+    where = f"({ACCESS_CLAUSE} OR submitted_by = $1)"
+    arguments: list[Any] = [submitted_by, groups]
+    if ids is not None:
+        arguments.append(ids)
+        where += f" AND id = ANY(${len(arguments)}::uuid[])"
+    if text:
+        arguments.append(like_pattern(text))
+        at = f"public.unaccent(${len(arguments)})"
+        where += f" AND (public.unaccent(filename) ILIKE {at} OR public.unaccent(coalesce(title, '')) ILIKE {at})"
+    if stages:
+        arguments.append(stages)
+        where += f" AND stage = ANY(${len(arguments)}::text[])"
+    total = await db.fetchval(f"SELECT count(*) FROM documents WHERE {where}", *arguments)
+    rows = await db.fetch(
+        f"SELECT * FROM documents WHERE {where} ORDER BY updated_at DESC, id"
+        f" LIMIT ${len(arguments) + 1} OFFSET ${len(arguments) + 2}",
+        *arguments,
+        limit,
+        offset,
+    )
+    return Listing(total=total, documents=[Document.from_record(row) for row in rows])

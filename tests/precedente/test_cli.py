@@ -1,0 +1,182 @@
+"""The `precedente` command as a newcomer meets it, without a stack: its help (exit codes, valid filter values),
+one-line errors with the fix for wrong usage and bad configuration, file selection for `ingest`, and search
+results that fit an 80-column terminal."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from precedente import api_errors
+from precedente.cli import _files, _outside_warning, main, result_lines, write_results
+
+DOCS = Path(__file__).parents[2] / ".." / "shared" / "docs"
+
+
+def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    """The CLI in this process, as `precedente ARGS`: its exit status, stdout and stderr."""
+    with pytest.raises(SystemExit) as ended:
+        main(list(args))
+    out, err = capsys.readouterr()
+    return ended.value.code, out, err
+
+
+def one_line(err: str) -> str:
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("precedente: "), err
+    assert "Traceback" not in err
+    return lines[0]
+
+
+def test_help_documents_every_exit_status(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("COLUMNS", "200")
+    status, out, _ = run(capsys, "--help")
+    assert status == 0
+    text = " ".join(out.replace("│", " ").split())
+    for code in api_errors.EXIT_CODES:
+        assert f"; {code} " in text or f"Exit status: {code} " in text, code
+    assert "whoami" in text and "PRECEDENTE_API_KEY" in text
+
+
+def test_search_help_lists_the_valid_values(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "200")
+    status, out, _ = run(capsys, "search", "--help")
+    assert status == 0
+    text = " ".join(out.replace("│", " ").split())
+    for option in ("--type", "--subtype", "--court", "--from", "--to", "--relator", "--judging-body", "--cited-law"):
+        assert option in text, option
+    for option in ("--sort", "--page", "--offset", "--top-k", "--json"):
+        assert option in text, option
+    for code in ("acordao", "decisao_monocratica", "jurisprudencia_compilada", "lei_complementar", "stj", "tj+UF"):
+        assert code in text, code
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (["search", "dano moral", "--type", "acordam"], ["--type", "'acordam'", "acordao", "sentenca", "parecer"]),
+        (["search", "dano moral", "--subtype", "leizinha"], ["--subtype", "lei_complementar", "medida_provisoria"]),
+        (["search", "dano moral", "--court", "TJ-XX"], ["--court", "'TJ-XX'", "stj", "trf1-trf6", "tj+UF (tjsp)"]),
+        (["search", "dano moral", "--from", "31/02/2019"], ["--from", "2019-03-12", "12/03/2019"]),
+        (["search", "dano moral", "--from", "2020", "--to", "2019"], ["--from", "after --to"]),
+        (["search", "dano moral", "--sort", "antigos"], ["--sort", "relevance", "date"]),
+        (["search"], ["Missing argument", "search --help"]),
+        (["serch", "dano"], ["No such command", "search"]),
+        (["ingest", "/nao/existe"], ["/nao/existe does not exist", "ingest --help"]),
+        (["ingest", str(DOCS), "--include", "*.docx"], ["no files to ingest", "--include"]),
+    ],
+)
+def test_wrong_usage_is_one_line_naming_what_is_valid(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, args: list[str], words: list[str]
+) -> None:
+    """Refused before any request: no API needs to run (nothing listens at this address)."""
+    monkeypatch.setenv("PRECEDENTE_API_URL", "http://127.0.0.1:9")
+    status, out, err = run(capsys, *args)
+    assert status == api_errors.EXIT_USAGE, (out, err)
+    line = one_line(err)
+    for word in words:
+        assert word in line, (word, line)
+
+
+def test_a_bad_setting_names_the_variable(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PRECEDENTE_API_PORT", "oito mil")
+    status, _, err = run(capsys, "status")
+    assert status == api_errors.EXIT_USAGE
+    assert "PRECEDENTE_API_PORT" in one_line(err)
+
+
+def test_from_another_folder_with_no_stack_every_command_says_how_to_start_it(tmp_path: Path) -> None:
+    """The entry point as installed, run where nothing is set up: the line says what to run."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PRECEDENTE_")}
+    for command in (["search", "dano moral"], ["whoami"], ["status"], ["review"], ["keys", "list"]):
+        done = subprocess.run(
+            [sys.executable, "-m", "precedente.cli", *command],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env={**env, "PRECEDENTE_API_URL": "http://127.0.0.1:9"},
+            cwd=tmp_path,
+        )
+        assert done.returncode == api_errors.EXIT_FAILED, done
+        line = one_line(done.stderr)
+        assert "cannot reach the search API at http://127.0.0.1:9" in line and "precedente up" in line
+
+
+def test_ingest_selects_the_decisions_of_shared_docs_with_a_glob() -> None:
+    """README's example: the PDFs, also the scans in scanned/, never README.md nor the ground-truth texts."""
+    everything = {p.name for p in _files([DOCS])}
+    assert "README.md" in everything and any(name.endswith(".groundtruth.txt") for name in everything)
+    pdfs = {p.name for p in _files([DOCS], include=["*.pdf"])}
+    assert pdfs == {name for name in everything if name.endswith(".pdf")}
+    assert "stj_resp_1433940_mg_acordao.pdf" in pdfs and "stj_resp_1433940_mg_scan.pdf" in pdfs
+    top = {p.name for p in _files([DOCS], exclude=["README*", "scanned/*"])}
+    assert top == {name for name in pdfs if "_scan" not in name}
+
+
+LONG_RESULT = {
+    "rank": 1,
+    "relevance": "forte",
+    "citation": (
+        "BRASIL. Superior Tribunal de Justiça (Terceira Turma). Recurso Especial 1.433.940/MG. Relator: Ministro"
+        " Ricardo Villas Bôas Cueva. Julgado em 12/09/2017. Diário da Justiça Eletrônico, 02/10/2017."
+    ),
+    "document_title": "REsp 1.433.940/MG",
+    "document_type": "acordao",
+    "court": "stj",
+    "document_date": "2017-09-12",
+    "judgment_date": "2017-09-12",
+    "publication_date": "2017-10-02",
+    "relator": "Ricardo Villas Bôas Cueva",
+    "judging_body": "Terceira Turma",
+    "page_number": 4,
+    "page_end": 5,
+    "section_path": "voto > II – Da responsabilidade solidária da administradora do shopping center",
+    "chunk_text": "A responsabilidade do fornecedor " * 30,
+    "relevance_explanation": "trata de responsabilidade solidária do fornecedor (CDC, art. 14)",
+    "copies": [{"filename": "stj_resp_1433940_mg_scan_com_um_nome_de_arquivo_muito_comprido.pdf"}],
+    "other_passages": [{"page_number": 7}],
+}
+
+
+def test_a_result_wraps_at_80_columns_and_keeps_title_dates_and_pages() -> None:
+    lines = result_lines(1, LONG_RESULT, 80)
+    assert all(len(line) <= 80 for line in lines), [line for line in lines if len(line) > 80]
+    joined = " ".join(line.strip() for line in lines)
+    assert "Recurso Especial 1.433.940/MG" in joined and "Ricardo Villas Bôas Cueva" in joined
+    assert "julgado em 12/09/2017" in joined and "publicado em 02/10/2017" in joined
+    assert "p. 4-5" in joined and "Voto › II – Da responsabilidade solidária" in joined
+    assert "cópias: stj_resp_1433940_mg_scan_com_um_nome_de_arquivo_muito_comprido.pdf"[:40] in joined
+    assert "outros trechos: p. 7" in joined
+
+
+def test_only_a_decision_is_said_to_be_judged() -> None:
+    act = {**LONG_RESULT, "document_type": "ato_normativo", "judgment_date": "1995-02-13", "publication_date": None}
+    joined = " ".join(line.strip() for line in result_lines(1, act, 80))
+    assert "de 13/02/1995" in joined and "julgado em" not in joined
+
+
+def test_a_page_of_results_fits_the_terminal(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "80")
+    answer = {"results": [LONG_RESULT, {**LONG_RESULT, "citation": None}], "total": 12, "relevant_total": 3}
+    write_results(answer, top_k=2, sort="date")
+    out = capsys.readouterr().out
+    assert all(len(line) <= 80 for line in out.splitlines()), out
+    assert out.startswith("12 resultados (3 com relevância forte ou provável) · 1-2 · página 1 de 6")
+    assert "2. [forte] REsp 1.433.940/MG, acordao, stj" in out
+    assert "próxima página: --page 2" in out
+
+
+def test_ingest_warns_only_when_the_files_are_outside_the_callers_groups() -> None:
+    admin = {"user": "key:local CLI (precedente up)", "groups": []}
+    warning = _outside_warning(admin, "socios,contencioso")
+    assert warning is not None and warning.startswith("warning: key:local CLI (precedente up) is not in socios")
+    assert "will not find" in warning and "--groups socios,contencioso" in warning
+    assert _outside_warning({"user": "ana", "groups": ["socios"]}, "socios,contencioso") is None
+    assert _outside_warning(admin, "*") is None  # shared with everyone
+    assert _outside_warning(admin, None) is None
