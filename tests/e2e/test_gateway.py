@@ -17,34 +17,32 @@ security headers and CORS are checked here over plain HTTP.
 
 Needs Node.js, `npm run build` in services/gateway and /usr/bin/chromium (`make install` sets all
 three up); without them the tests fail, as a missing dependency of any other test does.
-With PRECEDENTE_SCREENSHOTS=1 the run saves docs/screenshots/search.png and review.png.
+With PRECEDENTE_SCREENSHOTS=1 the run saves docs/screenshots/search.png, search-mobile.png and review.png.
+The search page's flows (paging, order, facets, keyboard, 390x844 and 360 px, axe-core) run as ana over the
+decisions and NOTES; so do judging a result (kept across a reload, changed, noted, never shown to bruno) and
+"Mais como este" (other decisions near a passage, in the URL, Back, the partners' passage refused to bruno).
 """
 
 import os
 import re
-import shutil
 import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
-import pymupdf
 import pytest
 
 from precedente.harness import FINAL, RunningStack
-from precedente.stack import GATEWAY_SERVER, Stack
+from precedente.stack import Stack
 from shared.embedded import free_port
 from shared.settings import Settings
+from tests.helpers.gateway import CHROMIUM, GATEWAY_DIR, SCREENSHOTS, require_tools, unique_pdf, wait_http
 from tests.helpers.pdfs import illegible_scan
-from tests.helpers.samples import DOCS, REPO
 
 pytestmark = pytest.mark.e2e
 
-GATEWAY_DIR = REPO / "services" / "gateway"
 SCENARIO = GATEWAY_DIR / "e2e" / "gateway.e2e.mjs"
-CHROMIUM = os.environ.get("PRECEDENTE_CHROMIUM", "/usr/bin/chromium")
-SCREENSHOTS = REPO / "docs" / "screenshots"
 PASSWORDS = {"ana": "ana-senha-forte-1", "bruno": "bruno-senha-forte-2", "carla": "carla-senha-forte-3"}
 # name -> (groups, roles): ana works the review queue, so she is a reviewer.
 # carla changes her password on the page.
@@ -62,6 +60,27 @@ REVIEW_FILE = "digitalizacao_gateway.pdf"
 # An original uploaded as text/html: opened through the gateway it must download, never render.
 HTML_PAGE = "<html><body><p>Memorando de teste do gateway.</p><script>alert(3)</script></body></html>"
 EVIL = "http://evil.example"
+# Short notes on arbitration (text, quick to ingest): with the decisions, more than a page of ten works for
+# BROAD_QUERY, so the page's paging, facets and keyboard flows have something to walk through.
+NOTES = [
+    f"Nota {i} do escritório sobre arbitragem e cláusula compromissória: {topic}."
+    for i, topic in enumerate(
+        [
+            "a cláusula compromissória cheia dispensa o compromisso arbitral posterior",
+            "a cláusula compromissória vazia exige a ação do art. 7º da Lei de Arbitragem",
+            "o árbitro tem o dever de revelação de fatos que comprometam a imparcialidade",
+            "a sentença arbitral só pode ser anulada nas hipóteses do art. 32 da Lei 9.307/1996",
+            "a arbitragem na administração pública versa sobre direitos patrimoniais disponíveis",
+            "a convenção de arbitragem em contrato de adesão exige o visto em negrito do aderente",
+            "a tutela de urgência antes da instauração da arbitragem cabe ao Judiciário",
+            "o princípio kompetenz-kompetenz dá ao árbitro a decisão sobre a própria competência",
+            "a sentença arbitral estrangeira depende de homologação para produzir efeitos no Brasil",
+            "a arbitragem trabalhista admite a cláusula para o empregado hipersuficiente",
+        ],
+        start=1,
+    )
+]
+BROAD_QUERY = "arbitragem e cláusula compromissória"
 SECURITY_HEADERS = {
     "x-content-type-options": "nosniff",
     "referrer-policy": "same-origin",
@@ -80,47 +99,10 @@ CSP_DIRECTIVES = {
 }
 
 
-def _require_tools() -> str:
-    node = shutil.which("node")
-    missing = [
-        what
-        for what, ok in (
-            ("node", node is not None),
-            (f"the gateway build ({GATEWAY_SERVER}; run `make install`)", GATEWAY_SERVER.is_file()),
-            (f"chromium ({CHROMIUM})", Path(CHROMIUM).exists()),
-            ("services/gateway/node_modules (npm ci)", (GATEWAY_DIR / "node_modules" / "playwright-core").is_dir()),
-        )
-        if not ok
-    ]
-    if missing:
-        pytest.fail("missing for the gateway tests: " + ", ".join(missing))
-    assert node is not None
-    return node
-
-
-def _unique_pdf(name: str, tag: str) -> bytes:
-    """A sample document with its own bytes (a metadata tag), so no other upload of it is reused."""
-    with pymupdf.open(DOCS / name) as doc:
-        doc.set_metadata({**doc.metadata, "keywords": f"precedente-gateway-e2e {tag}"})
-        return doc.tobytes()
-
-
-def _wait_http(url: str, timeout: float = 30) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            if httpx.get(url, timeout=2).status_code == 200:
-                return
-        except httpx.HTTPError:
-            pass
-        time.sleep(0.2)
-    raise TimeoutError(f"{url} did not answer in {timeout}s")
-
-
 def _gateway_url(stack: RunningStack) -> str:
     """The page `precedente up` started for this stack (the harness gives each stack a free port)."""
     url = f"http://127.0.0.1:{stack.env['PRECEDENTE_GATEWAY_PORT']}"
-    _wait_http(f"{url}/healthz")
+    wait_http(f"{url}/healthz")
     assert "web page: " + url in stack.log_since_start()
     return url
 
@@ -170,7 +152,7 @@ def _wait_stage(stack: RunningStack, document_id: str, timeout: float = 600) -> 
 
 @pytest.fixture(scope="module")
 def node() -> str:
-    return _require_tools()
+    return require_tools()
 
 
 # The demo stack runs first and is stopped before the module's signed-in stack starts.
@@ -187,12 +169,12 @@ def test_demo_mode_banner_everywhere_and_no_sign_in(node: str, tmp_path_factory:
         _assert_security_headers(response)
 
         visible = stack.upload(
-            content=_unique_pdf("tjsp_sentenca_vara_empresarial_arbitragem.pdf", "demo-visible"),
+            content=unique_pdf("tjsp_sentenca_vara_empresarial_arbitragem.pdf", "demo-visible"),
             filename="tjsp_sentenca_vara_empresarial_arbitragem.pdf",
             access=DEMO_GROUP,
         )["document_id"]
         hidden = stack.upload(
-            content=_unique_pdf("stj_resp_1433940_mg_acordao.pdf", "demo-hidden"),
+            content=unique_pdf("stj_resp_1433940_mg_acordao.pdf", "demo-hidden"),
             filename="stj_resp_1433940_mg_acordao.pdf",
             access="socios",
         )["document_id"]
@@ -222,11 +204,11 @@ def gateway(web_stack: RunningStack) -> str:
 @pytest.fixture(scope="module")
 def documents(web_stack: RunningStack) -> dict[str, str]:
     public = web_stack.upload(
-        content=_unique_pdf("tjsp_sentenca_vara_empresarial_arbitragem.pdf", "public"),
+        content=unique_pdf("tjsp_sentenca_vara_empresarial_arbitragem.pdf", "public"),
         filename="tjsp_sentenca_vara_empresarial_arbitragem.pdf",
     )["document_id"]
     restricted = web_stack.upload(
-        content=_unique_pdf("stj_resp_1433940_mg_acordao.pdf", "socios"),
+        content=unique_pdf("stj_resp_1433940_mg_acordao.pdf", "socios"),
         filename="stj_resp_1433940_mg_acordao.pdf",
         access="socios",
     )["document_id"]
@@ -235,7 +217,13 @@ def documents(web_stack: RunningStack) -> dict[str, str]:
     )["document_id"]
     review = web_stack.upload(content=illegible_scan("gateway"), filename=REVIEW_FILE)["document_id"]
     html = web_stack.upload(content=HTML_PAGE.encode(), filename="pagina.html")["document_id"]
-    final = web_stack.wait_final({public: None, restricted: "socios", script: None, review: None, html: None})
+    notes = [
+        web_stack.upload(content=note.encode(), filename=f"nota_arbitragem_{i}.txt")["document_id"]
+        for i, note in enumerate(NOTES, start=1)
+    ]
+    waited = {public: None, restricted: "socios", script: None, review: None, html: None, **dict.fromkeys(notes)}
+    final = web_stack.wait_final(waited)
+    assert [final[i]["stage"] for i in notes] == ["indexed"] * len(notes), final
     assert [final[i]["stage"] for i in (public, restricted, script)] == ["indexed"] * 3, final
     assert final[review]["stage"] == "review", final[review]
     return {"PUBLIC_ID": public, "RESTRICTED_ID": restricted, "SCRIPT_ID": script, "REVIEW_ID": review, "HTML_ID": html}
@@ -318,6 +306,7 @@ def test_the_page_in_a_browser(node: str, web_stack: RunningStack, documents: di
         {
             **documents,
             "GATEWAY_URL": gateway,
+            "BROAD_QUERY": BROAD_QUERY,
             "REVIEW_FILE": REVIEW_FILE,
             "ANA_PASSWORD": PASSWORDS["ana"],
             "BRUNO_PASSWORD": PASSWORDS["bruno"],

@@ -1,6 +1,8 @@
 import type { Metadata } from "next";
 import type { ReactNode } from "react";
 import "./globals.css";
+import "./operations.css";
+import { menuFor } from "../lib/identity";
 import { currentIdentity } from "../lib/server";
 
 export const metadata: Metadata = {
@@ -28,22 +30,22 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
           <a className="brand" href="/">
             Precedente
           </a>
-          <nav aria-label="Principal">
-            <ul>
-              <li>
-                <a href="/">Pesquisa</a>
-              </li>
-              <li>
-                <a href="/revisao">Revisão</a>
-              </li>
-              <li>
-                <a href="/ingestao">Ingestão</a>
-              </li>
-            </ul>
-          </nav>
+          {identity && !identity.mustChangePassword && (
+            <nav aria-label="Principal">
+              <ul>
+                {menuFor(identity).map((entry) => (
+                  <li key={entry.href}>
+                    <a href={entry.href}>{entry.label}</a>
+                  </li>
+                ))}
+              </ul>
+            </nav>
+          )}
           {identity && !identity.demo && (
             <form method="post" action="/auth/logout" className="user">
-              <span>{identity.user}</span>
+              <span className="user-name" title={identity.user}>
+                {identity.user}
+              </span>
               {identity.kind === "user" && <a href="/senha">Senha</a>}
               <button type="submit">Sair</button>
             </form>

@@ -7,11 +7,11 @@ type Props = { searchParams: Promise<Record<string, string | string[] | undefine
 export default async function Home({ searchParams }: Props) {
   const state = stateFromParams(paramsFromRecord(await searchParams));
   const query = paramsFromState(state).toString();
-  await requireIdentity(query ? `/?${query}` : "/");
+  const identity = await requireIdentity(query ? `/?${query}` : "/");
   return (
     <>
       <h1 className="visually-hidden">Pesquisa</h1>
-      <SearchPage initial={state} />
+      <SearchPage initial={state} person={identity.user} />
     </>
   );
 }

@@ -1,10 +1,11 @@
 "use client";
 
-import { useEffect, useRef, useState } from "react";
+import { type MouseEvent, useEffect, useRef, useState } from "react";
 import {
   apiHref,
   authorsLine,
   courtLabel,
+  dateLabel,
   documentHref,
   formatDate,
   pageSpan,
@@ -15,14 +16,21 @@ import {
   subtypeLabel,
   typeLabel,
 } from "../lib/format";
-import type { SearchResult } from "../lib/types";
+import type { Judgment, SearchResult } from "../lib/types";
 import { Highlighted } from "./Highlighted";
+import { JudgmentControl } from "./JudgmentControl";
 
 interface Props {
   result: SearchResult;
   position: number;
   /** Shown as weak whatever its grade (the search found nothing clearly relevant). */
   weak?: boolean;
+  /** The person's judgment of this result for the query shown; with onJudge the card offers to judge it. */
+  judgment?: Judgment | null;
+  onJudge?: (relevant: boolean, note: string | null) => Promise<void>;
+  /** "Mais como este": the link's URL (?similar=<passage_id>) and what a plain click does instead. */
+  similarHref?: string;
+  onSimilar?: () => void;
 }
 
 /** What a clipboard offers the page (navigator.clipboard); absent outside secure contexts. */
@@ -48,8 +56,34 @@ export const COPY_MESSAGES: Record<CopyOutcome, string> = {
   failed: "Não foi possível copiar: selecione a citação e copie (Ctrl+C)",
 };
 
+export const COPY_EMENTA_MESSAGES: Record<CopyOutcome, string> = {
+  copied: "Ementa copiada",
+  failed: "Não foi possível copiar: abra a ementa, selecione e copie (Ctrl+C)",
+};
+
+/** Passages longer than this are shown folded, with a visible "Ver trecho inteiro" (never a hidden scroll box). */
+export const FOLD_AT = 700;
+
+/**
+ * A passage as the page shows it: the form feed between two pages (a box glyph in browsers) as a line break.
+ * One character for one, so the API's highlight offsets still fall on the same words.
+ */
+export function displayText(text: string): string {
+  return text.replace(/[\f\v\u0000-\u0008\u000e-\u001f]/g, (c) => (c === "\f" || c === "\v" ? "\n" : " "));
+}
+
 /** A React click handler (an event listener, no inline handler attribute: the page's CSP allows it). */
-function CopyCitationButton({ citation }: { citation: string }) {
+function CopyButton({
+  text,
+  label,
+  messages,
+  describedBy,
+}: {
+  text: string;
+  label: string;
+  messages: Record<CopyOutcome, string>;
+  describedBy?: string;
+}) {
   const [outcome, setOutcome] = useState<CopyOutcome | null>(null);
   const timer = useRef<ReturnType<typeof setTimeout> | null>(null);
   useEffect(() => () => {
@@ -57,23 +91,46 @@ function CopyCitationButton({ citation }: { citation: string }) {
   }, []);
   const onClick = async () => {
     const clipboard = typeof navigator === "undefined" ? undefined : navigator.clipboard;
-    setOutcome(await copyCitation(citation, clipboard));
+    setOutcome(await copyCitation(text, clipboard));
     if (timer.current) clearTimeout(timer.current);
     timer.current = setTimeout(() => setOutcome(null), 4000);
   };
   return (
     <span className="copy-citation">
-      <button type="button" className="copy-button" onClick={() => void onClick()}>
-        Copiar citação
+      <button type="button" className="copy-button" aria-describedby={describedBy} onClick={() => void onClick()}>
+        {label}
       </button>
       <span className="copy-status" role="status" aria-live="polite">
-        {outcome ? COPY_MESSAGES[outcome] : ""}
+        {outcome ? messages[outcome] : ""}
       </span>
     </span>
   );
 }
 
-export function ResultCard({ result, position, weak = false }: Props) {
+/** The passage whole when short; else folded with a visible button that unfolds it (aria-expanded). */
+function Passage({ result, id }: { result: SearchResult; id: string }) {
+  const [open, setOpen] = useState(false);
+  const long = result.chunk_text.length > FOLD_AT;
+  const folded = long && !open;
+  return (
+    <>
+      <blockquote id={id} className={folded ? "passage folded" : "passage"}>
+        <Highlighted
+          text={displayText(result.chunk_text)}
+          highlights={result.highlights}
+          emphasis={result.explanation_span}
+        />
+      </blockquote>
+      {long && (
+        <button type="button" className="link-button more-text" aria-expanded={open} aria-controls={id} onClick={() => setOpen(!open)}>
+          {open ? "Ver menos" : "Ver trecho inteiro"}
+        </button>
+      )}
+    </>
+  );
+}
+
+export function ResultCard({ result, position, weak = false, judgment, onJudge, similarHref, onSimilar }: Props) {
   const grade = weak ? "fraca" : relevanceOf(result.relevance);
   const type = result.document_type ? (result.document_type_label ?? typeLabel(result.document_type)) : null;
   const court = result.court ? (result.court_label ?? courtLabel(result.court)) : null;
@@ -107,12 +164,15 @@ export function ResultCard({ result, position, weak = false }: Props) {
       data-relevance={grade}
     >
       <p className={`relevance relevance-${relevanceClass(grade)}`}>{RELEVANCE_LABELS[grade]}</p>
-      <h2 id={headingId} className="result-title">
+      <h2 id={headingId} className="result-title" tabIndex={-1}>
         {result.citation || result.document_title || "Documento sem título"}
       </h2>
-      {result.citation && (
+      {(result.citation || result.ementa) && (
         <p className="citation-actions">
-          <CopyCitationButton citation={result.citation} />
+          {result.citation && <CopyButton text={result.citation} label="Copiar citação" messages={COPY_MESSAGES} describedBy={headingId} />}
+          {result.ementa && (
+            <CopyButton text={result.ementa} label="Copiar ementa" messages={COPY_EMENTA_MESSAGES} describedBy={headingId} />
+          )}
         </p>
       )}
       <p className="result-meta">
@@ -151,7 +211,7 @@ export function ResultCard({ result, position, weak = false }: Props) {
           )}
           {judged && (
             <div>
-              <dt>Julgado em</dt>
+              <dt>{dateLabel(result.document_type)}</dt>
               <dd>{judged}</dd>
             </div>
           )}
@@ -163,9 +223,7 @@ export function ResultCard({ result, position, weak = false }: Props) {
           )}
         </dl>
       )}
-      <blockquote className="passage">
-        <Highlighted text={result.chunk_text} highlights={result.highlights} emphasis={result.explanation_span} />
-      </blockquote>
+      <Passage result={result} id={`trecho-${position}`} />
       {result.relevance_explanation && (
         <p className="explanation">
           <span className="explanation-label">Por que é relevante: </span>
@@ -175,18 +233,36 @@ export function ResultCard({ result, position, weak = false }: Props) {
       <p>
         <a className="open-document" href={href} target="_blank" rel="noopener noreferrer">
           Abrir o documento na página {result.page_number}
+          {href.includes("passage=") ? ", trecho marcado" : ""}
           <span className="visually-hidden"> (abre em nova aba)</span>
         </a>
+        {similarHref && (result.passage_id ?? 0) > 0 && (
+          <a
+            className="more-like-this"
+            href={similarHref}
+            aria-describedby={headingId}
+            onClick={(event: MouseEvent<HTMLAnchorElement>) => {
+              if (!onSimilar || event.metaKey || event.ctrlKey || event.shiftKey || event.button !== 0) return;
+              event.preventDefault();
+              onSimilar();
+            }}
+          >
+            Mais como este
+          </a>
+        )}
       </p>
+      {onJudge && (result.passage_id ?? 0) > 0 && (
+        <JudgmentControl judgment={judgment} onJudge={onJudge} id={`avaliacao-${position}`} describedBy={headingId} />
+      )}
       {result.ementa && (
         <details className="ementa">
           <summary>Ementa</summary>
-          <p className="ementa-text">{result.ementa}</p>
+          <p className="ementa-text">{displayText(result.ementa)}</p>
         </details>
       )}
       {others.length > 0 && (
-        <section className="other-passages" aria-label={`Outros trechos desta decisão (${position})`}>
-          <h3>Outros trechos desta decisão</h3>
+        <details className="other-passages">
+          <summary>Outros trechos desta decisão ({others.length})</summary>
           <ul>
             {others.map((other) => {
               const otherSection = sectionLabel(other.section_path);
@@ -197,7 +273,7 @@ export function ResultCard({ result, position, weak = false }: Props) {
                     {otherSection && <span className="section">{otherSection}</span>}
                   </p>
                   <blockquote className="other-passage-text">
-                    <Highlighted text={other.chunk_text} highlights={other.highlights} />
+                    <Highlighted text={displayText(other.chunk_text)} highlights={other.highlights} />
                   </blockquote>
                   <a
                     className="open-passage"
@@ -212,11 +288,11 @@ export function ResultCard({ result, position, weak = false }: Props) {
               );
             })}
           </ul>
-        </section>
+        </details>
       )}
       {copies.length > 0 && (
-        <section className="copies" aria-label={`Outras cópias (${position})`}>
-          <h3>Outras cópias</h3>
+        <details className="copies">
+          <summary>Outras cópias ({copies.length})</summary>
           <ul>
             {copies.map((copy) => (
               <li key={copy.document_id}>
@@ -235,7 +311,7 @@ export function ResultCard({ result, position, weak = false }: Props) {
               </li>
             ))}
           </ul>
-        </section>
+        </details>
       )}
     </article>
   );

@@ -1,32 +1,22 @@
 "use client";
 
-import { useCallback, useEffect, useState } from "react";
+import { useCallback, useEffect, useRef, useState } from "react";
+import { callApi as call } from "../lib/apiClient";
 import { formatDateTime, percent } from "../lib/format";
-import { errorMessage } from "../lib/problem";
+import { actionLabel, indexableText, methodLabel, plural, reasonHint, reasonLabel, reasonText, stateLabel } from "../lib/labels";
 import type { ReviewDetail, ReviewQueue } from "../lib/types";
 
-const REASONS: Record<string, string> = {
-  low_ocr_confidence: "OCR com baixa confiança",
-  password_protected: "Protegido por senha",
-  no_text: "Sem texto legível",
-  unknown: "Outro motivo",
-};
-
-function reasonLabel(code: string | null): string {
-  return REASONS[code ?? "unknown"] ?? code ?? "Outro motivo";
-}
-
-async function call<T>(path: string, init?: RequestInit): Promise<T> {
-  const response = await fetch(`/api${path}`, {
-    ...init,
-    headers: { accept: "application/json", ...(init?.body ? { "content-type": "application/json" } : {}) },
-  });
-  if (response.status === 401) {
-    window.location.assign(`/login?next=${encodeURIComponent(window.location.pathname + window.location.search)}`);
-    throw new Error("sessão expirada");
-  }
-  if (!response.ok) throw new Error(await errorMessage(response)); // a problem document's detail
-  return (await response.json()) as T;
+/** What approving would index, in one sentence; null when there is no text to index. */
+export function approvalSummary(detail: Pick<ReviewDetail, "pages" | "ocr_confidence" | "weak_pages">): string | null {
+  const found = indexableText(detail.pages);
+  if (found.withText === 0) return null;
+  const pages =
+    found.withText === found.pages
+      ? plural(found.pages, "página", "páginas")
+      : `${found.withText} de ${plural(found.pages, "página", "páginas")} (as demais estão sem texto)`;
+  const confidence = detail.ocr_confidence === null ? "" : ` Confiança do OCR: ${percent(detail.ocr_confidence)}.`;
+  const weak = detail.weak_pages.length > 0 ? ` Páginas com leitura fraca: ${detail.weak_pages.join(", ")}.` : "";
+  return `Será indexado o texto de ${pages}: ${plural(found.characters, "caractere", "caracteres")}, como está abaixo.${confidence}${weak}`;
 }
 
 interface Props {
@@ -43,6 +33,8 @@ export function ReviewQueuePage({ selectedId }: Props) {
   const [drafts, setDrafts] = useState<Record<number, string>>({});
   const [rejectReason, setRejectReason] = useState("");
   const [dpi, setDpi] = useState("400");
+  const [confirming, setConfirming] = useState(false);
+  const confirmRef = useRef<HTMLDivElement>(null);
 
   const loadQueue = useCallback(async () => {
     try {
@@ -54,6 +46,7 @@ export function ReviewQueuePage({ selectedId }: Props) {
 
   const loadDetail = useCallback(async (id: string) => {
     setDetail(null);
+    setConfirming(false);
     try {
       const item = await call<ReviewDetail>(`/review/${encodeURIComponent(id)}`);
       setDetail(item);
@@ -70,6 +63,10 @@ export function ReviewQueuePage({ selectedId }: Props) {
   useEffect(() => {
     if (selected) void loadDetail(selected);
   }, [selected, loadDetail]);
+
+  useEffect(() => {
+    if (confirming) confirmRef.current?.focus();
+  }, [confirming]);
 
   const open = (id: string) => {
     window.history.pushState(null, "", `/revisao?id=${encodeURIComponent(id)}`);
@@ -100,6 +97,9 @@ export function ReviewQueuePage({ selectedId }: Props) {
     }
   };
 
+  const summary = detail ? approvalSummary(detail) : null;
+  const unsaved = detail ? detail.pages.filter((p) => (drafts[p.number] ?? p.text) !== p.text).map((p) => p.number) : [];
+
   return (
     <div className="review">
       <h1>Fila de revisão</h1>
@@ -113,6 +113,7 @@ export function ReviewQueuePage({ selectedId }: Props) {
       )}
       {queue && queue.items.length === 0 && <p>Nenhum documento aguarda revisão.</p>}
       {queue && queue.items.length > 0 && (
+        <div className="table-scroll">
         <table className="queue">
           <caption className="visually-hidden">Documentos aguardando revisão</caption>
           <thead>
@@ -138,7 +139,7 @@ export function ReviewQueuePage({ selectedId }: Props) {
                     {item.filename}
                   </a>
                 </td>
-                <td title={item.reason ?? ""}>{reasonLabel(item.reason_code)}</td>
+                <td>{reasonLabel(item.reason_code)}</td>
                 <td>{percent(item.ocr_confidence)}</td>
                 <td>{item.weak_pages.join(", ") || "—"}</td>
                 <td>{formatDateTime(item.updated_at)}</td>
@@ -146,52 +147,117 @@ export function ReviewQueuePage({ selectedId }: Props) {
             ))}
           </tbody>
         </table>
+        </div>
       )}
 
       {selected && !detail && !error && <p>Carregando documento…</p>}
       {detail && (
         <section className="review-detail" aria-labelledby="revisao-titulo">
           <h2 id="revisao-titulo">{detail.filename}</h2>
-          <p>
+          <p className="review-reason">
+            <span className={`state state-${detail.stage}`}>{stateLabel(detail.stage, null)}</span>{" "}
             <strong>{reasonLabel(detail.reason_code)}</strong>
-            {detail.reason ? `: ${detail.reason}` : ""}
+            {reasonText(detail.reason) ? `: ${reasonText(detail.reason)}` : ""}
           </p>
+          {reasonHint(detail.reason_code) && <p className="review-hint">{reasonHint(detail.reason_code)}</p>}
+          {detail.reason && !reasonText(detail.reason) && (
+            <details className="technical">
+              <summary>Detalhe técnico</summary>
+              <code lang="en">{detail.reason}</code>
+            </details>
+          )}
           <div className="actions">
-            <button type="button" disabled={busy} onClick={() => void act("Aprovado", "/approve", { method: "POST" }, true)}>
-              Aprovar
-            </button>
-            <label htmlFor="reocr-dpi">Resolução do novo OCR</label>
-            <select id="reocr-dpi" value={dpi} onChange={(e) => setDpi(e.target.value)}>
-              <option value="300">300 dpi</option>
-              <option value="400">400 dpi</option>
-              <option value="600">600 dpi</option>
-            </select>
-            <button
-              type="button"
-              disabled={busy}
-              onClick={() =>
-                void act("Novo OCR pedido", "/reocr", { method: "POST", body: JSON.stringify({ dpi: Number(dpi) }) }, true)
-              }
-            >
-              Refazer OCR
-            </button>
-            <label htmlFor="motivo-rejeicao">Motivo da rejeição</label>
-            <input id="motivo-rejeicao" value={rejectReason} onChange={(e) => setRejectReason(e.target.value)} />
-            <button
-              type="button"
-              disabled={busy || rejectReason.trim().length < 3}
-              onClick={() =>
-                void act("Rejeitado", "/reject", { method: "POST", body: JSON.stringify({ reason: rejectReason.trim() }) }, true)
-              }
-            >
-              Rejeitar
-            </button>
+            <div className="group">
+              <button
+                type="button"
+                className="secondary"
+                disabled={busy || summary === null || confirming}
+                aria-describedby={summary === null ? "sem-texto" : undefined}
+                onClick={() => setConfirming(true)}
+              >
+                Aprovar
+              </button>
+            </div>
+            <div className="group">
+              <label htmlFor="reocr-dpi">Resolução do novo OCR</label>
+              <select id="reocr-dpi" value={dpi} onChange={(e) => setDpi(e.target.value)}>
+                <option value="300">300 dpi</option>
+                <option value="400">400 dpi</option>
+                <option value="600">600 dpi</option>
+              </select>
+              <button
+                type="button"
+                className="secondary"
+                disabled={busy}
+                onClick={() =>
+                  void act("Novo OCR pedido", "/reocr", { method: "POST", body: JSON.stringify({ dpi: Number(dpi) }) }, true)
+                }
+              >
+                Refazer OCR
+              </button>
+            </div>
+            <div className="group">
+              <label htmlFor="motivo-rejeicao">Motivo da rejeição</label>
+              <input id="motivo-rejeicao" value={rejectReason} onChange={(e) => setRejectReason(e.target.value)} />
+              <button
+                type="button"
+                className="danger"
+                disabled={busy || rejectReason.trim().length < 3}
+                onClick={() =>
+                  void act("Rejeitado", "/reject", { method: "POST", body: JSON.stringify({ reason: rejectReason.trim() }) }, true)
+                }
+              >
+                Rejeitar
+              </button>
+            </div>
           </div>
+          {summary === null && (
+            <p id="sem-texto" className="notice">
+              Não há texto extraído para aprovar (um PDF protegido ou uma imagem sem leitura): refaça o OCR ou rejeite o
+              documento.
+            </p>
+          )}
+          {confirming && summary !== null && (
+            <div
+              className="approve-confirm"
+              role="group"
+              aria-labelledby="confirmar-titulo"
+              tabIndex={-1}
+              ref={confirmRef}
+            >
+              <p id="confirmar-titulo">
+                <strong>Aprovar {detail.filename}?</strong>
+              </p>
+              <p>{summary}</p>
+              {unsaved.length > 0 && (
+                <p className="error">
+                  A correção da{unsaved.length > 1 ? "s páginas" : " página"} {unsaved.join(", ")} não foi salva e não
+                  seria indexada: salve-a antes de aprovar.
+                </p>
+              )}
+              <div className="actions">
+                <button
+                  type="button"
+                  disabled={busy || unsaved.length > 0}
+                  onClick={() => void act("Aprovado", "/approve", { method: "POST" }, true)}
+                >
+                  Confirmar aprovação
+                </button>
+                <button type="button" className="secondary" onClick={() => setConfirming(false)}>
+                  Cancelar
+                </button>
+              </div>
+            </div>
+          )}
           {detail.pages.length === 0 && <p>Não há texto extraído deste documento: refaça o OCR ou rejeite-o.</p>}
           {detail.pages.map((page) => (
             <div className="review-page" key={page.number}>
               <h3>
-                Página {page.number} <small>({page.method}, confiança {percent(page.confidence)})</small>
+                Página {page.number}{" "}
+                <small>
+                  ({methodLabel(page.method)}, confiança {percent(page.confidence)},{" "}
+                  {plural(page.text.trim().length, "caractere", "caracteres")})
+                </small>
               </h3>
               <div className="review-columns">
                 {page.image_url ? (
@@ -232,7 +298,7 @@ export function ReviewQueuePage({ selectedId }: Props) {
               <ul>
                 {detail.actions.map((a, i) => (
                   <li key={i}>
-                    {formatDateTime(a.at)} — {a.actor}: {a.action}
+                    {formatDateTime(a.at)}: {a.actor} {actionLabel(a.action)}
                   </li>
                 ))}
               </ul>

@@ -10,11 +10,18 @@
 //                 anonymous caller's group), DEMO_VISIBLE_ID (a document for DEMO_GROUP), DEMO_HIDDEN_ID (socios)
 //   FIRST_ADMIN_URL  gateway of a stack whose first administrator ("admin") still has the one-time password of
 //                 `precedente up`, given in ADMIN_ONE_TIME_PASSWORD (read from <data-dir>/admin-password)
-//   CHROMIUM      the browser (default /usr/bin/chromium); SCREENSHOTS: a folder to save search.png and review.png in
+//   SEARCH_URL    a gateway whose search needs no sign-in (a demo stack) holding more than ten works found by
+//                 BROAD_QUERY: only the search page's flows run against it (paging, facets, keyboard, mobile, axe)
+//   CHROMIUM      the browser (default /usr/bin/chromium); SCREENSHOTS: a folder to save search.png,
+//                 search-mobile.png and review.png in
 // Prints one line per scenario and exits non-zero if any failed.
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import path from "node:path";
 import { chromium } from "playwright-core";
+
+const AXE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
 
 const env = process.env;
 const need = (name) => {
@@ -29,6 +36,9 @@ const HTML_ID = env.HTML_ID ?? "";
 const SHOTS = env.SCREENSHOTS ?? "";
 const QUERY = "nulidade da cláusula compromissória e do procedimento arbitral";
 const RESTRICTED_QUERY = "legitimidade passiva da câmara arbitral no procedimento arbitral";
+// Finds more than ten works in the signed-in stack (the decisions and the notes on arbitration), so it pages.
+const BROAD_QUERY = env.BROAD_QUERY ?? "arbitragem e cláusula compromissória";
+const MOBILE = { width: 390, height: 844 };
 const TIMEOUT = 20_000;
 
 const browser = await chromium.launch({
@@ -41,9 +51,9 @@ const browser = await chromium.launch({
 let passed = 0;
 let failed = 0;
 /** Runs one scenario in a fresh browser context; `storageState` starts it signed in. */
-async function scenario(name, body, storageState = undefined) {
+async function scenario(name, body, storageState = undefined, viewport = { width: 1366, height: 900 }) {
   const started = Date.now();
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: "pt-BR", storageState });
+  const context = await browser.newContext({ viewport, locale: "pt-BR", storageState });
   context.setDefaultTimeout(TIMEOUT);
   try {
     await body(context);
@@ -82,9 +92,9 @@ async function sessionOf(user, password) {
   }
 }
 
-async function openPage(context, route = "/") {
+async function openPage(context, route = "/", base = GW) {
   const page = await context.newPage();
-  await page.goto(`${GW}${route}`);
+  await page.goto(`${base}${route}`);
   return page;
 }
 
@@ -111,7 +121,393 @@ async function search(page, query) {
 }
 
 const resultIds = (page) => page.locator("article.result").evaluateAll((els) => els.map((e) => e.dataset.documentId));
-const optionValues = (page, id) => page.locator(`#${id} option`).evaluateAll((els) => els.map((e) => e.value));
+const checkboxValues = (page, id) => page.locator(`#${id} input`).evaluateAll((els) => els.map((e) => e.value));
+
+/** The bodies of the POST /api/search requests the page sends from now on. */
+function watchSearches(page) {
+  const sent = [];
+  page.on("request", (request) => {
+    if (request.url().endsWith("/api/search") && request.method() === "POST") sent.push(request.postDataJSON());
+  });
+  return sent;
+}
+
+/** Waits for the page's next search and its answer; returns the request body and the answer. */
+async function nextSearch(page, action) {
+  const answered = page.waitForResponse((r) => r.url().endsWith("/api/search") && r.request().method() === "POST");
+  await action();
+  const response = await answered;
+  assert.equal(response.status(), 200, `search answered ${response.status()}`);
+  await page.locator(".status", { hasText: /encontrad|Nenhuma/ }).waitFor();
+  await page.locator(".results.stale").waitFor({ state: "detached" });
+  return { sent: response.request().postDataJSON(), body: await response.json() };
+}
+
+/** The court facet's values as the page offers them: { code: [label text, checked] }. */
+const courtOptions = (page) =>
+  page.locator("#filtro-tribunal li").evaluateAll((items) =>
+    Object.fromEntries(
+      items.map((li) => {
+        const box = li.querySelector("input");
+        return [box.value, [li.querySelector("label").textContent.replace(/\s+/g, " ").trim(), box.checked]];
+      }),
+    ),
+  );
+
+/** axe-core's serious and critical violations on the page as it stands (run through the DevTools protocol). */
+async function axeViolations(page) {
+  await page.evaluate(`${AXE}\n;0`);
+  const found = await page.evaluate(async () => {
+    // eslint-disable-next-line no-undef
+    const result = await axe.run(document, { resultTypes: ["violations"] });
+    return result.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.slice(0, 3).map((n) => n.target.join(" ")) }));
+  });
+  return found.filter((v) => v.impact === "serious" || v.impact === "critical");
+}
+
+/** Presses Tab from the query field until the focus is inside the first result; the count of presses. */
+async function tabsToFirstResult(page) {
+  await page.locator("#consulta").focus();
+  for (let presses = 1; presses <= 30; presses += 1) {
+    await page.keyboard.press("Tab");
+    const inFirst = await page.evaluate(() => {
+      const first = document.querySelector("article.result");
+      return Boolean(first && first.contains(document.activeElement));
+    });
+    if (inFirst) return presses;
+  }
+  return Infinity;
+}
+
+/** The search page's flows, against `base` (signed in through storageState, or a demo stack). */
+async function searchPageScenarios(base, storageState) {
+  await scenario("search page: total, pages of ten by offset in the URL, order by date, back and forward", async (context) => {
+    const page = await openPage(context, "/", base);
+    const violations = watchCsp(page);
+    const { body } = await search(page, BROAD_QUERY);
+    assert.ok(body.total > 10, `more than a page of works: ${body.total}`);
+    assert.equal(body.results.length, 10, "pages of ten");
+    await page.locator(".status", { hasText: `${body.total} decisões/documentos encontrados; mostrando 1–10.` }).waitFor();
+    assert.equal(await page.locator("article.result").count(), 10);
+    assert.equal(await page.getByText("Mostrar mais resultados").count(), 0, "paging, not 'Mostrar mais'");
+    const pager = page.getByRole("navigation", { name: "Páginas de resultados" });
+    await pager.locator('[aria-current="page"]', { hasText: "1" }).waitFor();
+    const firstPage = await resultIds(page);
+
+    const second = await nextSearch(page, () => pager.getByRole("link", { name: "Próxima ›" }).click());
+    assert.equal(second.sent.offset, 10, "the second page is offset 10");
+    assert.equal(second.sent.top_k, 10);
+    await page.waitForURL(/[?&]pagina=2(&|$)/);
+    await page.locator(".status", { hasText: /mostrando 11–/ }).waitFor();
+    const secondPage = await resultIds(page);
+    assert.ok(secondPage.length > 0 && !secondPage.some((id) => firstPage.includes(id)), "no work twice");
+    assert.equal(await page.locator("ol.result-list").getAttribute("start"), "11");
+    assert.equal(
+      await page.evaluate(() => document.activeElement?.id),
+      "resultado-11",
+      "the first result of the new page takes the focus",
+    );
+
+    // Back: the first page again, from the URL.
+    const back = await nextSearch(page, () => page.goBack());
+    assert.equal(back.sent.offset, 0);
+    assert.deepEqual(await resultIds(page), firstPage);
+    // A reload of the second page's link shows the second page.
+    await page.goForward();
+    await page.waitForURL(/pagina=2/);
+    await page.reload();
+    await page.locator(".status", { hasText: /mostrando 11–/ }).waitFor();
+
+    // Order by date: newest first among the works graded forte or provável.
+    const byDate = await nextSearch(page, () => page.locator("#ordem").selectOption("date"));
+    assert.equal(byDate.sent.sort, "date");
+    assert.equal(byDate.sent.offset, 0, "a new order starts at the first page");
+    await page.waitForURL((url) => url.searchParams.get("ordem") === "data" && !url.searchParams.has("pagina"));
+    const dates = byDate.body.results
+      .filter((r) => r.relevance !== "fraca" && r.document_date)
+      .map((r) => r.document_date);
+    assert.deepEqual(dates, [...dates].sort().reverse(), `newest first: ${dates}`);
+    assert.deepEqual(violations, [], "no Content-Security-Policy violation");
+  }, storageState);
+
+  await scenario("filters: a ticked court keeps the others reachable, dates apply on change, empty query clears", async (context) => {
+    const page = await openPage(context, "/", base);
+    const { body } = await search(page, BROAD_QUERY);
+    const before = await courtOptions(page);
+    const courts = Object.keys(body.facets.court ?? {});
+    assert.ok(courts.length >= 2, `two courts to choose from: ${JSON.stringify(body.facets.court)}`);
+    const [chosen, other] = courts;
+    const chosenCount = body.facets.court[chosen];
+
+    const narrowed = await nextSearch(page, () => page.locator(`#filtro-tribunal input[value="${chosen}"]`).check());
+    assert.deepEqual(narrowed.sent.filters.court, [chosen]);
+    await page.waitForURL((url) => url.searchParams.getAll("tribunal").join() === chosen);
+    assert.ok(narrowed.body.results.every((r) => r.court === chosen), "every result of the chosen court");
+    assert.equal(narrowed.body.facets.court[chosen], chosenCount, "the chosen court keeps its count");
+    assert.equal(narrowed.body.facets.court[other], body.facets.court[other], "the other court is still counted");
+    const after = await courtOptions(page);
+    assert.deepEqual(Object.keys(after).sort(), Object.keys(before).sort(), "every court is still offered");
+    assert.equal(after[chosen][1], true);
+    assert.equal(after[other][0], before[other][0], "the other court's label and count are unchanged");
+
+    // A second court: either of them.
+    const both = await nextSearch(page, () => page.locator(`#filtro-tribunal input[value="${other}"]`).check());
+    assert.deepEqual(both.sent.filters.court.sort(), [chosen, other].sort());
+    assert.ok(both.body.total >= narrowed.body.total);
+    await page.waitForURL((url) => url.searchParams.getAll("tribunal").length === 2);
+
+    // A date applies on its own, without "Pesquisar".
+    const dated = await nextSearch(page, () => page.locator("#filtro-de").fill("2016-01-01"));
+    assert.equal(dated.sent.filters.date_from, "2016-01-01");
+    await page.waitForURL(/[?&]de=2016-01-01/);
+    assert.ok(dated.body.results.every((r) => !r.document_date || r.document_date >= "2016-01-01"));
+
+    // "Limpar filtros" drops them all, the query stays.
+    const cleared = await nextSearch(page, () => page.getByRole("button", { name: "Limpar filtros" }).click());
+    assert.deepEqual(cleared.sent.filters, {});
+    assert.equal(new URL(page.url()).search, `?q=${encodeURIComponent(BROAD_QUERY).replace(/%20/g, "+")}`);
+
+    // An empty query leaves no old results on screen.
+    await page.locator("#consulta").fill("");
+    await page.locator("#consulta").press("Enter");
+    await page.locator("article.result").first().waitFor({ state: "detached" });
+    assert.equal(((await page.locator(".status").textContent()) ?? "").trim(), "");
+    assert.equal(new URL(page.url()).pathname + new URL(page.url()).search, "/");
+  }, storageState);
+
+  await scenario("keyboard: at most 5 Tab stops from the query to the first result; arrows on the order select search nothing", async (context) => {
+    const page = await openPage(context, "/", base);
+    await search(page, BROAD_QUERY);
+    const presses = await tabsToFirstResult(page);
+    assert.ok(presses <= 5, `${presses} Tab stops from the query to the first result`);
+    const sent = watchSearches(page);
+    await page.locator("#ordem").focus();
+    await page.keyboard.press("ArrowDown");
+    await page.keyboard.press("ArrowUp");
+    await page.keyboard.press("ArrowDown");
+    await page.waitForTimeout(600);
+    assert.equal(sent.length, 0, `arrow keys on the closed select ran ${sent.length} searches`);
+    // Enter applies what the arrows chose (once), as leaving the field would.
+    const value = await page.locator("#ordem").inputValue();
+    if (value === "date") {
+      const applied = await nextSearch(page, () => page.keyboard.press("Enter"));
+      assert.equal(applied.sent.sort, "date");
+    }
+    // Arrow keys on a ticked facet do nothing either (checkboxes, not selects).
+    const box = page.locator("#filtro-tipo input").first();
+    await box.focus();
+    sent.length = 0;
+    await page.keyboard.press("ArrowDown");
+    await page.waitForTimeout(300);
+    assert.equal(sent.length, 0);
+
+    // The first result's document: the PDF at the passage's page, the passage marked (a highlight annotation).
+    const link = page.locator("article.result a.open-document").first();
+    const href = await link.getAttribute("href");
+    if (/\?passage=\d+/.test(href ?? "")) {
+      const pdf = await context.request.get(`${base}${href.split("#")[0]}`);
+      assert.equal(pdf.status(), 200);
+      const bytes = (await pdf.body()).toString("latin1");
+      assert.match(bytes, /\/Subtype\s*\/Highlight/, "the passage is marked in the PDF");
+      assert.match(await link.textContent(), /trecho marcado/);
+    }
+  }, storageState);
+
+  await scenario("accessibility: axe-core finds no serious or critical violation on the search page", async (context) => {
+    const page = await openPage(context, "/", base);
+    assert.deepEqual(await axeViolations(page), [], "the empty search page");
+    await search(page, BROAD_QUERY);
+    const folded = page.locator("article.result details.other-passages summary");
+    if ((await folded.count()) > 0) await folded.first().click();
+    assert.deepEqual(await axeViolations(page), [], "the page with results");
+  }, storageState);
+
+  await scenario("mobile 390x844: no horizontal scroll, filters folded behind a button, Tab stops, axe", async (context) => {
+    const page = await openPage(context, "/", base);
+    const { body } = await search(page, BROAD_QUERY);
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    assert.ok(overflow <= 0, `the page is ${overflow} px wider than the screen`);
+    const panel = page.locator("#painel-filtros");
+    assert.equal(await panel.isVisible(), false, "the filters are folded");
+    const toggle = page.getByRole("button", { name: /^Filtros/ });
+    assert.equal(await toggle.getAttribute("aria-expanded"), "false");
+    const box = await page.locator("article.result").first().boundingBox();
+    assert.ok(box && box.y < MOBILE.height, "the first result starts on the first screen");
+    if (SHOTS) await page.screenshot({ path: path.join(SHOTS, "search-mobile.png"), fullPage: false });
+    assert.ok((await tabsToFirstResult(page)) <= 5, "at most 5 Tab stops on a phone too");
+
+    await toggle.click();
+    await panel.waitFor({ state: "visible" });
+    assert.equal(await toggle.getAttribute("aria-expanded"), "true");
+    assert.deepEqual(await axeViolations(page), [], "the open filters");
+    const court = Object.keys(body.facets.court ?? {})[0];
+    const narrowed = await nextSearch(page, () => page.locator(`#filtro-tribunal input[value="${court}"]`).check());
+    assert.deepEqual(narrowed.sent.filters.court, [court]);
+    await page.getByRole("button", { name: /^Ver \d+ decis/ }).click();
+    await panel.waitFor({ state: "hidden" });
+    assert.equal(await page.evaluate(() => document.activeElement?.className), "filters-toggle", "focus back on the button");
+    await page.getByRole("button", { name: "Filtros (1)" }).waitFor();
+    // Escape closes it too.
+    await toggle.click();
+    await panel.waitFor({ state: "visible" });
+    await page.keyboard.press("Escape");
+    await panel.waitFor({ state: "hidden" });
+    const wide = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    assert.ok(wide <= 0, `after filtering the page is ${wide} px wider than the screen`);
+    assert.deepEqual(await axeViolations(page), [], "the results on a phone");
+  }, storageState, MOBILE);
+
+  await scenario("narrow 360 px: nothing wider than the screen", async (context) => {
+    const page = await openPage(context, "/", base);
+    await search(page, BROAD_QUERY);
+    const folded = page.locator("article.result details summary");
+    if ((await folded.count()) > 0) await folded.first().click();
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    assert.ok(overflow <= 0, `the page is ${overflow} px wider than 360 px`);
+  }, storageState, { width: 360, height: 740 });
+}
+
+/** Waits for the answer of the page's next `method` request to /api`path` (a path prefix) after `action`. */
+async function nextApi(page, method, pathPrefix, action) {
+  const answered = page.waitForResponse(
+    (r) => new URL(r.url()).pathname.startsWith(`/api${pathPrefix}`) && r.request().method() === method,
+  );
+  await action();
+  return answered;
+}
+
+/** The judgment buttons of the card of this document. */
+function judgmentOf(page, documentId) {
+  const card = page.locator(`article.result[data-document-id="${documentId}"]`).first();
+  return {
+    card,
+    yes: card.getByRole("button", { name: "Relevante", exact: true }),
+    no: card.getByRole("button", { name: "Não relevante", exact: true }),
+  };
+}
+
+/** Judging results (issue #20) and "Mais como este" (issue #19), as ana (socios) and bruno (contencioso). */
+async function judgmentScenarios(ana, bruno, restrictedId, publicId) {
+  await scenario("judging: one click marks a result, a reload still shows it, it changes, takes a note, is ana's only", async (context) => {
+    const page = await openPage(context, "/");
+    const violations = watchCsp(page);
+    const readBack = nextApi(page, "GET", "/judgments", () => search(page, QUERY));
+    assert.equal((await readBack).status(), 200, "the page reads the person's judgments of the query");
+    const first = await page.locator("article.result").first().getAttribute("data-document-id");
+    let { card, yes, no } = judgmentOf(page, first);
+    await card.getByRole("group", { name: "Este resultado serve para a sua pesquisa?" }).waitFor();
+    assert.equal(await yes.getAttribute("aria-pressed"), "false");
+    const made = await nextApi(page, "POST", "/judgments", () => yes.click());
+    assert.equal(made.status(), 201, "a new judgment");
+    const sent = made.request().postDataJSON();
+    assert.equal(sent.query, QUERY);
+    assert.equal(sent.document_id, first);
+    assert.equal(sent.shown_rank, 1);
+    assert.equal(sent.relevant, true);
+    await card.locator('button.judge-yes[aria-pressed="true"]').waitFor();
+    await card.getByRole("status").filter({ hasText: "Avaliação salva: relevante." }).waitFor();
+
+    // A reload: the page asks for ana's judgments of this query once, and shows hers.
+    const again = nextApi(page, "GET", "/judgments", () => page.reload());
+    const listed = await (await again).json();
+    assert.ok(listed.judgments.some((j) => j.document_id === first && j.relevant), "the judgment is stored");
+    ({ card, yes, no } = judgmentOf(page, first));
+    await card.locator('button.judge-yes[aria-pressed="true"]').waitFor();
+    assert.equal(await no.getAttribute("aria-pressed"), "false");
+
+    // Changed from the keyboard (the button focused, Enter): the same judgment, now "não relevante".
+    await no.focus();
+    const changed = await nextApi(page, "POST", "/judgments", () => page.keyboard.press("Enter"));
+    assert.equal(changed.status(), 200, "the earlier judgment, changed");
+    await card.locator('button.judge-no[aria-pressed="true"]').waitFor();
+    assert.equal(await yes.getAttribute("aria-pressed"), "false");
+    assert.equal(await page.evaluate(() => document.activeElement?.textContent), "Não relevante", "the focus stays");
+
+    // An optional note.
+    await card.getByRole("button", { name: "Acrescentar nota" }).click();
+    const field = card.getByLabel("Nota (opcional): por que serve ou não serve");
+    assert.equal(await page.evaluate(() => document.activeElement?.tagName), "TEXTAREA", "the note field takes the focus");
+    await field.fill("trata de outra cláusula");
+    assert.deepEqual(await axeViolations(page), [], "the page with judgments and the note form");
+    const noted = await nextApi(page, "POST", "/judgments", () => card.getByRole("button", { name: "Salvar nota" }).click());
+    assert.equal(noted.status(), 200);
+    assert.equal(noted.request().postDataJSON().note, "trata de outra cláusula");
+    assert.equal(noted.request().postDataJSON().relevant, false);
+    await card.getByText("Sua nota: trata de outra cláusula").waitFor();
+    assert.equal(await page.evaluate(() => document.activeElement?.textContent), "Editar nota", "focus back on its button");
+    await page.reload();
+    ({ card } = judgmentOf(page, first));
+    await card.locator('button.judge-no[aria-pressed="true"]').waitFor();
+    await card.getByText("Sua nota: trata de outra cláusula").waitFor();
+    assert.deepEqual(violations, [], "no Content-Security-Policy violation");
+  }, ana);
+
+  await scenario("judging: another person's judgments never show (bruno sees none of ana's)", async (context) => {
+    const page = await openPage(context, "/");
+    const readBack = nextApi(page, "GET", "/judgments", () => search(page, QUERY));
+    const listed = await (await readBack).json();
+    assert.ok(listed.judgments.every((j) => j.judge === "bruno"), "only his own");
+    await page.locator("article.result .judgment").first().waitFor();
+    assert.equal(await page.locator('.judgment button[aria-pressed="true"]').count(), 0);
+  }, bruno);
+
+  await scenario("'Mais como este': other decisions near a passage, in the URL, Back returns, walled passages refused", async (context) => {
+    const page = await openPage(context, "/");
+    const violations = watchCsp(page);
+    const { body } = await search(page, QUERY);
+    const source = body.results[0];
+    const link = page.locator("article.result").first().getByRole("link", { name: "Mais como este" });
+    assert.equal(await link.getAttribute("href"), `/?q=${encodeURIComponent(QUERY).replace(/%20/g, "+")}&similar=${source.passage_id}`);
+    const response = await nextApi(page, "POST", "/search/similar", () => link.click());
+    assert.equal(response.status(), 200);
+    const similar = await response.json();
+    assert.equal(response.request().postDataJSON().passage_id, source.passage_id);
+    await page.waitForURL((url) => url.searchParams.get("similar") === String(source.passage_id) && url.searchParams.get("q") === QUERY);
+    const line = page.locator(".similar-to");
+    await line.filter({ hasText: /^Trechos parecidos com o trecho da página \d+ de “.+”, de outras decisões e documentos\.$/ }).waitFor();
+    assert.equal(await page.evaluate(() => document.activeElement?.className), "similar-to", "the line takes the focus");
+    await page.locator(".status", { hasText: /encontrad/ }).waitFor();
+    const shown = await resultIds(page);
+    assert.ok(shown.length > 0, "other decisions and documents are listed");
+    assert.ok(!shown.includes(source.document_id), "not the decision the passage is from");
+    assert.deepEqual(shown, similar.results.map((r) => r.document_id));
+    assert.equal(await page.locator("article.result .judgment").count(), 0, "no query to judge against here");
+    assert.ok((await tabsToFirstResult(page)) <= 5, "at most 5 Tab stops to the first result here too");
+    assert.deepEqual(await axeViolations(page), [], "the 'Mais como este' list");
+
+    // The link reloads to the same list; Back returns to the query's results.
+    const reloaded = await nextApi(page, "POST", "/search/similar", () => page.reload());
+    assert.deepEqual((await reloaded.json()).results.map((r) => r.document_id), shown);
+    await line.waitFor();
+    const back = await nextApi(page, "POST", "/search", () => page.goBack());
+    assert.equal(new URL(back.url()).pathname, "/api/search");
+    await page.waitForURL((url) => !url.searchParams.has("similar"));
+    await page.locator(".similar-to").waitFor({ state: "detached" });
+    await page.locator("article.result .judgment").first().waitFor();
+
+    // A passage of the partners' document: bruno is refused it (404, as a missing one), and never finds it.
+    const restricted = await search(page, RESTRICTED_QUERY);
+    const walled = restricted.body.results.find((r) => r.document_id === restrictedId);
+    assert.ok(walled, "ana finds the partners' document");
+    const other = await browser.newContext({ storageState: bruno });
+    try {
+      const refused = await other.request.post(`${GW}/api/search/similar`, { data: { passage_id: walled.passage_id } });
+      assert.equal(refused.status(), 404);
+      assert.match(refused.headers()["content-type"], /application\/problem\+json/);
+      const open = body.results.find((r) => r.document_id === publicId);
+      assert.ok(open, "the open decision is among the query's results");
+      const his = await other.request.post(`${GW}/api/search/similar`, { data: { passage_id: open.passage_id, top_k: 50 } });
+      assert.equal(his.status(), 200);
+      const hisIds = (await his.json()).results.map((r) => r.document_id);
+      assert.ok(hisIds.length > 0 && !hisIds.includes(restrictedId), `walled documents never listed: ${hisIds}`);
+      const hers = await context.request.post(`${GW}/api/search/similar`, { data: { passage_id: open.passage_id, top_k: 50 } });
+      assert.ok((await hers.json()).results.some((r) => r.document_id === restrictedId), "ana, in socios, gets it");
+    } finally {
+      await other.close();
+    }
+    assert.deepEqual(violations, [], "no Content-Security-Policy violation");
+  }, ana);
+}
 
 async function signedInScenarios() {
   const PUBLIC_ID = need("PUBLIC_ID");
@@ -163,6 +559,8 @@ async function signedInScenarios() {
 
   const ana = await sessionOf("ana", need("ANA_PASSWORD"));
   const bruno = await sessionOf("bruno", need("BRUNO_PASSWORD"));
+  await searchPageScenarios(GW, ana);
+  await judgmentScenarios(ana, bruno, RESTRICTED_ID, PUBLIC_ID);
 
   await scenario("search: query, filter, highlighted passage, explanation, document at its page", async (context) => {
     const page = await openPage(context);
@@ -170,14 +568,14 @@ async function signedInScenarios() {
     const { body, afterApiMs } = await search(page, QUERY);
     console.log(`     results visible ${afterApiMs} ms after the API answered`);
     assert.ok(afterApiMs < 1000, `results took ${afterApiMs} ms after the API answered`);
-    assert.ok(body.results.length > 0 && body.results.length <= 5, `top 5, got ${body.results.length}`);
+    assert.ok(body.results.length > 0 && body.results.length <= 10, `a page of ten, got ${body.results.length}`);
     assert.ok((await resultIds(page)).includes(PUBLIC_ID), "the public decision is found");
     assert.match(page.url(), /[?&]q=nulidade/);
 
-    const courts = await page.locator("#filtro-tribunal option").allTextContents();
-    assert.ok(courts.some((t) => /^TJSP \(\d+\)$/.test(t)), `court facet with counts: ${courts}`);
+    const courts = (await page.locator("#filtro-tribunal label").allTextContents()).map((t) => t.replace(/\s+/g, " ").trim());
+    assert.ok(courts.some((t) => /^TJSP \(\d+ documentos?\)$/.test(t)), `court facet with counts: ${courts}`);
     const filtered = page.waitForResponse((r) => r.url().endsWith("/api/search"));
-    await page.locator("#filtro-tribunal").selectOption("tjsp");
+    await page.locator('#filtro-tribunal input[value="tjsp"]').check();
     const filteredBody = await (await filtered).json();
     await page.waitForURL(/tribunal=tjsp/);
     await page.locator(".status", { hasText: /encontrados?/ }).waitFor();
@@ -210,7 +608,7 @@ async function signedInScenarios() {
     await page.reload();
     await page.locator("article.result").first().waitFor();
     assert.equal(await page.locator("#consulta").inputValue(), QUERY);
-    assert.equal(await page.locator("#filtro-tribunal").inputValue(), "tjsp");
+    assert.ok(await page.locator('#filtro-tribunal input[value="tjsp"]').isChecked());
     assert.deepEqual(await resultIds(page), ids);
     // The page works under its nonce CSP: Next's own scripts carry the nonce, nothing was blocked.
     assert.deepEqual(violations, [], "no Content-Security-Policy violation");
@@ -229,7 +627,7 @@ async function signedInScenarios() {
     assert.ok(((await card.locator(".passage").textContent()) ?? "").includes("<script>alert(1)</script>"));
     assert.ok(((await card.locator("h2").textContent()) ?? "").includes("<img src=x onerror=alert(1)>"));
     assert.ok((await card.locator(".tag").allTextContents()).includes("<svg onload=alert(4)>"), "the type hint, as text");
-    assert.ok((await page.locator("#filtro-tipo option").allTextContents()).some((t) => t.startsWith("<svg onload=alert(4)>")));
+    assert.ok((await page.locator("#filtro-tipo label").allTextContents()).some((t) => t.startsWith("<svg onload=alert(4)>")));
     assert.equal(await page.locator("article.result script, article.result img, article.result svg, select svg").count(), 0);
     assert.ok((await card.locator(".passage mark").count()) > 0);
     await page.waitForTimeout(300);
@@ -250,7 +648,7 @@ async function signedInScenarios() {
     assert.ok(!(await resultIds(page)).includes(RESTRICTED_ID));
     assert.ok(!("stj" in (body.facets.court ?? {})), `no STJ in the court facet: ${JSON.stringify(body.facets)}`);
     assert.ok(!("acordao" in (body.facets.document_type ?? {})), "no acórdão counted");
-    assert.ok(!(await optionValues(page, "filtro-tribunal")).includes("stj"));
+    assert.ok(!(await checkboxValues(page, "filtro-tribunal")).includes("stj"));
 
     const direct = await context.request.get(`${GW}/api/documents/${RESTRICTED_ID}`);
     assert.equal(direct.status(), 404, "the document link of a hidden document is 404");
@@ -447,6 +845,7 @@ async function firstAdminScenarios() {
 }
 
 if (GW) await signedInScenarios();
+if (env.SEARCH_URL) await searchPageScenarios(env.SEARCH_URL, undefined);
 if (env.FIRST_ADMIN_URL) await firstAdminScenarios();
 if (DEMO) await demoScenarios();
 await browser.close();

@@ -19,6 +19,13 @@ export const DOCUMENT_TYPE_LABELS: Record<string, string> = {
 };
 
 /** "2019-03-07" -> "07/03/2019"; anything else as given. */
+/** Decisions are judged; an act, a parecer or a work of doctrine only has its date (shared/legal/codes.py DECISION_TYPES). */
+const DECISION_TYPES = new Set(["acordao", "sentenca", "decisao_monocratica", "despacho"]);
+
+export function dateLabel(documentType: string | null | undefined): string {
+  return documentType && DECISION_TYPES.has(documentType) ? "Julgado em" : "Data";
+}
+
 export function formatDate(iso: string | null | undefined): string {
   if (!iso) return "";
   const match = /^(\d{4})-(\d{2})-(\d{2})/.exec(iso);

@@ -10,6 +10,8 @@ export interface Identity {
   groups: string[];
   roles: string[];
   scopes: string[];
+  /** What the caller may do (GET /auth/me's permissions: search, ingest, review, admin); menus show only these. */
+  permissions: string[];
   authMode: AuthMode;
   /** The API runs without authentication (PRECEDENTE_AUTH_MODE=none): the page says so on every page. */
   demo: boolean;
@@ -26,6 +28,32 @@ function strings(value: unknown): string[] {
   return Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : [];
 }
 
+/** An API older than `permissions` in /auth/me: shared/accounts.py Identity.permissions, from kind, roles and scopes. */
+function impliedPermissions(data: Record<string, unknown>): string[] {
+  const all = ["search", "ingest", "review", "admin"];
+  const roles = strings(data.roles);
+  const scopes = strings(data.scopes);
+  if (data.kind === "key") return scopes.includes("admin") ? all : all.filter((p) => scopes.includes(p));
+  if (roles.includes("admin")) return all;
+  const review = roles.includes("reviewer") || data.kind === "anonymous";
+  return review ? ["search", "ingest", "review"] : ["search", "ingest"];
+}
+
+/** Whether the caller may do this (a menu entry, a button): the API still decides, and refuses otherwise. */
+export function may(identity: Pick<Identity, "permissions"> | null | undefined, permission: string): boolean {
+  return identity?.permissions.includes(permission) ?? false;
+}
+
+/** The pages of the menu this caller may use, in order. */
+export function menuFor(identity: Pick<Identity, "permissions"> | null | undefined): { href: string; label: string }[] {
+  const entries = [
+    { href: "/", label: "Pesquisa", needs: ["search"] },
+    { href: "/ingestao", label: "Ingestão", needs: ["ingest"] },
+    { href: "/revisao", label: "Revisão", needs: ["review"] },
+  ];
+  return entries.filter((e) => e.needs.some((p) => may(identity, p))).map(({ href, label }) => ({ href, label }));
+}
+
 /** GET /auth/me's JSON as an Identity, or null when it is not one. */
 export function parseIdentity(body: unknown): Identity | null {
   if (typeof body !== "object" || body === null) return null;
@@ -37,6 +65,7 @@ export function parseIdentity(body: unknown): Identity | null {
     groups: strings(data.groups),
     roles: strings(data.roles),
     scopes: strings(data.scopes),
+    permissions: Array.isArray(data.permissions) ? strings(data.permissions) : impliedPermissions(data),
     authMode: data.auth_mode,
     demo: data.auth_mode === "none",
     mustChangePassword: data.must_change_password === true,

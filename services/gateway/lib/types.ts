@@ -75,8 +75,15 @@ export interface SearchResult {
   year?: number | null;
 }
 
-export type FacetField = "document_type" | "document_subtype" | "court" | "relator" | "judging_body";
+export type FacetField =
+  | "document_type"
+  | "document_subtype"
+  | "court"
+  | "relator"
+  | "judging_body"
+  | "procedural_class";
 
+/** Documents per value; a facet with a selection is counted without it (its other values stay reachable). */
 export type Facets = Partial<Record<FacetField, Record<string, number>>>;
 
 export interface SearchResponse {
@@ -89,6 +96,63 @@ export interface SearchResponse {
   offset?: number;
   /** No work is at least "provável": nothing relevant was found, the results are only the closest. */
   no_strong_match?: boolean;
+  /** One word that names no subject ("direito"): every result is weak; the page asks for more words. */
+  vague_query?: boolean;
+  /** POST /search/similar: the passage the list is near (its work is left out of the list). */
+  similar_to?: SimilarSource | null;
+}
+
+/** The passage "Mais como este" started from (services/search/routers/search.py SimilarTo). */
+export interface SimilarSource {
+  passage_id: number;
+  document_id: string;
+  title: string;
+  citation?: string | null;
+  page_number: number;
+}
+
+/** The body of POST /search/similar (services/search/query.py SimilarRequest). */
+export interface SimilarRequestBody {
+  passage_id: number;
+  filters: ApiFilters;
+  top_k: number;
+  offset?: number;
+  sort?: SearchSort;
+}
+
+/** A person's judgment of a result for a query (services/search/store/judgments.py Judgment). */
+export interface Judgment {
+  id: number;
+  judge: string;
+  query: string;
+  /** The query folded and lower-cased: one judgment per judge, query and passage. */
+  query_key: string;
+  document_id: string;
+  passage_id: number;
+  relevant: boolean;
+  note: string | null;
+  shown_rank?: number | null;
+  updated_at: string;
+}
+
+/** The body of POST /judgments (services/search/routers/judgments.py JudgmentRequest). */
+export interface JudgmentRequestBody {
+  query: string;
+  document_id: string;
+  passage_id: number;
+  relevant: boolean;
+  note?: string;
+  filters?: ApiFilters;
+  sort?: SearchSort;
+  shown_rank?: number;
+}
+
+/** GET /judgments. */
+export interface JudgmentList {
+  judgments: Judgment[];
+  total: number;
+  limit: number;
+  offset: number;
 }
 
 export type SearchSort = "relevance" | "date";
@@ -102,14 +166,16 @@ export interface SearchRequestBody {
   sort?: SearchSort;
 }
 
+/** services/search/query.py SearchFilters: each facet one value or several (any of them). */
 export interface ApiFilters {
-  document_type?: string;
-  document_subtype?: string;
-  court?: string;
+  document_type?: string[];
+  document_subtype?: string[];
+  court?: string[];
+  procedural_class?: string[];
   date_from?: string;
   date_to?: string;
-  relator?: string;
-  judging_body?: string;
+  relator?: string[];
+  judging_body?: string[];
   cited_law?: string;
 }
 

@@ -1,8 +1,11 @@
 import { renderToStaticMarkup } from "react-dom/server";
 import { describe, expect, it } from "vitest";
-import { facetOptions, Filters } from "../components/Filters";
-import { COPY_MESSAGES, copyCitation, ResultCard } from "../components/ResultCard";
-import { apiHref, authorsLine, sectionLabel, subtypeLabel } from "../lib/format";
+import { facetOptions, Filters, settledDate } from "../components/Filters";
+import { COPY_MESSAGES, copyCitation, displayText, FOLD_AT, ResultCard } from "../components/ResultCard";
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { apiHref, authorsLine, dateLabel, sectionLabel, subtypeLabel } from "../lib/format";
 import type { SearchResult } from "../lib/types";
 import { EMPTY_STATE } from "../lib/urlState";
 import { STRONG_RESULT, WEAK_RESULT } from "./fakeApi";
@@ -34,7 +37,7 @@ describe("<ResultCard> with every field of the contract", () => {
   });
 
   it("heads the card with the citation, and tells relator, órgão julgador and both dates apart", () => {
-    expect(html).toContain(`<h2 id="resultado-1" class="result-title">${STRONG_RESULT.citation}</h2>`);
+    expect(html).toContain(`<h2 id="resultado-1" class="result-title" tabindex="-1">${STRONG_RESULT.citation}</h2>`);
     expect(html).toContain("<dt>Relator(a)</dt><dd>Nancy Andrighi</dd>");
     expect(html).toContain("<dt>Órgão julgador</dt><dd>3ª Turma</dd>");
     expect(html).toContain("<dt>Julgado em</dt><dd>15/09/2016</dd>");
@@ -46,8 +49,9 @@ describe("<ResultCard> with every field of the contract", () => {
     expect(html).toContain('<span class="section">Ementa</span>');
   });
 
-  it("offers a real button (no inline handler) to copy the citation", () => {
-    expect(html).toContain('<button type="button" class="copy-button">Copiar citação</button>');
+  it("offers real buttons (no inline handler) to copy the citation and the ementa", () => {
+    expect(html).toContain('<button type="button" class="copy-button" aria-describedby="resultado-1">Copiar citação</button>');
+    expect(html).toContain('<button type="button" class="copy-button" aria-describedby="resultado-1">Copiar ementa</button>');
     expect(html).not.toMatch(/\son[a-z]+=/i); // no inline handler attribute: the strict CSP would block it
   });
 
@@ -62,7 +66,7 @@ describe("<ResultCard> with every field of the contract", () => {
     // The word highlights stay, inside and outside the sentence.
     expect(sentence).toContain("<mark>nulidade</mark>");
     expect(sentence).toContain("<mark>arbitral</mark>");
-    const before = html.slice(html.indexOf('<blockquote class="passage">'), html.indexOf('<strong class="key-sentence">'));
+    const before = html.slice(html.indexOf('<blockquote id="trecho-1" class="passage">'), html.indexOf('<strong class="key-sentence">'));
     expect(visibleText(before)).toContain("3. Todos os contratos de adesão");
     expect(before).not.toContain("<mark>");
   });
@@ -76,8 +80,8 @@ describe("<ResultCard> with every field of the contract", () => {
   });
 
   it("lists the work's other passages with page, section, highlights and link", () => {
-    const others = html.slice(html.indexOf('<section class="other-passages"'), html.indexOf('<section class="copies"'));
-    expect(others).toContain("<h3>Outros trechos desta decisão</h3>");
+    const others = html.slice(html.indexOf('<details class="other-passages"'), html.indexOf('<details class="copies"'));
+    expect(others).toContain("<summary>Outros trechos desta decisão (2)</summary>"); // folded
     expect(others.match(/<li>/g)).toHaveLength(2);
     expect(others).toContain('<span>p. 6</span><span class="section">Voto</span>');
     expect(others).toContain('<span>p. 6–7</span><span class="section">Voto › I – Do alegado descumprimento ao art. 526 do CPC</span>');
@@ -89,8 +93,8 @@ describe("<ResultCard> with every field of the contract", () => {
   });
 
   it("lists the other copies of the work with links through the gateway", () => {
-    const copies = html.slice(html.indexOf('<section class="copies"'));
-    expect(copies).toContain("<h3>Outras cópias</h3>");
+    const copies = html.slice(html.indexOf('<details class="copies"'));
+    expect(copies).toContain("<summary>Outras cópias (1)</summary>");
     expect(copies).toContain(
       '<a class="open-copy" href="/api/documents/0b7d2f4e-1c2a-4e1b-8f5c-3a9d7e6c5b41" target="_blank" rel="noopener noreferrer">REsp 1.602.076/SP (digitalização)',
     );
@@ -107,7 +111,7 @@ describe("<ResultCard> with only what every result has", () => {
   const html = render(WEAK_RESULT);
 
   it("falls back to the title, leaves out every missing field and section", () => {
-    expect(html).toContain('<h2 id="resultado-1" class="result-title">nota_interna.txt</h2>');
+    expect(html).toContain('<h2 id="resultado-1" class="result-title" tabindex="-1">nota_interna.txt</h2>');
     for (const absent of ["Copiar citação", "Relator", "Órgão julgador", "Julgado em", "Publicado em", "Processo",
       "Ementa", "<details", "Outros trechos", "Outras cópias", "key-sentence", "<dl"]) {
       expect(html, absent).not.toContain(absent);
@@ -236,20 +240,55 @@ describe("<Filters>", () => {
     expect(facetOptions({}, "trf3", (c) => c)).toEqual([{ value: "trf3", label: "trf3" }]);
   });
 
-  it("renders labelled selects with counts", () => {
+  it("renders each facet as labelled checkboxes with counts, the selected ones ticked", () => {
     const html = renderToStaticMarkup(
       <Filters
-        state={{ ...EMPTY_STATE, q: "x", court: "tjsp" }}
-        facets={{ document_type: { sentenca: 3 }, court: { tjsp: 3 }, relator: { "Fulano de Tal": 1 } }}
+        state={{ ...EMPTY_STATE, q: "x", court: ["tjsp"] }}
+        facets={{
+          document_type: { sentenca: 3 },
+          court: { tjsp: 3, stj: 2 },
+          relator: { "Fulano de Tal": 1 },
+          procedural_class: { "Recurso Especial": 2 },
+        }}
         labels={{ document_type: {}, court: { tjsp: "TJSP" } }}
         onChange={() => undefined}
+        onClear={() => undefined}
       />,
     );
-    expect(html).toContain('<label for="filtro-tipo">Tipo de documento</label>');
-    expect(html).toContain("Sentença (3)");
-    expect(html).toContain('<option value="tjsp" selected="">TJSP (3)</option>');
-    expect(html).toContain("Fulano de Tal (1)");
+    expect(html).toContain('<fieldset class="facet" id="filtro-tipo"><legend>Tipo de documento</legend>');
+    expect(visibleText(html)).toContain("Sentença (3 documentos)");
+    expect(html).toContain('<input type="checkbox" id="filtro-tribunal-0" checked="" value="tjsp"/>');
+    expect(html).toContain('<input type="checkbox" id="filtro-tribunal-1" value="stj"/><label for="filtro-tribunal-1">');
+    expect(html).toContain("<legend>Classe processual</legend>");
+    expect(visibleText(html)).toContain("Recurso Especial (2 documentos)");
+    expect(visibleText(html)).toContain("Fulano de Tal (1 documento)");
     expect(html).not.toContain("Órgão julgador"); // no facet values, nothing selected
+    expect(html).not.toContain("<select"); // an arrow key never changes a checkbox
+    expect(html).toContain("Limpar filtros");
+  });
+
+  it("folds a long facet behind 'Mostrar todos', the ticked values always shown", () => {
+    const counts = Object.fromEntries(Array.from({ length: 9 }, (_, i) => [`Relator ${i}`, 20 - i]));
+    const html = renderToStaticMarkup(
+      <Filters
+        state={{ ...EMPTY_STATE, q: "x", relator: ["Relator 8"] }}
+        facets={{ relator: counts }}
+        labels={{ document_type: {}, court: {} }}
+        onChange={() => undefined}
+        onClear={() => undefined}
+      />,
+    );
+    expect(html).toContain("Relator 5");
+    expect(html).not.toContain("Relator 6");
+    expect(html).toContain("Relator 8");
+    expect(html).toContain("Mostrar todos (9)");
+  });
+
+  it("applies a date only once it is whole", () => {
+    expect(settledDate("")).toBe(true);
+    expect(settledDate("2016-09-15")).toBe(true);
+    expect(settledDate("0201-09-15")).toBe(false); // the year being typed
+    expect(settledDate("2016-09")).toBe(false);
   });
 });
 
@@ -288,7 +327,7 @@ describe("<ResultCard> of works that are not decisions", () => {
     expect(html).toContain("<dt>Autoria</dt><dd>Pedro Gomes de Queiroz; Ana Paula de Souza</dd>");
     expect(html).toContain("<dt>Publicação</dt><dd>Revista de Processo</dd>");
     expect(html).toContain("<dt>Ano</dt><dd>2019</dd>");
-    expect(html).toContain(`<h2 id="resultado-1" class="result-title">${doctrine.citation}</h2>`);
+    expect(html).toContain(`<h2 id="resultado-1" class="result-title" tabindex="-1">${doctrine.citation}</h2>`);
     expect(html).not.toContain("Número");
   });
 
@@ -323,18 +362,64 @@ describe("<Filters> by subtype", () => {
         facets={facets}
         labels={{ document_type: {}, court: {}, document_subtype: { resolucao: "Resolução" } }}
         onChange={() => undefined}
+        onClear={() => undefined}
       />,
     );
 
   it("offers the subtypes the search counted, with their labels", () => {
     const html = filters(undefined, { document_subtype: { resolucao: 2, artigo: 1 } });
-    expect(html).toContain('<label for="filtro-subtipo">Espécie</label>');
-    expect(html).toContain('<option value="resolucao">Resolução (2)</option>');
-    expect(html).toContain('<option value="artigo">Artigo (1)</option>');
+    expect(html).toContain("<legend>Espécie</legend>");
+    expect(html).toContain('value="resolucao"/><label for="filtro-subtipo-0"><span class="facet-label">Resolução</span>');
+    expect(visibleText(html)).toContain("Artigo (1 documento)");
   });
 
-  it("has no subtype select without the facet, unless one is selected", () => {
+  it("has no subtype group without the facet, unless one is selected", () => {
     expect(filters(undefined, { document_type: { acordao: 1 } })).not.toContain("filtro-subtipo");
-    expect(filters({ ...EMPTY_STATE, q: "x", subtype: "tese" })).toContain('<option value="tese" selected="">Tese</option>');
+    expect(filters({ ...EMPTY_STATE, q: "x", subtype: ["tese"] })).toContain(
+      '<input type="checkbox" id="filtro-subtipo-0" checked="" value="tese"/><label for="filtro-subtipo-0"><span class="facet-label">Tese</span></label>',
+    );
   });
 });
+
+describe("<ResultCard> passage display", () => {
+  it("shows a long passage folded with a visible 'Ver trecho inteiro', never a hidden scroll box", () => {
+    const long = "Texto do voto. ".repeat(Math.ceil(FOLD_AT / 15) + 5);
+    const html = render({ ...STRONG_RESULT, chunk_text: long, highlights: [], explanation_span: null });
+    expect(html).toContain('<blockquote id="trecho-1" class="passage folded">');
+    expect(html).toContain(
+      '<button type="button" class="link-button more-text" aria-expanded="false" aria-controls="trecho-1">Ver trecho inteiro</button>',
+    );
+    const short = render(STRONG_RESULT);
+    expect(short).toContain('<blockquote id="trecho-1" class="passage">');
+    expect(short).not.toContain("Ver trecho inteiro");
+  });
+
+  it("shows a page break as a line break, one character for one (the highlights stay on their words)", () => {
+    expect(displayText("fim da página\fInício da outra\u0007")).toBe("fim da página\nInício da outra ");
+    const html = render({ ...STRONG_RESULT, chunk_text: "nulidade\fda cláusula", highlights: [[9, 11]], explanation_span: null });
+    expect(visibleText(html)).toContain("nulidade\nda cláusula");
+    expect(html).toContain("<mark>da</mark>");
+    expect(html).not.toContain("\f");
+  });
+});
+
+describe("the date of a result", () => {
+  it("says a decision was judged and gives an act, parecer or article only its date", () => {
+    expect(dateLabel("acordao")).toBe("Julgado em");
+    expect(dateLabel("decisao_monocratica")).toBe("Julgado em");
+    for (const kind of ["parecer", "ato_normativo", "doutrina", "peticao", null]) expect(dateLabel(kind)).toBe("Data");
+    const act = render({ ...STRONG_RESULT, document_type: "ato_normativo", judgment_date: "1995-02-13" });
+    expect(visibleText(act)).toContain("Data13/02/1995");
+    expect(visibleText(act)).not.toContain("Julgado em");
+  });
+
+  it("knows the decision types the Python vocabulary declares", () => {
+    const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
+    const codes = readFileSync(path.join(repo, "shared", "legal", "codes.py"), "utf8");
+    const declared = /DECISION_TYPES = frozenset\(\{([^}]*)\}\)/.exec(codes)?.[1] ?? "";
+    const types = [...declared.matchAll(/"([a-z_]+)"/g)].map((match) => match[1]);
+    expect(types.length).toBeGreaterThan(2);
+    for (const kind of types) expect(dateLabel(kind)).toBe("Julgado em");
+  });
+});
+

@@ -1,20 +1,22 @@
-import { formatDateTime, stageLabel, STAGE_LABELS } from "../../lib/format";
 import { unstable_rethrow } from "next/navigation";
+import { IngestionPanel } from "../../components/IngestionPanel";
+import { formatDateTime } from "../../lib/format";
+import { may } from "../../lib/identity";
+import { reasonHint, reasonLabel, reasonText, stageLabel, STAGE_ORDER, stateLabel } from "../../lib/labels";
 import { apiGet, requireIdentity } from "../../lib/server";
 import type { IngestionStatus } from "../../lib/types";
 
-function Counts({ title, counts }: { title: string; counts: Record<string, number> }) {
-  const entries = Object.entries(counts);
+function Counts({ title, counts, label }: { title: string; counts: [string, number][]; label: (code: string) => string }) {
   return (
     <section className="counts">
       <h2>{title}</h2>
-      {entries.length === 0 ? (
+      {counts.length === 0 ? (
         <p>Nenhum.</p>
       ) : (
         <dl>
-          {entries.map(([key, n]) => (
+          {counts.map(([key, n]) => (
             <div key={key}>
-              <dt>{stageLabel(key)}</dt>
+              <dt>{label(key)}</dt>
               <dd>{n}</dd>
             </div>
           ))}
@@ -24,8 +26,12 @@ function Counts({ title, counts }: { title: string; counts: Record<string, numbe
   );
 }
 
-export default async function Ingestion() {
-  await requireIdentity("/ingestao");
+type Props = { searchParams: Promise<Record<string, string | string[] | undefined>> };
+
+export default async function Ingestion({ searchParams }: Props) {
+  const params = await searchParams;
+  const text = (name: string) => (typeof params[name] === "string" ? (params[name] as string).slice(0, 200) : "");
+  const identity = await requireIdentity("/ingestao");
   let status: IngestionStatus | null = null;
   let error = "";
   try {
@@ -34,64 +40,79 @@ export default async function Ingestion() {
     unstable_rethrow(err); // a redirect to sign-in is not an error to show
     error = (err as Error).message;
   }
+  const panel = (
+    <IngestionPanel
+      groups={identity.groups}
+      mayUpload={may(identity, "ingest")}
+      mayReview={may(identity, "review")}
+      initialQuery={text("q")}
+      initialState={text("estado")}
+    />
+  );
   if (!status) {
     return (
       <div className="ingestion">
         <h1>Ingestão</h1>
         <p className="error" role="alert">
-          Não foi possível consultar o serviço de busca ({error}). <a href="/ingestao">Tentar de novo</a>
+          Não foi possível consultar o andamento da ingestão ({error}). <a href="/ingestao">Tentar de novo</a>
         </p>
+        {panel}
       </div>
     );
   }
-  const ordered = Object.fromEntries(
-    Object.keys(STAGE_LABELS)
-      .filter((stage) => stage in status.stages)
-      .map((stage) => [stage, status.stages[stage] ?? 0]),
-  );
+  const stages: [string, number][] = [
+    ...STAGE_ORDER.filter((stage) => stage in status.stages).map((s): [string, number] => [s, status.stages[s] ?? 0]),
+    ...Object.entries(status.stages).filter(([stage]) => !STAGE_ORDER.includes(stage)),
+  ];
   return (
     <div className="ingestion">
       <h1>Ingestão</h1>
+      {panel}
+      <h2>Andamento</h2>
       <p>
         <a href="/ingestao">Atualizar</a>
       </p>
       <div className="count-grid">
-        <Counts title="Documentos por etapa" counts={ordered} />
-        <Counts title="Em revisão, por motivo" counts={status.review_reasons} />
-        <Counts title="Falhas, por motivo" counts={status.failure_reasons} />
+        <Counts title="Documentos por situação" counts={stages} label={stageLabel} />
+        <Counts title="Aguardando revisão, por motivo" counts={Object.entries(status.review_reasons)} label={reasonLabel} />
+        <Counts title="Não processados, por motivo" counts={Object.entries(status.failure_reasons)} label={reasonLabel} />
       </div>
       <section>
         <h2>Últimos documentos parados</h2>
         {status.latest_stopped.length === 0 ? (
           <p>Nenhum documento parado.</p>
         ) : (
-          <table className="stopped">
-            <thead>
-              <tr>
-                <th scope="col">Arquivo</th>
-                <th scope="col">Situação</th>
-                <th scope="col">Motivo</th>
-                <th scope="col">Quando</th>
-              </tr>
-            </thead>
-            <tbody>
-              {status.latest_stopped.map((doc) => (
-                <tr key={doc.document_id}>
-                  <td>
-                    {doc.stage === "review" ? <a href={`/revisao?id=${doc.document_id}`}>{doc.filename}</a> : doc.filename}
-                  </td>
-                  <td>
-                    {stageLabel(doc.stage)}
-                    {doc.halted_in ? ` (em ${doc.halted_in})` : ""}
-                  </td>
-                  <td>
-                    {doc.reason_code && <code>{doc.reason_code}</code>} {doc.reason}
-                  </td>
-                  <td>{formatDateTime(doc.at)}</td>
+          <div className="table-scroll">
+            <table className="stopped">
+              <thead>
+                <tr>
+                  <th scope="col">Arquivo</th>
+                  <th scope="col">Situação</th>
+                  <th scope="col">Motivo</th>
+                  <th scope="col">Quando</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {status.latest_stopped.map((doc) => (
+                  <tr key={doc.document_id}>
+                    <td>
+                      {doc.stage === "review" && may(identity, "review") ? (
+                        <a href={`/revisao?id=${doc.document_id}`}>{doc.filename}</a>
+                      ) : (
+                        doc.filename
+                      )}
+                    </td>
+                    <td>{stateLabel(doc.stage, doc.halted_in)}</td>
+                    <td>
+                      <strong>{reasonLabel(doc.reason_code)}</strong>
+                      {reasonText(doc.reason) ? `: ${reasonText(doc.reason)}` : reasonHint(doc.reason_code) ? `. ${reasonHint(doc.reason_code)}` : ""}
+                    </td>
+                    <td>{formatDateTime(doc.at)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
         )}
       </section>
     </div>

@@ -1,0 +1,103 @@
+"""The ingestion and review pages for the people who do them, in a real browser against a real stack.
+
+A stack with sign-in: ana (socios, a reviewer) and bruno (contencioso, no review rights) are made through
+`POST /users`; a decision open to everyone, an illegible scan that ends in the review queue and a PDF locked by a
+password (review, no text) are ingested. services/gateway/e2e/operations.e2e.mjs then drives Debian's chromium
+(desktop and 390x844): the menus show only what each may do, the ingestion page lists, searches and filters the
+documents in Portuguese with their history, "Enviar documentos" uploads with access groups (and bruno, outside
+them, never sees the upload), approving asks for a confirmation that says what will be indexed and is refused
+without text, the header fits a phone; axe-core checks both pages when it is installed.
+
+Needs Node.js, `npm run build` in services/gateway and /usr/bin/chromium (`make install`). With
+PRECEDENTE_SCREENSHOTS=1 the run saves docs/screenshots/ingestion.png and review.png.
+"""
+
+import os
+import subprocess
+from collections.abc import Iterator
+
+import pytest
+
+from precedente.harness import RunningStack
+from tests.helpers.gateway import CHROMIUM, GATEWAY_DIR, SCREENSHOTS, require_tools, unique_pdf, wait_http
+from tests.helpers.pdfs import encrypted_pdf, illegible_scan
+
+pytestmark = pytest.mark.e2e
+
+SCENARIO = GATEWAY_DIR / "e2e" / "operations.e2e.mjs"
+PASSWORDS = {"ana": "ana-senha-forte-1", "bruno": "bruno-senha-forte-2"}
+PEOPLE = {"ana": (["socios"], ["reviewer"]), "bruno": (["contencioso"], [])}
+PUBLIC_FILE = "tjsp_sentenca_vara_empresarial_arbitragem.pdf"
+REVIEW_FILE = "digitalizacao_operacoes.pdf"
+LOCKED_FILE = "acordao_com_senha.pdf"
+
+
+@pytest.fixture(scope="module")
+def node() -> str:
+    return require_tools()
+
+
+@pytest.fixture(scope="module")
+def web_stack(node: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningStack]:
+    with RunningStack(tmp_path_factory.mktemp("gateway-operations")) as running:
+        for name, (groups, roles) in PEOPLE.items():
+            body = {"name": name, "groups": groups, "roles": roles, "password": PASSWORDS[name]}
+            made = running.client.post("/users", json=body)  # the client carries the stack's admin key
+            assert made.status_code == 201, made.text
+        yield running
+
+
+@pytest.fixture(scope="module")
+def gateway(web_stack: RunningStack) -> str:
+    """The page `precedente up` started for this stack (the harness gives each stack a free port)."""
+    url = f"http://127.0.0.1:{web_stack.env['PRECEDENTE_GATEWAY_PORT']}"
+    try:
+        wait_http(f"{url}/healthz", timeout=60)
+    except TimeoutError as err:
+        raise TimeoutError(f"{err}\n{web_stack.log_tail()}") from None
+    return url
+
+
+@pytest.fixture(scope="module")
+def documents(web_stack: RunningStack) -> dict[str, str]:
+    public = web_stack.upload(content=unique_pdf(PUBLIC_FILE, "public"), filename=PUBLIC_FILE)["document_id"]
+    review = web_stack.upload(content=illegible_scan("operations"), filename=REVIEW_FILE)["document_id"]
+    locked = web_stack.upload(content=encrypted_pdf(), filename=LOCKED_FILE)["document_id"]
+    final = web_stack.wait_final({public: None, review: None, locked: None})
+    assert final[public]["stage"] == "indexed", final[public]
+    assert final[review]["stage"] == "review", final[review]
+    assert final[locked]["stage"] == "review", final[locked]
+    return {"PUBLIC_ID": public, "REVIEW_ID": review, "LOCKED_ID": locked}
+
+
+def test_ingestion_and_review_pages_in_a_browser(
+    node: str, web_stack: RunningStack, gateway: str, documents: dict[str, str]
+) -> None:
+    url = gateway
+    env = {k: v for k, v in os.environ.items() if k != "SCREENSHOTS"}
+    env.update(
+        documents,
+        CHROMIUM=CHROMIUM,
+        GATEWAY_URL=url,
+        PUBLIC_FILE=PUBLIC_FILE,
+        REVIEW_FILE=REVIEW_FILE,
+        LOCKED_FILE=LOCKED_FILE,
+        ANA_PASSWORD=PASSWORDS["ana"],
+        BRUNO_PASSWORD=PASSWORDS["bruno"],
+    )
+    if os.environ.get("PRECEDENTE_SCREENSHOTS") == "1":
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        env["SCREENSHOTS"] = str(SCREENSHOTS)
+    result = subprocess.run(
+        [node, str(SCENARIO)], env=env, cwd=GATEWAY_DIR, capture_output=True, text=True, timeout=420
+    )
+    print(result.stdout, result.stderr)
+    assert result.returncode == 0, f"browser scenarios failed:\n{result.stdout}\n{result.stderr}"
+    assert " 0 failed" in result.stdout
+    # What the page uploaded is on the ledger with the access list chosen there, and bruno's list never showed it.
+    uploaded = web_stack.sql("SELECT access_groups FROM documents WHERE filename = 'nota_enviada_pela_pagina.txt'")
+    assert uploaded.strip() in ("{socios}", "['socios']"), uploaded
+    approved = web_stack.sql(f"SELECT stage FROM documents WHERE id = '{documents['REVIEW_ID']}'")
+    assert approved.strip() != "review", "approving on the page moved the document on"
+    locked = web_stack.sql(f"SELECT stage FROM documents WHERE id = '{documents['LOCKED_ID']}'")
+    assert locked.strip() == "review", "a document without text was not approved"

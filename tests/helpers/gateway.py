@@ -1,0 +1,57 @@
+"""What the browser tests of the page share: the tools they need, waiting for a server, unique sample bytes."""
+
+import os
+import shutil
+import time
+from pathlib import Path
+
+import httpx
+import pymupdf
+import pytest
+
+from precedente.stack import GATEWAY_SERVER
+from tests.helpers.samples import DOCS, REPO
+
+GATEWAY_DIR = REPO / "services" / "gateway"
+CHROMIUM = os.environ.get("PRECEDENTE_CHROMIUM", "/usr/bin/chromium")
+SCREENSHOTS = REPO / "docs" / "screenshots"
+
+
+def require_tools() -> str:
+    """Node's path; the test fails (never skips) naming what `make install` did not provide."""
+    node = shutil.which("node")
+    modules = GATEWAY_DIR / "node_modules"
+    missing = [
+        what
+        for what, ok in (
+            ("node", node is not None),
+            (f"the gateway build ({GATEWAY_SERVER}; run `make install`)", GATEWAY_SERVER.is_file()),
+            (f"chromium ({CHROMIUM})", Path(CHROMIUM).exists()),
+            ("services/gateway/node_modules (npm ci)", (modules / "playwright-core").is_dir()),
+            ("services/gateway/node_modules/axe-core (npm ci)", (modules / "axe-core").is_dir()),
+        )
+        if not ok
+    ]
+    if missing:
+        pytest.fail("missing for the gateway tests: " + ", ".join(missing))
+    assert node is not None
+    return node
+
+
+def wait_http(url: str, timeout: float = 30) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            if httpx.get(url, timeout=2).status_code == 200:
+                return
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.2)
+    raise TimeoutError(f"{url} did not answer in {timeout}s")
+
+
+def unique_pdf(name: str, tag: str) -> bytes:
+    """A sample document with its own bytes (a metadata tag), so no other upload of it is reused."""
+    with pymupdf.open(DOCS / name) as doc:
+        doc.set_metadata({**doc.metadata, "keywords": f"precedente-e2e {tag}"})
+        return doc.tobytes()
