@@ -7,7 +7,10 @@ each document's best chunk.
 
 `--judgments` measures the ranking on the firm's own judgments instead (POST /judgments): every judged query
 re-run, precision@5 as the seed counted it (a query scores when one of its top 5 is judged relevant), nDCG@10
-over the judged passages, the share of the top 5 nobody judged, and the relevance grade's calibration.
+over the judged passages, the share of the top 5 nobody judged, and the relevance grade's calibration: the
+shipped model's beside the firm's (the active one of GET /relevance/calibration, else a cross-validated refit).
+`--apply` stores the refit as the active calibration (PUT /relevance/calibration; search applies it), and
+`--reset` returns to the shipped model (DELETE).
 """
 
 import hashlib
@@ -15,10 +18,10 @@ import json
 import tempfile
 import time
 from collections import Counter, defaultdict
-from contextlib import ExitStack
+from contextlib import ExitStack, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
 from rich.console import Console
@@ -41,6 +44,9 @@ from precedente.evaluation import (
     write_run,
 )
 from precedente.harness import FINAL, RunningStack
+
+if TYPE_CHECKING:
+    from services.search.relevance import RelevanceModel
 
 RUN_DEPTH = 100
 
@@ -262,6 +268,45 @@ def calibration(examples: list[Graded], probabilities: list[float] | None = None
     }
 
 
+def regrade(model: "RelevanceModel", example: Graded, probability: float) -> str:
+    """The grade search would give at `probability`: the model's thresholds, but a result search held at "fraca"
+    above them (a vague query, vague_query) stays "fraca"."""
+    if example.grade == "fraca" and model.grade(example.probability) != "fraca":
+        return "fraca"
+    return model.grade(probability)
+
+
+def shipped_examples(served: list[Graded], active: dict[str, Any] | None) -> list[Graded]:
+    """What the shipped model said of each judged result: the served probability itself, or, under an active
+    calibration (a, b), the probability it was mapped from (search rounds to 3 decimals: clamped to half of that,
+    so a served 0.000 reads as 0.0005)."""
+    if active is None:
+        return served
+    from services.search.relevance import relevance_model, unplatt
+
+    model = relevance_model()
+    shipped = []
+    for e in served:
+        p = unplatt(min(max(e.probability, 0.0005), 0.9995), active["a"], active["b"])
+        shipped.append(Graded(e.topic, regrade(model, e, p), p, e.relevant))
+    return shipped
+
+
+def calibration_to_apply(examples: list[Graded], minimum: int = REFIT_MINIMUM) -> tuple[dict[str, Any] | None, str]:
+    """The body of PUT /relevance/calibration for these judged results (their shipped probabilities), or None and
+    why not: fewer than `minimum` of them, or a refit that is no more reliable than the shipped model out of
+    sample (cross-validated Brier score)."""
+    if len(examples) < minimum:
+        return None, f"needs {minimum} judged results in the top {TOP_K} (have {len(examples)})"
+    before, after = calibration(examples), recalibrated(examples)
+    if after["brier"] >= before["brier"]:
+        return None, (f"the refit is no more reliable than the shipped model (Brier {before['brier']:.4f} shipped,"
+                      f" {after['brier']:.4f} refitted, cross-validated)")  # fmt: skip
+    body = {"a": after["a"], "b": after["b"], "judged_results": len(examples), "brier_before": before["brier"],
+            "brier_after": after["brier"]}  # fmt: skip
+    return body, platt_formula(after["a"], after["b"])
+
+
 def recalibrated(examples: list[Graded], folds: int = 5) -> dict[str, Any]:
     """The probability refitted on the judgments (Platt scaling), its reliability measured by cross-validation
     over queries (each query's results predicted by a fit that never saw it), and the fit on all of them."""
@@ -277,7 +322,7 @@ def recalibrated(examples: list[Graded], folds: int = 5) -> dict[str, Any]:
         for i, e in enumerate(examples):
             if fold_of[e.topic] == k:
                 predicted[i] = platt(e.probability, a, b)
-    regraded = [Graded(e.topic, model.grade(p), p, e.relevant) for e, p in zip(examples, predicted, strict=True)]
+    regraded = [Graded(e.topic, regrade(model, e, p), p, e.relevant) for e, p in zip(examples, predicted, strict=True)]
     a, b = platt_fit([e.probability for e in examples], [e.relevant for e in examples])
     return calibration(regraded) | {"method": "platt", "a": a, "b": b, "folds": folds}
 
@@ -306,26 +351,73 @@ def format_judged_table(summary: dict[str, dict[str, float]]) -> str:
     return "\n".join(lines)
 
 
-def format_calibration(name: str, figures: dict[str, Any]) -> str:
-    lines = [f"{name}: {figures['results']} judged results; Brier {figures['brier']:.3f}, log loss"
-             f" {figures['log_loss']:.3f}; mean probability {100 * figures['mean_probability']:.1f}%,"
-             f" judged relevant {100 * figures['observed_relevant']:.1f}%"]  # fmt: skip
-    for grade, row in figures["grades"].items():
-        lines.append(f"  {grade:9} {int(row['results']):5d} results, {100 * row['relevant']:5.1f}% judged relevant")
+def platt_formula(a: float, b: float) -> str:
+    return f"p' = sigmoid({a:.3f} * logit(p) {'-' if b < 0 else '+'} {abs(b):.3f})"
+
+
+def format_calibrations(columns: list[tuple[str, dict[str, Any]]]) -> str:
+    """The calibrations side by side (the shipped model first): Brier score, log loss, mean probability against
+    the share judged relevant, and per grade how many results and how many of them judged relevant."""
+    width = max(12, *(len(name) for name, _ in columns))
+    lines = [f"{'':28}" + "".join(f" {name:>{width}}" for name, _ in columns)]
+
+    def line(label: str, cell: Any) -> None:
+        lines.append(f"{label:28}" + "".join(f" {cell(figures):>{width}}" for _, figures in columns))
+
+    line("judged results", lambda f: str(f["results"]))
+    line("Brier score", lambda f: f"{f['brier']:.4f}")
+    line("log loss", lambda f: f"{f['log_loss']:.4f}")
+    line("mean probability", lambda f: f"{100 * f['mean_probability']:.1f}%")
+    line("judged relevant", lambda f: f"{100 * f['observed_relevant']:.1f}%")
+    for grade in GRADES:
+
+        def share(f: dict[str, Any], g: str = grade) -> str:
+            return f"{100 * f['grades'][g]['relevant']:.1f}% of {int(f['grades'][g]['results'])}"
+
+        line(f"{grade}: relevant/results", share)
     return "\n".join(lines)
 
 
+def fetch_calibration(client: httpx.Client) -> dict[str, Any] | None:
+    """GET /relevance/calibration; None where the credential may not read it (not an administrator's)."""
+    response = client.get("/relevance/calibration")
+    if response.status_code in (403, 404):
+        return None
+    response.raise_for_status()
+    return response.json()
+
+
+def reset_calibration(*, api: str | None, console: Console, client: httpx.Client | None = None) -> dict[str, Any]:
+    """`precedente eval --judgments --reset`: back to the shipped model (DELETE /relevance/calibration)."""
+    with api_client(api, timeout=120) if client is None else nullcontext(client) as client:
+        response = client.delete("/relevance/calibration")
+        response.raise_for_status()
+        state = response.json()
+    console.print("relevance grade: the shipped model (no calibration active)", markup=False, highlight=False)
+    return state
+
+
 def run_judged_eval(
-    *, api: str | None, json_path: Path | None, trec_path: Path | None, console: Console
+    *,
+    api: str | None,
+    json_path: Path | None,
+    trec_path: Path | None,
+    console: Console,
+    apply: bool = False,
+    client: httpx.Client | None = None,
 ) -> dict[str, Any]:
     """Re-run every judged query (its filters and sort) through POST /search with the CLI's credential, and
     measure the lists against the judgments. The searches see what the credential's groups see: use an admin
-    key with the judges' groups, or judged passages behind a wall count as not found."""
-    with api_client(api, timeout=120) as client:
+    key with the judges' groups, or judged passages behind a wall count as not found. With `apply`, the refit
+    becomes the active calibration (at least REFIT_MINIMUM judged results; else nothing changes). `client`: an
+    open client of the API instead of one made for `api` with the CLI's credential."""
+    with api_client(api, timeout=120) if client is None else nullcontext(client) as client:
         judgments, ranking = fetch_judgments(client)
+        state = fetch_calibration(client)
+        active = state["active"] if state else None
         topics = topics_of(judgments)
         run: Run = {}
-        examples: list[Graded] = []
+        served: list[Graded] = []  # as search graded them now (under the active calibration, if any)
         rows: dict[str, list[dict[str, float]]] = defaultdict(list)
         per_query = []
         for topic in topics:
@@ -339,7 +431,7 @@ def run_judged_eval(
             run[topic.id] = ranked
             for key, result in zip(ranked, results, strict=True):
                 if key in judged:
-                    examples.append(
+                    served.append(
                         Graded(topic.id, result["relevance"], result["relevance_probability"], judged[key] == 1)
                     )
             metrics = query_metrics(ranked, judged)
@@ -360,9 +452,22 @@ def run_judged_eval(
                               "judged": len(judged), "relevant": sum(judged.values()), "groups": groups[1:],
                               "precision@5": metrics["hit@5"], "ndcg@10": metrics["ndcg@10"],
                               "unjudged@5": unjudged / shown if shown else 0.0, "top": ranked})  # fmt: skip
+        examples = shipped_examples(served, active)
+        applied: dict[str, Any] | None = None
+        if apply:
+            body, why = calibration_to_apply(examples)
+            if body is not None:
+                response = client.put("/relevance/calibration", json=body)
+                response.raise_for_status()
+                applied = response.json()["active"]
     summary = _group_rows(rows) if rows else {}
     before = calibration(examples)
-    after = recalibrated(examples) if len(examples) >= REFIT_MINIMUM else None
+    refit = recalibrated(examples) if len(examples) >= REFIT_MINIMUM else None
+    stored = None
+    if active is not None:
+        stored = calibration(served) | {"method": "platt", "a": active["a"], "b": active["b"], "id": active["id"],
+                                        "fitted_on": active["judged_results"]}  # fmt: skip
+    after = stored if stored is not None else refit
     under = Counter(j["ranking_id"] for j in judgments)
     judges = {j["judge"] for j in judgments}
 
@@ -374,14 +479,29 @@ def run_judged_eval(
         f" (judged under {', '.join(f'{k}: {v}' for k, v in under.most_common()) or 'none'})"
     )
     say(format_judged_table(summary))
-    say(format_calibration("calibration before (the shipped model)", before))
-    if after is not None:
-        say(format_calibration("calibration after (refitted, cross-validated)", after))
-        say(f"  refit: p' = sigmoid({after['a']:.3f} * logit(p) + {after['b']:.3f})")
+    columns = [("before: shipped", before)]
+    if stored is not None:
+        columns.append((f"after: active #{stored['id']}", stored))
+    if refit is not None:
+        columns.append(("refit (5-fold CV)", refit))
+    say("calibration before (the shipped model) and after:")
+    say(format_calibrations(columns))
+    if stored is not None:
+        say(f"  active #{stored['id']}: {platt_formula(stored['a'], stored['b'])}, fitted on"
+            f" {stored['fitted_on']} judged results by {active['created_by']} at {active['created_at']}")  # fmt: skip
+    elif state is None:
+        say("  (the active calibration needs an administrator's key to read: probabilities taken as served)")
+    if refit is not None:
+        say(f"  refit: {platt_formula(refit['a'], refit['b'])} on {refit['results']} results")
     else:
         say(
             f"calibration after: a refit needs {REFIT_MINIMUM} judged results in the top {TOP_K} (have {len(examples)})"
         )
+    if apply:
+        if applied is not None:
+            say(f"applied: calibration #{applied['id']} is active, {why}; search grades with it now")
+        else:
+            say(f"--apply: {why}; nothing changed")
     if trec_path:
         write_trec(topics, run, trec_path)
         say(f"qrels in {trec_path}, queries in {queries_path_of(trec_path)}, run in {run_path_of(trec_path)}")
@@ -392,7 +512,14 @@ def run_judged_eval(
         "ranking": ranking,
         "judged_under": dict(under),
         "metrics": summary,
-        "calibration": {"before": before, "after": after, "refit_minimum": REFIT_MINIMUM},
+        "calibration": {
+            "before": before,
+            "after": after,
+            "active": stored,
+            "refit": refit,
+            "applied": applied,
+            "refit_minimum": REFIT_MINIMUM,
+        },
         "per_query": per_query,
     }
     if json_path:

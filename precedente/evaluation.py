@@ -141,16 +141,35 @@ def _logit(p: float, eps: float = 1e-6) -> float:
     return math.log(p / (1 - p))
 
 
+def _sigmoid(z: float) -> float:
+    """1 / (1 + e^-z) without overflow at either end."""
+    if z >= 0:
+        return 1 / (1 + math.exp(-z))
+    e = math.exp(z)
+    return e / (1 + e)
+
+
+def _platt_loss(xs: list[float], ys: list[float], a: float, b: float, l2: float) -> float:
+    """The penalised log loss platt_fit minimises (softplus written to stay finite)."""
+    total = 0.0
+    for x, y in zip(xs, ys, strict=True):
+        z = a * x + b
+        total += max(z, 0) + math.log1p(math.exp(-abs(z))) - y * z
+    return total + l2 * (a - 1.0) ** 2 / 2
+
+
 def platt_fit(probabilities: list[float], labels: list[bool], l2: float = 1.0) -> tuple[float, float]:
     """(a, b) of p' = sigmoid(a * logit(p) + b), fitted by Newton's method with a light L2 on `a` (as
     bench/calibrate.py fits the grade's model): the recalibration a set of judged results supports when only
-    the probabilities, not the features behind them, are known."""
+    the probabilities, not the features behind them, are known. Each step is halved until the loss falls, so
+    probabilities of 0 or 1 (logit about -+14) cannot throw the fit off."""
     xs, ys = [_logit(p) for p in probabilities], [float(y) for y in labels]
     a, b = 1.0, 0.0
-    for _ in range(50):
+    loss = _platt_loss(xs, ys, a, b, l2)
+    for _ in range(100):
         ga = gb = haa = hab = hbb = 0.0
         for x, y in zip(xs, ys, strict=True):
-            q = 1 / (1 + math.exp(-(a * x + b)))
+            q = _sigmoid(a * x + b)
             ga, gb = ga + (q - y) * x, gb + (q - y)
             w = q * (1 - q)
             haa, hab, hbb = haa + w * x * x, hab + w * x, hbb + w
@@ -159,11 +178,19 @@ def platt_fit(probabilities: list[float], labels: list[bool], l2: float = 1.0) -
         if abs(determinant) < 1e-12:
             break
         step_a, step_b = (hbb * ga - hab * gb) / determinant, (haa * gb - hab * ga) / determinant
-        a, b = a - step_a, b - step_b
-        if max(abs(step_a), abs(step_b)) < 1e-9:
+        scale = 1.0
+        while scale > 1e-6:
+            tried = _platt_loss(xs, ys, a - scale * step_a, b - scale * step_b, l2)
+            if tried <= loss:
+                break
+            scale /= 2
+        else:
+            break  # no step lowers the loss: at the minimum
+        a, b, loss = a - scale * step_a, b - scale * step_b, tried
+        if max(abs(scale * step_a), abs(scale * step_b)) < 1e-9:
             break
     return a, b
 
 
 def platt(p: float, a: float, b: float) -> float:
-    return 1 / (1 + math.exp(-(a * _logit(p) + b)))
+    return _sigmoid(a * _logit(p) + b)

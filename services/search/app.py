@@ -16,7 +16,7 @@ from services.search import problems
 from services.search.boundary import InputBoundary
 from services.search.identity import Authenticator
 from services.search.ranking import ranking_from
-from services.search.routers import access, admin, auth, documents, judgments, panels, review, search, status
+from services.search.routers import access, admin, auth, documents, judgments, panels, relevance, review, search, status
 from services.search.store import audit
 from shared import outbox, recovery, telemetry
 from shared.broker import make_broker
@@ -79,4 +79,5 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(documents.router)
     app.include_router(judgments.router)
     app.include_router(panels.router)
+    app.include_router(relevance.router)
     return app

@@ -30,6 +30,7 @@ from services.search.relevance import (
     relevance_model,
     specificity,
 )
+from services.search.store.relevance import active_calibration
 from services.search.syntax import ParsedQuery, parse_query, required_clause
 from shared.legal.citations import extract_citations
 from shared.legal.citing import CitationFields, format_citation
@@ -649,7 +650,8 @@ async def hybrid_search(
             for i, row in enumerate(rows)
         ]
         embeddings = np.vstack([entry.embedding for entry in pool]) if pool else np.zeros((0, 1))
-        model, vague = relevance_model(), vague_query(lexemes, stats)
+        model = relevance_model().calibrated(await active_calibration(db, conn))  # the firm's, if any
+        vague = vague_query(lexemes, stats)
         works = grade_works(group_by_work(order, passages, embeddings), pool, scores, lexemes, stats, model, vague)
         works = _identified_first(works, rows, model.strong)
         ranked = _by_date(works, rows) if request.sort == "date" else works

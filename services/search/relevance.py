@@ -9,11 +9,13 @@ the query's words exist in the collection at all (a nonsense word has no documen
 specific its rarest known word is ("direito" alone is in half of a legal collection: it says nothing).
 The model is fitted by bench/calibrate.py on judged queries (JurisTCU's qrels and tests/data's judged
 queries with negative controls) and shipped as services/search/data/relevance.json with its fit report.
+A firm's own judgments may recalibrate it (`precedente eval --judgments --apply`, migration 0019): the active
+Calibration maps the shipped probability through Platt scaling before the thresholds; none, the model as shipped.
 """
 
 import json
 import math
-from dataclasses import astuple, dataclass
+from dataclasses import astuple, dataclass, replace
 from functools import cache
 from pathlib import Path
 from typing import Literal
@@ -40,6 +42,37 @@ class RelevanceFeatures:
         return np.array(astuple(self), dtype=np.float64)
 
 
+def _logit(p: float, eps: float = 1e-6) -> float:
+    p = min(max(p, eps), 1 - eps)
+    return math.log(p / (1 - p))
+
+
+def platt(p: float, a: float, b: float) -> float:
+    """Platt scaling: p' = sigmoid(a * logit(p) + b); a > 0 keeps the order of the results."""
+    return _sigmoid(a * _logit(p) + b)
+
+
+def unplatt(p: float, a: float, b: float) -> float:
+    """The probability Platt scaling by (a, b) mapped to p: what the shipped model said of a calibrated one."""
+    return _sigmoid((_logit(p) - b) / a)
+
+
+def _sigmoid(z: float) -> float:
+    if z >= 0:
+        return 1.0 / (1.0 + math.exp(-z))
+    e = math.exp(z)
+    return e / (1.0 + e)
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """The firm's recalibration of the shipped probability (migration 0019's active row)."""
+
+    id: int
+    a: float
+    b: float
+
+
 @dataclass(frozen=True)
 class RelevanceModel:
     mean: np.ndarray
@@ -48,10 +81,16 @@ class RelevanceModel:
     intercept: float
     strong: float  # probability at and above which a result is "forte"
     probable: float  # ... "provável"
+    calibration: Calibration | None = None  # applied to the probability before the thresholds
 
     def probability(self, features: RelevanceFeatures) -> float:
         z = (features.vector() - self.mean) / self.scale
-        return 1.0 / (1.0 + math.exp(-(float(z @ self.coefficients) + self.intercept)))
+        shipped = 1.0 / (1.0 + math.exp(-(float(z @ self.coefficients) + self.intercept)))
+        return shipped if self.calibration is None else platt(shipped, self.calibration.a, self.calibration.b)
+
+    def calibrated(self, calibration: Calibration | None) -> "RelevanceModel":
+        """This model with the firm's calibration (None: as shipped); the thresholds stay the shipped ones."""
+        return self if calibration == self.calibration else replace(self, calibration=calibration)
 
     def grade(self, probability: float) -> Grade:
         if probability >= self.strong:

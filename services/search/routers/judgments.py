@@ -11,6 +11,7 @@ nothing another person sees. A person reads their own judgments; only an adminis
 import uuid
 from typing import Annotated, Literal
 
+import asyncpg
 from fastapi import APIRouter, HTTPException, Query
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
@@ -22,6 +23,7 @@ from services.search.routers.admin import Moment
 from services.search.store import audit
 from services.search.store import judgments as store
 from services.search.store.judgments import Judgment
+from services.search.store.relevance import active_calibration
 
 router = APIRouter(tags=["judgments"])
 
@@ -47,6 +49,11 @@ class JudgmentList(BaseModel):
     ranking: dict = Field(description="The ranking configuration this service runs now (compare with ranking_id).")
 
 
+async def _calibration_id(db: asyncpg.Pool) -> int | None:
+    calibration = await active_calibration(db)
+    return calibration.id if calibration else None
+
+
 @router.post(
     "/judgments",
     status_code=201,
@@ -66,7 +73,9 @@ async def record_judgment(
     if not await store.passage_in(db, body.document_id, body.passage_id):
         raise HTTPException(404, "passage not found in this document")
     filters = body.filters.model_dump(mode="json", exclude_none=True)
-    configuration = store.ranking_configuration(settings, ranking, query_vectors.embedder.model_id)
+    configuration = store.ranking_configuration(
+        settings, ranking, query_vectors.embedder.model_id, await _calibration_id(db)
+    )
     judgment, created = await store.upsert(
         db,
         who,
@@ -118,5 +127,5 @@ async def list_judgments(
     filters = {"person": person, "since": since.isoformat() if since else None,
                "until": until.isoformat() if until else None, "query": query}  # fmt: skip
     await audit.record(db, who, "judgments.read", filters={k: v for k, v in filters.items() if v})
-    current = store.ranking_configuration(settings, ranking, query_vectors.embedder.model_id)
+    current = store.ranking_configuration(settings, ranking, query_vectors.embedder.model_id, await _calibration_id(db))
     return JudgmentList(judgments=found, total=total, limit=limit, offset=offset, ranking=current)

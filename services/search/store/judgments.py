@@ -55,14 +55,18 @@ def relevance_model_digest() -> str:
     return hashlib.sha256(MODEL_FILE.read_bytes()).hexdigest()[:16]
 
 
-def ranking_configuration(settings: Settings, ranking: Ranking, embedding_model: str) -> dict[str, Any]:
+def ranking_configuration(
+    settings: Settings, ranking: Ranking, embedding_model: str, calibration: int | None = None
+) -> dict[str, Any]:
     """Everything that decides the order and grades of a list: the fusion weights (services/search/ranking.py),
-    the relevance model file, the embedding model, the candidate pools and the LLM reranker; `id` is a digest
-    of the rest, so two lists with one id were ranked alike."""
+    the relevance model file and the firm's active calibration of it (migration 0019), the embedding model, the
+    candidate pools and the LLM reranker; `id` is a digest of the rest, so two lists with one id were ranked
+    and graded alike."""
     configuration: dict[str, Any] = {
         "weights": asdict(ranking),
         "candidates": {"dense": settings.search_candidates, "lexical": settings.search_lexical_candidates},
         "relevance_model": relevance_model_digest(),
+        "calibration": calibration,
         "embedding_model": embedding_model,
         "rerank": None
         if settings.rerank_llm_provider == "none"
