@@ -29,7 +29,7 @@ system-packages:
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e ".[test,gpu]"
+	$(BIN)/python -m pip install --quiet -e ".[test,gpu,int8]"
 	touch $(STAMP)
 
 $(MODEL): $(STAMP) shared/openvino_e5.py

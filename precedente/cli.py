@@ -516,8 +516,8 @@ SEARCH_EPILOG = (
     f"--type: {TYPES_HELP}.\n\n"
     f"--subtype: {SUBTYPES_HELP}.\n\n"
     f"--court: {COURT_HELP}.\n\n"
-    "--from/--to: 2019-03-12, 12/03/2019, 03/2019 or 2019. --relator, --judging-body: names as printed"
-    " (Nancy Andrighi; Terceira Turma). --cited-law: Lei 8.078/1990, CDC, art. 14, CPC.\n\n"
+    "--from/--to: 2019-03-12, 12/03/2019, 03/2019 or 2019. --relator, --judging-body, --class: names as printed"
+    " (Nancy Andrighi; Terceira Turma; Recurso Especial). --cited-law: Lei 8.078/1990, CDC, art. 14, CPC.\n\n"
     "Several values of one filter (repeat the option) match any of them; different filters must all match."
 )
 MultiOption = list[str] | None
@@ -581,6 +581,10 @@ def search(
     cited_law: Annotated[
         MultiOption, typer.Option("--cited-law", metavar="LAW", help="A law or article it cites, e.g. 'CDC, art. 14'.")
     ] = None,
+    procedural_class: Annotated[
+        MultiOption,
+        typer.Option("--class", metavar="CLASS", help="Classe processual as extracted, e.g. 'Recurso Especial'."),
+    ] = None,
 ) -> None:
     """Search a running instance, with every filter of the API.
 
@@ -605,6 +609,7 @@ def search(
         "relator": relator,
         "judging_body": judging_body,
         "cited_law": cited_law,
+        "procedural_class": procedural_class,
     }
     skip = offset if offset is not None else (page - 1) * top_k
     body: dict[str, Any] = {
@@ -814,19 +819,37 @@ def eval_command(
         Path | None,
         typer.Option("--trec", help="With --judgments: write them as TREC qrels (and FILE's .queries.jsonl, .run)."),
     ] = None,
+    apply: Annotated[
+        bool,
+        typer.Option(
+            "--apply",
+            help="With --judgments (admin): make the refit the relevance grade's active calibration; needs 200"
+            " judged results, else nothing changes.",
+        ),
+    ] = False,
+    reset: Annotated[
+        bool, typer.Option("--reset", help="With --judgments (admin): the relevance grade as shipped again.")
+    ] = False,
 ) -> None:
     """Ingest a judged corpus through the pipeline and score every query through POST /search; or, with
     --judgments, re-run every query the firm's lawyers judged and measure the ranking on their judgments."""
     _logging()
     logging.getLogger("httpx").setLevel(logging.WARNING)
     if judgments:
-        from precedente.eval_command import run_judged_eval
+        from precedente.eval_command import reset_calibration, run_judged_eval
 
+        if apply and reset:
+            raise typer.BadParameter("--apply or --reset, not both")
         try:
-            run_judged_eval(api=api, json_path=json_out, trec_path=trec, console=console)
+            if reset:
+                reset_calibration(api=api, console=console)
+            else:
+                run_judged_eval(api=api, json_path=json_out, trec_path=trec, console=console, apply=apply)
         except httpx.HTTPError as err:
             api_errors.fail(api_errors.explain(err))
         return
+    if apply or reset:
+        raise typer.BadParameter("--apply and --reset go with --judgments")
     if corpus is None or queries is None or qrels is None:
         raise typer.BadParameter("--corpus, --queries and --qrels are needed (or --judgments)")
     from precedente.eval_command import run_eval

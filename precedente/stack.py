@@ -140,6 +140,19 @@ class DatabaseWatch:
         self.retry_at = None
 
 
+def wait_http(url: str, timeout: float = 30) -> bool:
+    """Whether `url` answered 200 within `timeout` seconds (polled; connection errors mean not yet)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            if httpx.get(url, timeout=2).status_code == 200:
+                return True
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.2)
+    return False
+
+
 @dataclass
 class Stack:
     settings: Settings
@@ -342,15 +355,8 @@ class Stack:
 
     def _wait_healthy(self) -> None:
         url = f"http://{self.settings.api_host}:{self.port}/health"
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline:
-            try:
-                if httpx.get(url, timeout=2).status_code == 200:
-                    return
-            except httpx.HTTPError:
-                pass
-            time.sleep(0.3)
-        raise TimeoutError(f"the search API did not become healthy at {url}")
+        if not wait_http(url, timeout=120):
+            raise TimeoutError(f"the search API did not become healthy at {url}")
 
     def supervise(self) -> None:
         """Restart services that die, the embedded database and the embedded broker, until asked to stop."""

@@ -189,6 +189,11 @@ def test_ingest_waits_with_one_status_request_per_interval_then_search_filters(
     assert {r["court"] for r in json.loads(out)["results"]} == {"tjrj"}
     status, out, _ = run(capsys, "search", query, "--from", "2099", "--json")
     assert json.loads(out)["results"] == []
+    classes = {r["procedural_class"] for r in found if r["procedural_class"]}
+    assert classes, found
+    wanted = sorted(classes)[0]
+    status, out, _ = run(capsys, "search", query, "--class", wanted, "--json")
+    assert status == 0 and {r["procedural_class"] for r in json.loads(out)["results"]} == {wanted}, out
     status, out, _ = run(capsys, "search", query, "--top-k", "1", "--page", "2", "--sort", "date", "--json")
     second = json.loads(out)
     assert second["offset"] == 1 and len(second["results"]) == 1

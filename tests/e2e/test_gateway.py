@@ -37,7 +37,15 @@ from precedente.harness import FINAL, RunningStack
 from precedente.stack import Stack
 from shared.embedded import free_port
 from shared.settings import Settings
-from tests.helpers.gateway import CHROMIUM, GATEWAY_DIR, SCREENSHOTS, require_tools, unique_pdf, wait_http
+from tests.helpers.gateway import (
+    CHROMIUM,
+    GATEWAY_DIR,
+    SCREENSHOTS,
+    require_tools,
+    stack_with_people,
+    unique_pdf,
+    wait_http,
+)
 from tests.helpers.pdfs import illegible_scan
 
 pytestmark = pytest.mark.e2e
@@ -188,11 +196,7 @@ def test_demo_mode_banner_everywhere_and_no_sign_in(node: str, tmp_path_factory:
 @pytest.fixture(scope="module")
 def web_stack(node: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningStack]:
     """A stack of its own with sign-in: the facet and access checks need to know every document in it."""
-    with RunningStack(tmp_path_factory.mktemp("gateway-stack")) as running:
-        for name, (groups, roles) in PEOPLE.items():
-            body = {"name": name, "groups": groups, "roles": roles, "password": PASSWORDS[name]}
-            made = running.client.post("/users", json=body)  # the client carries the stack's admin key
-            assert made.status_code == 201, made.text
+    with stack_with_people(tmp_path_factory.mktemp("gateway-stack"), PEOPLE, PASSWORDS) as running:
         yield running
 
 

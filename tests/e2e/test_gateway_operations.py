@@ -19,7 +19,15 @@ from collections.abc import Iterator
 import pytest
 
 from precedente.harness import RunningStack
-from tests.helpers.gateway import CHROMIUM, GATEWAY_DIR, SCREENSHOTS, require_tools, unique_pdf, wait_http
+from tests.helpers.gateway import (
+    CHROMIUM,
+    GATEWAY_DIR,
+    SCREENSHOTS,
+    require_tools,
+    stack_with_people,
+    unique_pdf,
+    wait_http,
+)
 from tests.helpers.pdfs import encrypted_pdf, illegible_scan
 
 pytestmark = pytest.mark.e2e
@@ -39,11 +47,7 @@ def node() -> str:
 
 @pytest.fixture(scope="module")
 def web_stack(node: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningStack]:
-    with RunningStack(tmp_path_factory.mktemp("gateway-operations")) as running:
-        for name, (groups, roles) in PEOPLE.items():
-            body = {"name": name, "groups": groups, "roles": roles, "password": PASSWORDS[name]}
-            made = running.client.post("/users", json=body)  # the client carries the stack's admin key
-            assert made.status_code == 201, made.text
+    with stack_with_people(tmp_path_factory.mktemp("gateway-operations"), PEOPLE, PASSWORDS) as running:
         yield running
 
 

@@ -6,6 +6,7 @@ hand from what each was shown."""
 import json
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -33,6 +34,14 @@ def cli(
         [sys.executable, "-m", "precedente.cli", "panel", *args], input=stdin, capture_output=True, text=True,
         timeout=300, env=stack.cli_env(key),
     )  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningStack]:
+    """A stack of its own: the panel's lists and credits are counted over exactly these documents (the suite's
+    shared stack holds others, and other tests count what that one holds)."""
+    with RunningStack(tmp_path_factory.mktemp("panel-cli")) as running:
+        yield running
 
 
 def test_panel_create_judge_and_report_on_a_real_stack(stack: RunningStack, tmp_path: Path) -> None:

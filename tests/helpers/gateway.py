@@ -2,13 +2,15 @@
 
 import os
 import shutil
-import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
-import httpx
 import pymupdf
 import pytest
 
+from precedente import stack
+from precedente.harness import RunningStack
 from precedente.stack import GATEWAY_SERVER
 from tests.helpers.samples import DOCS, REPO
 
@@ -39,15 +41,21 @@ def require_tools() -> str:
 
 
 def wait_http(url: str, timeout: float = 30) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            if httpx.get(url, timeout=2).status_code == 200:
-                return
-        except httpx.HTTPError:
-            pass
-        time.sleep(0.2)
-    raise TimeoutError(f"{url} did not answer in {timeout}s")
+    if not stack.wait_http(url, timeout):
+        raise TimeoutError(f"{url} did not answer in {timeout}s")
+
+
+@contextmanager
+def stack_with_people(
+    directory: Path, people: dict[str, tuple[list[str], list[str]]], passwords: dict[str, str]
+) -> Iterator[RunningStack]:
+    """A stack of its own with sign-in and these people (name -> (groups, roles)), made through the admin API."""
+    with RunningStack(directory) as running:
+        for name, (groups, roles) in people.items():
+            body = {"name": name, "groups": groups, "roles": roles, "password": passwords[name]}
+            made = running.client.post("/users", json=body)  # the client carries the stack's admin key
+            assert made.status_code == 201, made.text
+        yield running
 
 
 def unique_pdf(name: str, tag: str) -> bytes:

