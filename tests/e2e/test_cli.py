@@ -6,6 +6,7 @@ import os
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
@@ -142,8 +143,16 @@ def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
     return ended.value.code, out, err
 
 
+@pytest.fixture(scope="module")
+def own_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningStack]:
+    """A stack of its own: the decisions ingested here, open to everyone, would be copies in the suite's shared
+    stack, and the pipeline tests there find each decision by its text."""
+    with RunningStack(tmp_path_factory.mktemp("cli-ingest")) as running:
+        yield running
+
+
 def test_ingest_waits_with_one_status_request_per_interval_then_search_filters(
-    stack: RunningStack, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    own_stack: RunningStack, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """Three real decisions (and a README that --include leaves out): the progress moves, --wait asks
     GET /documents once per interval for all of them, and search's filters and paging reach the API."""
@@ -160,8 +169,8 @@ def test_ingest_waits_with_one_status_request_per_interval_then_search_filters(
         return send(self, request)
 
     monkeypatch.setattr(httpx.HTTPTransport, "handle_request", counted)
-    monkeypatch.setenv("PRECEDENTE_API_URL", stack.url)
-    monkeypatch.setenv("PRECEDENTE_API_KEY", stack.admin_key())
+    monkeypatch.setenv("PRECEDENTE_API_URL", own_stack.url)
+    monkeypatch.setenv("PRECEDENTE_API_KEY", own_stack.admin_key())
     monkeypatch.setenv("COLUMNS", "80")
 
     started = time.monotonic()
