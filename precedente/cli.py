@@ -50,6 +50,7 @@ from shared.legal.codes import (  # noqa: E402
     normalize_document_subtype,
     normalize_document_type,
 )
+from shared.legal.sections import section_label  # noqa: E402
 from shared.settings import Settings  # noqa: E402
 
 app = typer.Typer(
@@ -625,38 +626,6 @@ def search(
         sys.stdout.write(json.dumps(answer, ensure_ascii=False, indent=2) + "\n")
         return
     write_results(answer, top_k, sort.value)
-
-
-SECTION_LABELS = {
-    "cabecalho": "Cabeçalho",
-    "corpo": "Texto",
-    "ementa": "Ementa",
-    "acordao": "Acórdão",
-    "relatorio": "Relatório",
-    "voto": "Voto",
-    "voto_vencido": "Voto vencido",
-    "voto_vista": "Voto-vista",
-    "voto_vogal": "Voto vogal",
-    "certidao": "Certidão de julgamento",
-    "dispositivo": "Dispositivo",
-    "decisao": "Decisão",
-    "fatos": "Fatos",
-    "direito": "Direito",
-    "fundamentacao": "Fundamentação",
-    "preliminar": "Preliminares",
-    "pedidos": "Pedidos",
-    "conclusao": "Conclusão",
-    "decide": "Parte decisória",
-    "considerandos": "Considerandos",
-    "notas": "Notas",
-}
-
-
-def section_label(path: str | None) -> str:
-    """ "voto > II – Da não incidência" -> "Voto › II – Da não incidência": codes as the page names them."""
-    if not path:
-        return ""
-    return " › ".join(SECTION_LABELS.get(part.strip(), part.strip()) for part in path.split(" > ") if part.strip())
 
 
 def _br_date(value: str | None) -> str:

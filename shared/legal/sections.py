@@ -693,3 +693,36 @@ def _finish(
             first = last = start
         sections.append(Section(path, start, end, page_of(first), page_of(max(first, last)), standalone))
     return sections
+
+
+# What each section code is called in Portuguese: the CLI and the page (lib/format.ts SECTION_LABELS) show these.
+SECTION_LABELS = {
+    "cabecalho": "Cabeçalho",
+    "corpo": "Texto",
+    "ementa": "Ementa",
+    "acordao": "Acórdão",
+    "relatorio": "Relatório",
+    "voto": "Voto",
+    "voto_vencido": "Voto vencido",
+    "voto_vista": "Voto-vista",
+    "voto_vogal": "Voto vogal",
+    "certidao": "Certidão de julgamento",
+    "dispositivo": "Dispositivo",
+    "decisao": "Decisão",
+    "fatos": "Fatos",
+    "direito": "Direito",
+    "fundamentacao": "Fundamentação",
+    "preliminar": "Preliminares",
+    "pedidos": "Pedidos",
+    "conclusao": "Conclusão",
+    "decide": "Parte decisória",
+    "considerandos": "Considerandos",
+    "notas": "Notas",
+}
+
+
+def section_label(path: str | None) -> str:
+    """ "voto > II – Da não incidência" -> "Voto › II – Da não incidência": the codes in Portuguese."""
+    if not path:
+        return ""
+    return " › ".join(SECTION_LABELS.get(part.strip(), part.strip()) for part in path.split(" > ") if part.strip())

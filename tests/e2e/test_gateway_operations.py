@@ -6,7 +6,7 @@ password (review, no text) are ingested. services/gateway/e2e/operations.e2e.mjs
 (desktop and 390x844): the menus show only what each may do, the ingestion page lists, searches and filters the
 documents in Portuguese with their history, "Enviar documentos" uploads with access groups (and bruno, outside
 them, never sees the upload), approving asks for a confirmation that says what will be indexed and is refused
-without text, the header fits a phone; axe-core checks both pages when it is installed.
+without text, the header fits a phone; axe-core checks both pages.
 
 Needs Node.js, `npm run build` in services/gateway and /usr/bin/chromium (`make install`). With
 PRECEDENTE_SCREENSHOTS=1 the run saves docs/screenshots/ingestion.png and review.png.

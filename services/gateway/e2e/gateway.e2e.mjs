@@ -16,12 +16,8 @@
 //                 search-mobile.png and review.png in
 // Prints one line per scenario and exits non-zero if any failed.
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import path from "node:path";
-import { chromium } from "playwright-core";
-
-const AXE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
+import { axeViolations, launch, runner, sessionOf as signedIn } from "./harness.mjs";
 
 const env = process.env;
 const need = (name) => {
@@ -41,31 +37,11 @@ const BROAD_QUERY = env.BROAD_QUERY ?? "arbitragem e cláusula compromissória";
 const MOBILE = { width: 390, height: 844 };
 const TIMEOUT = 20_000;
 
-const browser = await chromium.launch({
-  executablePath: env.CHROMIUM || "/usr/bin/chromium",
-  headless: true,
-  args: ["--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", "--lang=pt-BR"],
-  env: { ...process.env, LANG: "pt_BR.UTF-8", LANGUAGE: "pt_BR:pt" },
-});
-
-let passed = 0;
-let failed = 0;
+const browser = await launch();
+const run = runner(browser, { timeout: TIMEOUT });
 /** Runs one scenario in a fresh browser context; `storageState` starts it signed in. */
-async function scenario(name, body, storageState = undefined, viewport = { width: 1366, height: 900 }) {
-  const started = Date.now();
-  const context = await browser.newContext({ viewport, locale: "pt-BR", storageState });
-  context.setDefaultTimeout(TIMEOUT);
-  try {
-    await body(context);
-    passed += 1;
-    console.log(`ok   ${name} (${Date.now() - started} ms)`);
-  } catch (err) {
-    failed += 1;
-    console.log(`FAIL ${name} (${Date.now() - started} ms)\n${err?.stack ?? err}`);
-  } finally {
-    await context.close();
-  }
-}
+const scenario = (name, body, storageState = undefined, viewport = undefined) =>
+  run.scenario(name, body, { storageState, viewport });
 
 async function signIn(context, user, password) {
   const page = await context.newPage();
@@ -78,19 +54,7 @@ async function signIn(context, user, password) {
   return page;
 }
 
-/**
- * Signs in once and keeps the cookie for the scenarios of that person: every sign-in from this machine
- * counts against the API's per-address budget (PRECEDENTE_LOGIN_ATTEMPTS_PER_MINUTE), as the firm's would.
- */
-async function sessionOf(user, password) {
-  const context = await browser.newContext();
-  try {
-    await signIn(context, user, password);
-    return await context.storageState();
-  } finally {
-    await context.close();
-  }
-}
+const sessionOf = (user, password) => signedIn(browser, GW, user, password);
 
 async function openPage(context, route = "/", base = GW) {
   const page = await context.newPage();
@@ -153,17 +117,6 @@ const courtOptions = (page) =>
       }),
     ),
   );
-
-/** axe-core's serious and critical violations on the page as it stands (run through the DevTools protocol). */
-async function axeViolations(page) {
-  await page.evaluate(`${AXE}\n;0`);
-  const found = await page.evaluate(async () => {
-    // eslint-disable-next-line no-undef
-    const result = await axe.run(document, { resultTypes: ["violations"] });
-    return result.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.slice(0, 3).map((n) => n.target.join(" ")) }));
-  });
-  return found.filter((v) => v.impact === "serious" || v.impact === "critical");
-}
 
 /** Presses Tab from the query field until the focus is inside the first result; the count of presses. */
 async function tabsToFirstResult(page) {
@@ -848,6 +801,4 @@ if (GW) await signedInScenarios();
 if (env.SEARCH_URL) await searchPageScenarios(env.SEARCH_URL, undefined);
 if (env.FIRST_ADMIN_URL) await firstAdminScenarios();
 if (DEMO) await demoScenarios();
-await browser.close();
-console.log(`${passed} passed, ${failed} failed`);
-process.exit(failed === 0 && passed > 0 ? 0 : 1);
+await run.finish();

@@ -7,13 +7,11 @@
 //   REVIEW_ID, REVIEW_FILE  an illegible scan in the review queue (some OCR text)
 //   LOCKED_ID, LOCKED_FILE  a PDF locked by a password, in the review queue without any text
 //   CHROMIUM      the browser (default /usr/bin/chromium); SCREENSHOTS: a folder for ingestion.png and review.png
-// axe-core (services/gateway/node_modules/axe-core), when installed, checks both pages: no serious or critical
+// axe-core checks both pages: no serious or critical
 // violation. Prints one line per scenario and exits non-zero if any failed.
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import path from "node:path";
-import { chromium } from "playwright-core";
+import { axeViolations, DESKTOP, launch, runner, sessionOf as signedIn } from "./harness.mjs";
 
 const env = process.env;
 const need = (name) => {
@@ -23,62 +21,14 @@ const need = (name) => {
 };
 const GW = need("GATEWAY_URL");
 const SHOTS = env.SCREENSHOTS ?? "";
-const TIMEOUT = 20_000;
-const DESKTOP = { width: 1366, height: 900 };
 const PHONE = { width: 390, height: 844 };
 const UPLOADED = "nota_enviada_pela_pagina.txt";
 // Codes and English the pages must never show a person.
 const RAW = /low_ocr_confidence|password_protected|no_text|\bFalhou\b|\(em (extractor|review)\)|is below the bar|\breview\b/;
 
-const axeSource = (() => {
-  try {
-    const require = createRequire(import.meta.url);
-    return readFileSync(require.resolve("axe-core/axe.min.js"), "utf8");
-  } catch {
-    return null;
-  }
-})();
-
-const browser = await chromium.launch({
-  executablePath: env.CHROMIUM || "/usr/bin/chromium",
-  headless: true,
-  args: ["--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", "--lang=pt-BR"],
-  env: { ...process.env, LANG: "pt_BR.UTF-8", LANGUAGE: "pt_BR:pt" },
-});
-
-let passed = 0;
-let failed = 0;
-async function scenario(name, body, { storageState, viewport = DESKTOP } = {}) {
-  const started = Date.now();
-  const context = await browser.newContext({ viewport, locale: "pt-BR", storageState });
-  context.setDefaultTimeout(TIMEOUT);
-  try {
-    await body(context);
-    passed += 1;
-    console.log(`ok   ${name} (${Date.now() - started} ms)`);
-  } catch (err) {
-    failed += 1;
-    console.log(`FAIL ${name} (${Date.now() - started} ms)\n${err?.stack ?? err}`);
-  } finally {
-    await context.close();
-  }
-}
-
-/** Signs in once per person and keeps the cookie (sign-ins count against the API's per-address budget). */
-async function sessionOf(user, password) {
-  const context = await browser.newContext();
-  try {
-    const page = await context.newPage();
-    await page.goto(`${GW}/login?next=%2F`);
-    await page.getByLabel("Usuário").fill(user);
-    await page.getByLabel("Senha").fill(password);
-    await page.getByRole("button", { name: "Entrar" }).click();
-    await page.waitForURL(`${GW}/`);
-    return await context.storageState();
-  } finally {
-    await context.close();
-  }
-}
+const browser = await launch();
+const { scenario, finish } = runner(browser);
+const sessionOf = (user, password) => signedIn(browser, GW, user, password);
 
 async function openPage(context, route) {
   const page = await context.newPage();
@@ -103,16 +53,7 @@ async function listed(page) {
 }
 
 async function checkAxe(page, what) {
-  if (!axeSource) return false;
-  await page.evaluate(axeSource);
-  const found = await page.evaluate(async () => {
-    const result = await window.axe.run(document, { resultTypes: ["violations"] });
-    return result.violations
-      .filter((v) => v.impact === "serious" || v.impact === "critical")
-      .map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(" ")).slice(0, 3).join(", ")}`);
-  });
-  assert.deepEqual(found, [], `${what}: axe-core serious or critical violations`);
-  return true;
+  assert.deepEqual(await axeViolations(page), [], `${what}: axe-core serious or critical violations`);
 }
 
 /** No horizontal scroll, and "Sair" on screen and usable. */
@@ -310,7 +251,4 @@ await scenario("phone (390x844): no horizontal scroll, 'Sair' reachable, menu an
   await page.waitForURL(/\/login/);
 }, { storageState: await sessionOf("ana", need("ANA_PASSWORD")), viewport: PHONE });
 
-await browser.close();
-console.log(axeSource ? "axe-core: checked /ingestao and /revisao" : "axe-core: not installed, not checked");
-console.log(`${passed} passed, ${failed} failed`);
-process.exit(failed === 0 && passed > 0 ? 0 : 1);
+await finish();

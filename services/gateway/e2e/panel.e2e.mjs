@@ -5,7 +5,7 @@
 //   CHROMIUM       the browser (default /usr/bin/chromium)
 // Prints one line per scenario and exits non-zero if any failed.
 import assert from "node:assert/strict";
-import { chromium } from "playwright-core";
+import { launch, runner } from "./harness.mjs";
 
 const env = process.env;
 const need = (name) => {
@@ -18,54 +18,36 @@ const PANEL = need("PANEL_ID");
 const QUERIES = need("QUERIES").split("\n");
 const WALLED = need("WALLED_TITLE");
 
-const browser = await chromium.launch({
-  executablePath: env.CHROMIUM || "/usr/bin/chromium",
-  headless: true,
-  args: ["--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", "--lang=pt-BR"],
-});
-let passed = 0;
-let failed = 0;
+const browser = await launch();
+const { scenario, finish } = runner(browser);
 
-try {
-  const context = await browser.newContext({ viewport: { width: 1366, height: 900 }, locale: "pt-BR" });
-  context.setDefaultTimeout(20_000);
+await scenario("a judge goes through the panel, one query at a time", async (context) => {
   const page = await context.newPage();
-  try {
-    await page.goto(`${GW}/painel?id=${PANEL}`);
-    await page.getByLabel("Usuário").fill("ana");
-    await page.getByLabel("Senha").fill(need("ANA_PASSWORD"));
-    await page.getByRole("button", { name: "Entrar" }).click();
-    await page.waitForURL(`${GW}/painel?id=${PANEL}`);
-    for (const [index, query] of QUERIES.entries()) {
-      await page.getByRole("heading", { level: 2, name: query }).waitFor();
-      assert.match(await page.locator(".panel-progress").innerText(), new RegExp(`Consulta ${index + 1} de ${QUERIES.length}`));
-      const results = page.locator(".panel-results > li");
-      const count = await results.count();
-      assert.ok(count > 0, `no results for ${query}`);
-      const text = await page.locator("main").innerText();
-      assert.ok(!text.includes(WALLED), "the page showed a walled document");
-      assert.ok(!/current|keyword|\bteam\b/i.test(text), "the page says which ranking picked what");
-      const next = page.getByRole("button", { name: "Próxima consulta" });
-      assert.equal(await next.isDisabled(), true, "next query before every result is judged");
-      for (let i = 0; i < count; i += 1) {
-        const item = results.nth(i);
-        const button = item.getByRole("button", { name: i === 0 ? "Relevante" : "Não relevante", exact: true });
-        await button.click();
-        await item.locator('button[aria-pressed="true"]').waitFor();
-      }
-      await next.click();
+  await page.goto(`${GW}/painel?id=${PANEL}`);
+  await page.getByLabel("Usuário").fill("ana");
+  await page.getByLabel("Senha").fill(need("ANA_PASSWORD"));
+  await page.getByRole("button", { name: "Entrar" }).click();
+  await page.waitForURL(`${GW}/painel?id=${PANEL}`);
+  for (const [index, query] of QUERIES.entries()) {
+    await page.getByRole("heading", { level: 2, name: query }).waitFor();
+    assert.match(await page.locator(".panel-progress").innerText(), new RegExp(`Consulta ${index + 1} de ${QUERIES.length}`));
+    const results = page.locator(".panel-results > li");
+    const count = await results.count();
+    assert.ok(count > 0, `no results for ${query}`);
+    const text = await page.locator("main").innerText();
+    assert.ok(!text.includes(WALLED), "the page showed a walled document");
+    assert.ok(!/current|keyword|\bteam\b/i.test(text), "the page says which ranking picked what");
+    const next = page.getByRole("button", { name: "Próxima consulta" });
+    assert.equal(await next.isDisabled(), true, "next query before every result is judged");
+    for (let i = 0; i < count; i += 1) {
+      const item = results.nth(i);
+      const button = item.getByRole("button", { name: i === 0 ? "Relevante" : "Não relevante", exact: true });
+      await button.click();
+      await item.locator('button[aria-pressed="true"]').waitFor();
     }
-    await page.getByText(`Todas as ${QUERIES.length} consultas do painel foram avaliadas`).waitFor();
-    passed += 1;
-    console.log("ok   a judge goes through the panel, one query at a time");
-  } catch (err) {
-    failed += 1;
-    console.log(`FAIL a judge goes through the panel\n${err?.stack ?? err}`);
-  } finally {
-    await context.close();
+    await next.click();
   }
-} finally {
-  await browser.close();
-}
-console.log(`${passed} passed, ${failed} failed`);
-process.exit(failed ? 1 : 0);
+  await page.getByText(`Todas as ${QUERIES.length} consultas do painel foram avaliadas`).waitFor();
+});
+
+await finish();

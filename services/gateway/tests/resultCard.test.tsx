@@ -5,7 +5,7 @@ import { COPY_MESSAGES, copyCitation, displayText, FOLD_AT, ResultCard } from ".
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { apiHref, authorsLine, dateLabel, sectionLabel, subtypeLabel } from "../lib/format";
+import { apiHref, authorsLine, dateLabel, SECTION_LABELS, sectionLabel, subtypeLabel } from "../lib/format";
 import type { SearchResult } from "../lib/types";
 import { EMPTY_STATE } from "../lib/urlState";
 import { STRONG_RESULT, WEAK_RESULT } from "./fakeApi";
@@ -420,6 +420,15 @@ describe("the date of a result", () => {
     const types = [...declared.matchAll(/"([a-z_]+)"/g)].map((match) => match[1]);
     expect(types.length).toBeGreaterThan(2);
     for (const kind of types) expect(dateLabel(kind)).toBe("Julgado em");
+  });
+
+  it("names the sections as the Python vocabulary does (shared/legal/sections.py SECTION_LABELS)", () => {
+    const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
+    const sections = readFileSync(path.join(repo, "shared", "legal", "sections.py"), "utf8");
+    const declared = /SECTION_LABELS = \{([^}]*)\}/.exec(sections)?.[1] ?? "";
+    const labels = Object.fromEntries([...declared.matchAll(/"([a-z_]+)": "([^"]+)"/g)].map((m) => [m[1], m[2]]));
+    expect(Object.keys(labels).length).toBeGreaterThan(10);
+    expect(SECTION_LABELS).toEqual(labels);
   });
 });
 
