@@ -116,7 +116,7 @@ async def list_judgments(
         str | None, Query(max_length=2000, description="A part of the query (accents, case ignored).")
     ] = None,
     limit: Annotated[int, Query(ge=1, le=10_000)] = 1000,
-    offset: Annotated[int, Query(ge=0)] = 0,
+    offset: Annotated[int, Query(ge=0, le=1_000_000)] = 0,
 ) -> JudgmentList:
     """Oldest change first. Administrators read everyone's; anyone else their own only."""
     if not who.may("admin"):

@@ -161,8 +161,8 @@ class PanelQuery(BaseModel):
 class PanelJudgmentRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    position: int = Field(ge=1, description="The query's place in the panel (PanelQuery.position).")
-    shown_rank: int = Field(ge=1, description="The result's place in the merged list.")
+    position: int = Field(ge=1, le=1000, description="The query's place in the panel (PanelQuery.position).")
+    shown_rank: int = Field(ge=1, le=100, description="The result's place in the merged list.")
     relevant: bool = Field(description='"relevante" (true) or "não relevante" (false).')
     note: Text | None = Field(None, max_length=2000)
 
@@ -351,7 +351,9 @@ async def next_query(
     throttle: ThrottleDep,
     index_guard: IndexGuardDep,
     query_vectors: QueryVectorsDep,
-    position: Annotated[int | None, Query(ge=1, description="This query instead of the next unjudged one.")] = None,
+    position: Annotated[
+        int | None, Query(ge=1, le=1000, description="This query instead of the next unjudged one.")
+    ] = None,
 ) -> PanelQuery:
     """The judge's next query whose results they have not all judged (or `position`), with its merged list."""
     panel = await _panel_for(db, panel_id, who)

@@ -135,6 +135,16 @@ async def test_bad_input_is_a_422(client: httpx.AsyncClient, pool: asyncpg.Pool,
     assert answer.headers["content-type"].startswith("application/problem+json")
 
 
+@pytest.mark.parametrize("params", [{"offset": 2**63}, {"offset": -1}, {"limit": 0}, {"limit": 10_001}])
+async def test_a_listing_out_of_range_is_a_422_not_a_database_error(
+    client: httpx.AsyncClient, pool: asyncpg.Pool, params: dict
+) -> None:
+    """An offset past bigint reached PostgreSQL and came back a 500 (found by the contract test)."""
+    headers = await person_headers(pool, ["contencioso"], user="ana")
+    answer = await client.get("/judgments", params=params, headers=headers)
+    assert answer.status_code == 422, answer.text
+
+
 async def test_a_person_reads_only_their_own_judgments_and_an_admin_filters_everyone_s(
     client: httpx.AsyncClient, pool: asyncpg.Pool, world: dict
 ) -> None:

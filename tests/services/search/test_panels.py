@@ -80,6 +80,14 @@ async def test_only_an_administrator_makes_a_panel_and_its_configurations_are_fi
         refused = await client.post("/panels", json=body | bad, headers=admin)
         assert refused.status_code == 422, (bad, refused.text)
 
+    made = await make_panel(client, admin)
+    for huge in ({"position": 2**31}, {"shown_rank": 2**31}):  # past PostgreSQL's integer: a 422, not a 500
+        body = {"position": 1, "shown_rank": 1, "relevant": True} | huge
+        refused = await client.post(f"/panels/{made['id']}/judgments", json=body, headers=admin)
+        assert refused.status_code == 422, (huge, refused.text)
+    far = await client.get(f"/panels/{made['id']}/next", params={"position": 2**31}, headers=admin)
+    assert far.status_code == 422, far.text
+
     panel = await make_panel(client, admin, b={"name": "denso 0.5", "weights": {"dense_weight": 0.5}})
     assert panel["a"]["name"] == "current" and panel["a"]["ranking"]["weights"]["dense_weight"] == 0.7
     assert panel["b"]["ranking"]["weights"]["dense_weight"] == 0.5 and panel["b"]["lexical_only"] is False
