@@ -35,9 +35,10 @@ Progress_ = Callable[[int, int], None]  # (done, total)
 
 _SWAP = """
 DROP INDEX IF EXISTS chunks_embedding;
-ALTER TABLE chunks DROP COLUMN embedding, DROP COLUMN embedding_model;
+ALTER TABLE chunks DROP COLUMN embedding, DROP COLUMN embedding_model, DROP COLUMN embedding_engine;
 ALTER TABLE chunks RENAME COLUMN embedding_next TO embedding;
 ALTER TABLE chunks RENAME COLUMN embedding_model_next TO embedding_model;
+ALTER TABLE chunks RENAME COLUMN embedding_engine_next TO embedding_engine;
 ALTER TABLE chunks ALTER COLUMN embedding SET NOT NULL;
 ALTER INDEX chunks_embedding_next RENAME TO chunks_embedding;
 """
@@ -135,21 +136,20 @@ async def _reembed(pool: asyncpg.Pool, embedder: Embedder, batch_size: int, prog
     target = first.target
     if first.in_place:
         await _drop_side(pool)  # what an abandoned run towards another model left behind
-        done = await _embed_pending(pool, embedder, "embedding", "embedding_model", batch_size, progress, first.pending)
+        done = await _embed_pending(pool, embedder, "embedding", batch_size, progress, first.pending)
         return Result(done, switched=False, state=target)
 
     await _prepare_side(pool, target.dimensions)
     # A chunk that already carries the target model (dimensions then equal) keeps its vector.
     await pool.execute(
-        "UPDATE chunks SET embedding_next = embedding, embedding_model_next = embedding_model"
+        "UPDATE chunks SET embedding_next = embedding, embedding_model_next = embedding_model,"
+        " embedding_engine_next = embedding_engine"
         " WHERE embedding_model = $1 AND embedding_model_next IS DISTINCT FROM $1",
         target.model_id,
     )
     done = 0
     for _ in range(MAX_ROUNDS):
-        done += await _embed_pending(
-            pool, embedder, "embedding_next", "embedding_model_next", batch_size, progress, first.pending
-        )
+        done += await _embed_pending(pool, embedder, "embedding_next", batch_size, progress, first.pending)
         # Built once over the finished side column (faster than growing it row by row); later catch-up
         # writes keep it current. Building blocks indexer writes for a while, never searches.
         await pool.execute(
@@ -167,13 +167,15 @@ async def _embed_pending(
     pool: asyncpg.Pool,
     embedder: Embedder,
     vector_column: str,
-    model_column: str,
     batch_size: int,
     progress: Progress_ | None,
     total: int,
 ) -> int:
-    """Embed, in chunk id order, every chunk whose `model_column` is not the target's; returns how many."""
-    model_id = embedder.model_id
+    """Embed, in chunk id order, every chunk whose model (beside `vector_column`) is not the target's, recording
+    the engine that made the vector too (migration 0017); returns how many."""
+    suffix = vector_column.removeprefix("embedding")  # "" or "_next"
+    model_column, engine_column = f"embedding_model{suffix}", f"embedding_engine{suffix}"
+    model_id, engine = embedder.model_id, getattr(embedder, "engine", None)
     done, last_id = 0, 0
     while True:
         rows = await pool.fetch(
@@ -187,8 +189,8 @@ async def _embed_pending(
         vectors = await asyncio.to_thread(embedder.passages, [r["text"] for r in rows])
         # A chunk the indexer replaced meanwhile is gone (new versions get new ids): its update finds no row.
         await pool.executemany(
-            f"UPDATE chunks SET {vector_column} = $2, {model_column} = $3 WHERE id = $1",
-            [(r["id"], vector, model_id) for r, vector in zip(rows, vectors, strict=True)],
+            f"UPDATE chunks SET {vector_column} = $2, {model_column} = $3, {engine_column} = $4 WHERE id = $1",
+            [(r["id"], vector, model_id, engine) for r, vector in zip(rows, vectors, strict=True)],
         )
         done += len(rows)
         last_id = rows[-1]["id"]
@@ -206,13 +208,15 @@ async def _prepare_side(pool: asyncpg.Pool, dimensions: int) -> None:
             f"ALTER TABLE chunks ADD COLUMN IF NOT EXISTS embedding_next vector({int(dimensions)}),"
             " ADD COLUMN IF NOT EXISTS embedding_model_next text"
         )
+    await pool.execute("ALTER TABLE chunks ADD COLUMN IF NOT EXISTS embedding_engine_next text")
 
 
 async def _drop_side(pool: asyncpg.Pool) -> None:
     if await _side_dimensions(pool) is not None:
         await pool.execute(
             "DROP INDEX IF EXISTS chunks_embedding_next;"
-            " ALTER TABLE chunks DROP COLUMN IF EXISTS embedding_next, DROP COLUMN IF EXISTS embedding_model_next"
+            " ALTER TABLE chunks DROP COLUMN IF EXISTS embedding_next, DROP COLUMN IF EXISTS embedding_model_next,"
+            " DROP COLUMN IF EXISTS embedding_engine_next"
         )
 
 

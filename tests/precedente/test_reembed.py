@@ -125,9 +125,11 @@ async def test_reembed_to_openai_changes_dimensions_resumes_and_then_does_nothin
 
     assert await index_state(pool) == IndexState(remote.model_id, 1536)
     assert await pool.fetchval("SELECT array_agg(DISTINCT embedding_model) FROM chunks") == [remote.model_id]
+    assert await pool.fetchval("SELECT array_agg(DISTINCT embedding_engine) FROM chunks") == ["openai"]  # 0017
     assert await pool.fetchval("SELECT array_agg(DISTINCT vector_dims(embedding)) FROM chunks") == [1536]
     assert await column_type(pool, "embedding") == "vector(1536)"
     assert await column_type(pool, "embedding_next") is None and await column_type(pool, "embedding_model_next") is None
+    assert await column_type(pool, "embedding_engine_next") is None
     not_null = "SELECT attnotnull FROM pg_attribute WHERE attrelid = 'chunks'::regclass AND attname = 'embedding'"
     assert await pool.fetchval(not_null + " AND NOT attisdropped")
     definition = await pool.fetchval("SELECT indexdef FROM pg_indexes WHERE indexname = 'chunks_embedding'")
@@ -228,6 +230,7 @@ async def test_same_dimensions_swap_keeps_serving_old_vectors_then_fixes_strays_
     assert (stray.in_place, stray.pending) == (True, 1)
     fixed = await reembed(pool, small)
     assert (fixed.embedded, fixed.switched) == (1, False)
+    assert await pool.fetchval("SELECT embedding_engine FROM chunks WHERE ordinal = 99") == "openai"
     assert (
         await pool.fetchval("SELECT count(*) FROM chunks WHERE embedding_model IS DISTINCT FROM $1", small.model_id)
         == 0
