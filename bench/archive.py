@@ -141,7 +141,7 @@ def run_configuration(
 ) -> dict:
     """One stack, the files through it; with `folder`, through `precedente ingest FOLDER --wait`."""
     replicas = {name: n for name, n in (("extractor", extractors), ("indexer", indexers)) if n is not None}
-    stack = RunningStack(workdir / f"stack-{extractors}x", {"PRECEDENTE_UP_REPLICAS": json.dumps(replicas)})
+    stack = RunningStack(workdir / f"stack-{extractors or 'up'}x", {"PRECEDENTE_UP_REPLICAS": json.dumps(replicas)})
     stack.start()
     sampler = Sampler(stack)
     try:
@@ -312,6 +312,9 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--keep", type=Path, help="Keep the generated archive here (reused if complete).")
     parser.add_argument("--json", type=Path, help="Also write the results as JSON.")
+    parser.add_argument(
+        "--data-dir", type=Path, help="Keep the stacks' data here (`precedente up --data-dir` it again to search it)."
+    )
     args = parser.parse_args()
     counts = args.extractors or ("" if args.folder else "1,2")
     configurations: list[int | None] = [int(n) for n in counts.split(",") if n] or [None]
@@ -330,7 +333,7 @@ def main() -> None:
         print(f"load average before: {' '.join(f'{n:.2f}' for n in psutil.getloadavg())}, {psutil.cpu_count()} cores")
         results = []
         for extractors in configurations:
-            result = run_configuration(files, extractors, args.indexers, Path(tmp), args.folder)
+            result = run_configuration(files, extractors, args.indexers, args.data_dir or Path(tmp), args.folder)
             report(result)
             results.append(result)
         if args.json:
