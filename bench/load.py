@@ -27,6 +27,7 @@ from pathlib import Path
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import httpx  # noqa: E402
+import psutil  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import search_scale  # noqa: E402
@@ -84,6 +85,21 @@ def ingest_in_background(stack: RunningStack, stop: threading.Event, report: dic
                 time.sleep(2)
 
 
+def cpu_seconds(stack: RunningStack) -> dict[str, float]:
+    """CPU time so far of the search service and of the stack's PostgreSQL (its postmaster and backends): what
+    a search costs, told apart from what the machine's other work does to latency."""
+    spent = {"search": sum(sum(p.cpu_times()[:2]) for p in stack.service_processes("search"))}
+    postgres = 0.0
+    for process in psutil.process_iter(["cmdline"]):
+        try:
+            if str(stack.data_dir) in " ".join(process.info["cmdline"] or []) and "postgres" in process.name():
+                postgres += sum(sum(p.cpu_times()[:2]) for p in [process, *process.children()])
+        except psutil.Error:
+            continue
+    spent["postgres"] = postgres
+    return spent
+
+
 async def searcher(url: str, token: str, queries: list[str], until: float, think: float, seed: int) -> list:
     rng = random.Random(seed)
     outcomes = []
@@ -130,7 +146,7 @@ def main() -> None:
         if not args.no_ingest:
             uploader.start()
             time.sleep(5)  # ingestion under way before the searchers start
-        load_before = os.getloadavg()[0]
+        load_before, cpu_before = os.getloadavg()[0], cpu_seconds(stack)
 
         async def run_all() -> list:
             until = time.monotonic() + args.seconds
@@ -140,7 +156,7 @@ def main() -> None:
         began = time.perf_counter()
         outcomes = asyncio.run(run_all())
         wall = time.perf_counter() - began
-        load_after = os.getloadavg()[0]
+        load_after, cpu_after = os.getloadavg()[0], cpu_seconds(stack)
         stop.set()
         if uploader.is_alive():
             uploader.join(timeout=180)
@@ -150,6 +166,8 @@ def main() -> None:
     print(f"\n{args.searchers} searchers, {wall:.0f} s, think time {args.think} s, {documents} documents "
           f"({chunks} chunks), load average {load_before:.1f} -> {load_after:.1f} (2 cores)")  # fmt: skip
     print(f"searches: {len(outcomes)} ({len(outcomes) / wall:.1f}/s), errors: {dict(errors) or 0}")
+    per_search = {what: 1000 * (cpu_after[what] - cpu_before[what]) / max(len(outcomes), 1) for what in cpu_after}
+    print("CPU per search: " + ", ".join(f"{what} {ms:.0f} ms" for what, ms in per_search.items()))
     if latencies:
         spread = search_scale.summary(latencies)
         print(f"latency ms: p50 {spread['p50']:.0f}  p95 {spread['p95']:.0f}  p99 {spread['p99']:.0f}"

@@ -91,6 +91,9 @@ class DocumentMetadata(BaseModel):
     authors: list[str] = Field([], description="Authors of a work of doctrine, as printed.")
     venue: str | None = Field(None, description="Where a work appeared: journal, university, publisher.")
     year: int | None = Field(None, description="Year a work of doctrine appeared.")
+    pedidos: list[str] = Field(
+        [], description='A petition\'s requests in order, one line each: "a citação do réu para, querendo, contestar".'
+    )
     language: str | None = Field(
         None, description='ISO 639-1 code of the text\'s language ("pt", "en"), "und" when too little text to tell.'
     )

@@ -42,30 +42,39 @@ def _query_stems(query: str) -> dict[str, tuple[int, str]]:
     return stems
 
 
-def _matches(query: str, passage: str) -> list[tuple[int, int, str]]:
+@lru_cache(maxsize=256)
+def _folded(passage: str) -> str:
+    """fold_lower of a passage, once: a shown passage is folded for its highlights, its explanation and the
+    concepts of both (kept for the passages of the last few searches, each a few kilobytes)."""
+    return fold_lower(passage)
+
+
+@lru_cache(maxsize=256)
+def _matches(query: str, passage: str) -> tuple[tuple[int, int, str], ...]:
     """Spans of passage words sharing a stem-like prefix (6 letters, accent-insensitive) with a query word.
 
     Each span comes with the query word it matches, so the explanation names exactly what is highlighted.
-    A word matching several query words takes the first of them in the query.
+    A word matching several query words takes the first of them in the query. Cached: a result's best
+    passage is matched for its highlights and again for its explanation.
     """
     stems = _query_stems(query)
     if not stems:
-        return []
+        return ()
     lengths = sorted({len(stem) for stem in stems})
     found = []
-    for match in _WORD.finditer(fold_lower(passage)):
+    for match in _WORD.finditer(_folded(passage)):
         word = match.group()
         hits = [stems[word[:n]] for n in lengths if word[:n] in stems]
         if hits:
             found.append((match.start(), match.end(), min(hits)[1]))
-    return found
+    return tuple(found)
 
 
 def highlight_spans(query: str, passage: str) -> list[tuple[int, int]]:
     """Character offsets in the passage of the words that match the query and of the concepts it names
     in other words ("empresa de pequeno porte" for "epp"), for the UI to highlight; sorted, disjoint."""
     spans = [(start, end) for start, end, _ in _matches(query, passage)]
-    spans += [span for _, found in _concepts_in(query, passage, fold_lower(passage)) for span in found]
+    spans += [span for _, found in _concepts_in(query, passage, _folded(passage)) for span in found]
     merged: list[tuple[int, int]] = []
     for start, end in sorted(spans):
         if merged and start < merged[-1][1]:
@@ -191,6 +200,10 @@ _ROLES: dict[str, tuple[str, str]] = {
     "conclusao": ("A conclusão afirma", "da conclusão"),
     "considerandos": ("Os considerandos motivam o ato", "dos considerandos"),
     "cabecalho": ("O cabeçalho identifica o caso", "do cabeçalho"),
+    "preambulo": ("O preâmbulo do ato diz", "do preâmbulo do ato"),
+    "abertura": ("A abertura do texto diz", "da abertura do texto"),
+    "resumo": ("O resumo do trabalho afirma", "do resumo do trabalho"),
+    "introducao": ("A introdução do trabalho apresenta", "da introdução do trabalho"),
     "notas": ("Uma nota do texto diz", "das notas"),
 }
 
@@ -351,14 +364,21 @@ def _citation_window(passage: str, sentence: tuple[int, int], hits: list[tuple[i
     return cuts[first], cuts[last]
 
 
+@lru_cache(maxsize=2048)
+def _citations_in(text: str) -> tuple[str, ...]:
+    """extract_citations of a passage or sentence, once: the parser is most of an explanation's cost, and the
+    passages a firm's searches show recur (the same decision for the next query, a second page, a colleague)."""
+    return tuple(extract_citations(text))
+
+
 def _cited(passage: str, window: tuple[int, int], citations: list[str] | None) -> list[str]:
     """What the chosen sentence cites; else, when the caller gives stored ids, what the rest of the passage
     itself cites. The stored ids are the document's (every chunk row carries the document's citations), so
     one is named only when the passage's own text yields it too: the reason must be true of the passage shown,
     not of a page it does not show."""
-    found = _most_specific(extract_citations(passage[window[0] : window[1]]))
+    found = _most_specific(list(_citations_in(passage[window[0] : window[1]])))
     if not found and citations:
-        own = extract_citations(passage)
+        own = list(_citations_in(passage))
         found = _most_specific([c for c in citations if c in set(own)] or own)
     return found
 
@@ -378,7 +398,7 @@ def explain(query: str, passage: str, section_path: str | None, citations: list[
     them only those the passage's own text cites are named (see _cited).
     """
     role = section_role(section_path)
-    folded = fold_lower(passage)
+    folded = _folded(passage)
     words = _matches(query, passage)
     concepts = _concepts_in(query, passage, folded)
     spans = sentences(passage)
@@ -421,7 +441,7 @@ def explain(query: str, passage: str, section_path: str | None, citations: list[
     named = by_sentence.get(best, [])[:2]
     for match, (start, end) in named:
         details.append(f"trata de {match.written} sob outro nome: “{_one_line(passage[start:end])}”")
-    if role not in ("cabecalho", "certidao"):  # there, the case's own number would read as a citation
+    if role not in ("cabecalho", "certidao", "preambulo"):  # there, the case's or act's own number would read as cited
         said = {act for match, _ in named for name in match.concept.names for act in _name_acts(name)}
         window = _citation_window(passage, sentence, hits)
         if cited := [c for c in _cited(passage, window, citations) if c not in said]:

@@ -19,7 +19,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstra
 from services.search.ementa import ementas
 from services.search.explain import GENERIC_STEMS, explain, highlight_spans
 from services.search.grouping import Passage, WorkGroup, group_by_work
-from services.search.ranking import CollectionStatistics, PoolEntry, PoolScores, Ranking, score_pool
+from services.search.ranking import CollectionStatistics, PoolEntry, PoolScores, Ranking, pool_matrix, score_pool
 from services.search.relevance import (
     Grade,
     RelevanceFeatures,
@@ -282,10 +282,12 @@ WITH dense AS MATERIALIZED (
 """
 
 # $13: the query's lexemes. Each candidate's count of each of them is what BM25 needs from its text, and
-# where the first one stands (positions are sorted) what the lead needs.
+# where the first one stands (positions are sorted) what the lead needs. Its length (lexemes) is
+# public.tsvector_token_count's sum, taken in the same pass over the tsvector: calling that function as well
+# unnested every candidate's tsvector a second time, through the SQL-function executor (most of the pool's cost).
 _POOL = """
 SELECT c.id, c.document_id, c.char_start, c.char_end, c.embedding,
-       public.tsvector_token_count(c.tsv) AS lexemes, tf.terms, tf.counts, tf.firsts,
+       tf.lexemes, tf.terms, tf.counts, tf.firsts,
        c.document_type, c.document_subtype, c.court, c.relator, c.judging_body, c.document_date,
        d.procedural_class,
        coalesce(d.work_id, d.id)::text AS work_id,
@@ -294,11 +296,12 @@ FROM candidates
 JOIN chunks c USING (id)
 JOIN documents d ON d.id = c.document_id
 CROSS JOIN LATERAL (
-    SELECT coalesce(array_agg(u.lexeme), '{}') AS terms,
-           coalesce(array_agg(coalesce(array_length(u.positions, 1), 1)), '{}') AS counts,
-           coalesce(array_agg(coalesce(u.positions[1], 1)), '{}') AS firsts
+    SELECT coalesce(sum(coalesce(array_length(u.positions, 1), 1)), 0)::integer AS lexemes,
+           coalesce(array_agg(u.lexeme) FILTER (WHERE u.lexeme = ANY($13::text[])), '{}') AS terms,
+           coalesce(array_agg(coalesce(array_length(u.positions, 1), 1)) FILTER (WHERE u.lexeme = ANY($13::text[])),
+                    '{}') AS counts,
+           coalesce(array_agg(coalesce(u.positions[1], 1)) FILTER (WHERE u.lexeme = ANY($13::text[])), '{}') AS firsts
     FROM unnest(c.tsv) u
-    WHERE u.lexeme = ANY($13::text[])
 ) tf
 """
 
@@ -399,12 +402,15 @@ async def _candidates(
     conn: asyncpg.Connection, sql: str, arguments: list, candidates: Candidates
 ) -> list[asyncpg.Record]:
     """Run a candidate query with an HNSW search wide enough, and iterative, for filtered scans."""
+    # One round trip for the three settings (a simple-protocol batch), not one each.
     async with conn.transaction():
-        await conn.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
-        # A generic plan of a reused statement guesses the optional filters wrong and drops the vector index.
-        await conn.execute("SET LOCAL plan_cache_mode = force_custom_plan")
-        # Wider than pgvector allows (1,000: a deep page asks for more) is an error; iterative scans go on past it.
-        await conn.execute(f"SET LOCAL hnsw.ef_search = {min(max(candidates.dense * 2, 40), HNSW_EF_SEARCH_MAX)}")
+        await conn.execute(
+            "SET LOCAL hnsw.iterative_scan = relaxed_order;"
+            # A generic plan of a reused statement guesses the optional filters wrong and drops the vector index.
+            " SET LOCAL plan_cache_mode = force_custom_plan;"
+            # Wider than pgvector allows (1,000: a deep page asks for more) is an error; iterative scans go on.
+            f" SET LOCAL hnsw.ef_search = {min(max(candidates.dense * 2, 40), HNSW_EF_SEARCH_MAX)}"
+        )
         return await conn.fetch(sql, *arguments)
 
 
@@ -643,13 +649,13 @@ async def hybrid_search(
     parsed = parse_query(request.query)
     async with db.acquire() as conn:
         rows, pool, lexemes, stats = await _pool(conn, request, parsed, query_vector, groups, candidates)
-        scores = score_pool(pool, query_vector, lexemes, stats, ranking)
+        embeddings = pool_matrix(pool) if pool else np.zeros((0, 1))  # ranking's and grouping's, built once
+        scores = score_pool(pool, query_vector, lexemes, stats, ranking, embeddings)
         order = [int(i) for i in np.argsort(-scores.fused, kind="stable")]
         passages = [
             Passage(i, row["work_id"], str(row["document_id"]), row["char_start"], row["char_end"])
             for i, row in enumerate(rows)
         ]
-        embeddings = np.vstack([entry.embedding for entry in pool]) if pool else np.zeros((0, 1))
         model = relevance_model().calibrated(await active_calibration(db, conn))  # the firm's, if any
         vague = vague_query(lexemes, stats)
         works = grade_works(group_by_work(order, passages, embeddings), pool, scores, lexemes, stats, model, vague)
@@ -862,7 +868,7 @@ async def similar_search(
     async with db.acquire() as conn:
         rows = await _candidates(conn, sql, arguments(search), candidates)
         embeddings = (
-            np.vstack([row["embedding"].to_numpy() for row in rows]).astype(np.float32) if rows else np.zeros((0, 1))
+            np.array([row["embedding"].to_numpy() for row in rows], dtype=np.float32) if rows else np.zeros((0, 1))
         )
         dense = embeddings @ source.vector if rows else np.zeros(0)
         order = [int(i) for i in np.argsort(-dense, kind="stable")]

@@ -136,16 +136,24 @@ class PoolScores:
     opening: np.ndarray  # the lead, 0..1 (zeros when the lead is off)
 
 
+def pool_matrix(pool: list[PoolEntry]) -> np.ndarray:
+    """The pool's embeddings, row i for pool entry i, float32: one array built in C (np.vstack makes each row
+    2-D first, a Python call per candidate)."""
+    return np.array([entry.embedding for entry in pool], dtype=np.float32)
+
+
 def score_pool(
     pool: list[PoolEntry],
     query_vector: np.ndarray,
     lexemes: list[str],
     stats: CollectionStatistics,
     ranking: Ranking,
+    vectors: np.ndarray | None = None,
 ) -> PoolScores:
+    """`vectors`: the pool's embeddings as one float32 matrix, when the caller has it already (pool_matrix)."""
     if not pool:
         return PoolScores(np.zeros(0), np.zeros(0), np.zeros(0))
-    vectors = np.vstack([entry.embedding for entry in pool]).astype(np.float32)
+    vectors = pool_matrix(pool) if vectors is None else vectors
     lexical = bm25(pool, lexemes, stats, ranking.bm25_k1, ranking.bm25_b)
     opening = lead(pool, lexemes, stats, ranking.lead_words) if ranking.lead_weight > 0 else None
     dense = vectors @ query_vector

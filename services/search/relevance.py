@@ -15,7 +15,7 @@ Calibration maps the shipped probability through Platt scaling before the thresh
 
 import json
 import math
-from dataclasses import astuple, dataclass, replace
+from dataclasses import dataclass, replace
 from functools import cache
 from pathlib import Path
 from typing import Literal
@@ -39,7 +39,12 @@ class RelevanceFeatures:
     specificity: float  # the rarest known query lexeme's idf over that of a lexeme in one chunk (0..1)
 
     def vector(self) -> np.ndarray:
-        return np.array(astuple(self), dtype=np.float64)
+        # The fields by name, not dataclasses.astuple (which deep-copies each): one vector per work graded.
+        return np.array(
+            (self.similarity, self.similarity_gap, self.coverage, self.lead, self.standing, self.known_terms,
+             self.specificity),
+            dtype=np.float64,
+        )  # fmt: skip
 
 
 def _logit(p: float, eps: float = 1e-6) -> float:

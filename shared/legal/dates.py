@@ -91,9 +91,12 @@ _SIGNATURES = (
     re.compile(r"\bDados:\s*(?P<iy>\d{4})\.(?P<im>\d{2})\.(?P<id>\d{2})\b"),
 )
 _JUDGMENT_LABEL = re.compile(
-    r"^[ \t]*(?:Data\s+d[oe]\s+julgamento|Julgado(?:\s+em)?|Data\s+da\s+sess[aã]o|Sess[aã]o\s+de)\s*:?\s*" + _ANY_DATE,
+    r"^[ \t]*(?:(?-i:D)ata\s+d[oe]\s+julgamento|(?-i:J)ulgado(?:\s+em)?|(?-i:D)ata\s+da\s+sess[aã]o|"
+    r"(?-i:S)ess[aã]o\s+de)\s*:?\s*" + _ANY_DATE,
     re.M | re.I,
 )
+"""A judgment label opening a line ("JULGADO: 15/09/2016", "Data do julgamento: ..."), capitalised: a line that opens
+with "julgado em 6/6/2023" is a citation wrapped at the line's end ("... Rel. Min. Marco Buzzi,\njulgado em ...")."""
 _DATE_ANYWHERE = re.compile(_ANY_DATE)
 _MAIL_DATE = re.compile(r"^(?:Date|Data|Enviad[oa](?: em)?|Sent)\s*:\s*(?P<value>.+)$", re.M | re.I)
 
@@ -155,6 +158,14 @@ _ENGLISH_LONG = rf"(?P<ed>\d{{1,2}})\s+(?P<em>(?i:{'|'.join(ENGLISH_MONTHS)}))\s
 _DATE_LINE = re.compile(rf"(?i:of|de|em)?\s*(?:{_LONG}|{_ENGLISH_LONG}|{_NUMERIC})\s*[*.]?")
 """An opening line that is a date and nothing else ("6 de Outubro de 2009 *", "of 7 March 2002", "05/02/2023"):
 how judgments of foreign courts, EU acts and dated posts print their own date under their heading."""
+_EU_JUDGMENT_DATE = re.compile(
+    r"^[ \t]*(?i:JUDGMENT\s+OF\s+THE\s+(?:GENERAL\s+)?COURT|ACORDAO\s+DO\s+TRIBUNAL(?:\s+DE\s+JUSTICA|\s+GERAL)?)"
+    rf"[ \t]*(?:\([^)\n]{{3,40}}\))?[ \t]*,?\s*(?i:of\s+|de\s+)?(?:{_LONG}|{_ENGLISH_LONG})",
+    re.M,
+)
+"""The EU Court's judgment heading with its date, on a line of its own or in a report's list of contents:
+"Judgment of the Court (First Chamber), 26 October 2006", "ACÓRDÃO DO TRIBUNAL DE JUSTIÇA (Primeira Secção) 6 de
+Outubro de 2009" (the Advocate General's "Opinion ... delivered on" before it is not the judgment)."""
 _TITLE_DATE = re.compile(rf"^[A-Z][^\n]{{2,120}}?,?\s+(?i:de)\s+{_LONG}\.?\s*$")
 """An act's title line ending in its date: "DECRETO Nº 8.660, DE 29 DE JANEIRO DE 2016"."""
 _LABEL_CHARS = 20000
@@ -212,7 +223,8 @@ def guess_date(doc: DocumentText, document_type: str = "outro") -> date | None:
     """The date the document was judged (decisions) or signed (everything else), by decreasing
     reliability. Acórdãos: the last day of a virtual session ("Sessão Virtual de 18/02/2025 a
     24/02/2025"), a "JULGADO:"/"Data do julgamento:" label opening a line, the place-and-date line
-    marked "(Data do Julgamento)". Acts: the date their heading states ("DECRETO Nº 8.660, DE 29 DE JANEIRO DE
+    marked "(Data do Julgamento)", the EU Court's dated judgment heading on the first pages. Acts: the date
+    their heading states ("DECRETO Nº 8.660, DE 29 DE JANEIRO DE
     2016", "REGULAMENTO (UE) 2022/1925 ... de 14 de setembro de 2022"), or one printed alone under it.
     Then, for every type:
     1. an e-mail's Date/Data/Enviado em header; a "Data:" label opening a line of the first pages;
@@ -235,8 +247,8 @@ def guess_date(doc: DocumentText, document_type: str = "outro") -> date | None:
             found = _to_date(match)
             if found:
                 return found
-        for patterns in ((_JUDGMENT_LABEL, _JUDGED_CITY_DATE),):
-            found = _first_date(patterns, text)
+        for patterns in ((_JUDGMENT_LABEL, _JUDGED_CITY_DATE), (_EU_JUDGMENT_DATE,)):
+            found = _first_date(patterns, text if patterns[0] is not _EU_JUDGMENT_DATE else doc.fhead)
             if found:
                 return found
     if document_type == "ato_normativo":

@@ -1,8 +1,9 @@
 """The fields a document of each type carries beyond a decision's: which act, work or filing it is
-(document_subtype), an act's number, date and issuer, a work's authors, venue and year.
+(document_subtype), an act's number, date and issuer, a work's authors, venue and year, a petition's requests.
 
 One entry point for the annotator: describe(doc, document_type) gives the DocumentMetadata fields the
-type's own rules read (shared.legal.legislation, shared.legal.doctrine), only those with a value.
+type's own rules read (shared.legal.legislation, shared.legal.doctrine, shared.legal.pedidos), only those with a
+value.
 """
 
 from typing import Any
@@ -11,6 +12,7 @@ from shared.legal.doctrine import read_doctrine
 from shared.legal.document_text import DocumentText
 from shared.legal.document_types import guess_subtype
 from shared.legal.legislation import read_act
+from shared.legal.pedidos import read_pedidos
 
 __all__ = ["describe"]
 
@@ -18,7 +20,8 @@ __all__ = ["describe"]
 def describe(doc: DocumentText, document_type: str, raw: DocumentText | None = None) -> dict[str, Any]:
     """DocumentMetadata fields of the type's own rules: document_subtype always where the text says it;
     act_number, issuing_body and document_date for acts; authors, venue and year for doctrine (read from
-    `raw`, the text before cleaning, when given: running heads name an article's journal)."""
+    `raw`, the text before cleaning, when given: running heads name an article's journal); pedidos for petitions
+    (from the cleaned text, whose paragraphs are whole: a request broken by a page reads on)."""
     fields: dict[str, Any] = {"document_subtype": guess_subtype(doc, document_type)}
     if document_type in ("ato_normativo", "ato_administrativo"):
         act = read_act(doc)
@@ -26,4 +29,6 @@ def describe(doc: DocumentText, document_type: str, raw: DocumentText | None = N
     elif document_type == "doutrina":
         work = read_doctrine(doc, raw)
         fields |= {"authors": work.authors, "venue": work.venue, "year": work.year}
+    elif document_type == "peticao":
+        fields["pedidos"] = read_pedidos(doc.full, doc.ffull)
     return {name: value for name, value in fields.items() if value not in (None, [], "")}

@@ -99,7 +99,9 @@ def read_act(doc: DocumentText) -> ActInfo:
             raw_issuer = lines[start][len(lines[start]) - len(issuer["who"]) :] if issuer else None
             if raw_issuer:  # a cleaned page runs the title on: "... OF THE COUNCIL of 7 March 2002 on universal ..."
                 raw_issuer = re.split(r"\s+(?:of|de)\s+\d{1,2}\s", raw_issuer, maxsplit=1)[0]
-            return ActInfo(eu["eu_number"], when or _date(rest), _tidy(raw_issuer) if raw_issuer else None)
+            corrigendum = re.match(r"(?:RECTIFICACAO|RETIFICACAO|CORRIGENDUM)\b", line, re.I)
+            when = None if corrigendum else when or _date(rest)  # a corrigendum's title dates the act it corrects
+            return ActInfo(eu["eu_number"], when, _tidy(raw_issuer) if raw_issuer else None)
         br = _BR_TITLE.match(line)
         if br and br.group()[:4].isupper():  # a title line, not "dada pela Resolução n. 392/2021" in a note
             when = _date(line) or _date(folded[i + 1] if i + 1 < len(folded) else "")

@@ -87,10 +87,26 @@ _CATALOGUE: list[tuple[str, str]] = [
     (r"(?:DA)?CONCLUS(?:AO|OES)|CONSIDERACOESFINAIS", "conclusao"),
     (r"RESOLVE[MU]?|DECIDE|DETERMINA", "decide"),
     (r"NOTAS|REFERENCIAS(?:BIBLIOGRAFICAS)?|BIBLIOGRAFIA", "notas"),
+    (r"RESUMO|ABSTRACT|RESUMEN|SINOPSE", "resumo"),
+    (r"INTRODUCAO|INTRODUCTION", "introducao"),
 ]
 _CATALOGUE_RE = [(re.compile(p), code) for p, code in _CATALOGUE]
 _ACORDAO_ONLY = frozenset({"acordao", "voto_vencido", "voto_vista", "voto_vogal"})
 _ACT_ONLY = frozenset({"decide"})
+_DOCTRINE_ONLY = frozenset({"resumo", "introducao"})
+_LEADING_PARTS = ("cabecalho", "corpo", "resumo", "introducao")
+"""Parts a numbered heading that follows closes instead of nesting under them: a work's "2 O modelo dispositivo"
+comes after its introduction, not inside it."""
+_INLINE_ABSTRACT = re.compile(r"^(?:RESUMO|Resumo|ABSTRACT|Abstract|RESUMEN|Resumen)\s*[:–-]\s*\S")
+"""An abstract run into its heading's line: "RESUMO: A compreensão e aplicação do Direito ..."."""
+OPENING = {
+    "doutrina": "abertura",
+    "jurisprudencia_compilada": "abertura",
+    "ato_normativo": "preambulo",
+    "ato_administrativo": "preambulo",
+}
+"""What the part before the first heading is called by type, where it is no caption of a case: a work's title,
+authors and abstract ("abertura"), an act's title, ementa and enacting formula ("preambulo"); "cabecalho" else."""
 _VOTES = frozenset({"voto", "voto_vencido", "voto_vista", "voto_vogal"})
 _BODIES = _VOTES | {"fundamentacao", "decisao", "direito"}
 
@@ -101,6 +117,10 @@ _ROMAN_ALONE = re.compile(r"^" + _ROMAN + r"\s*[-–—.)]?$")
 _DECIMAL_HEAD = re.compile(
     r"^(?P<num>\d{1,2}(?:\.\d{1,2}){1,3}\.?|\d{1,2}(?:\.|\)|\s*[-–—]))\s*(?:[-–—)]\s*)?(?P<title>[A-Z\"“'(].*)$"
 )
+_BARE_DECIMAL_HEAD = re.compile(r"^(?P<num>\d{1,2}(?:\.\d{1,2}){0,3})\s+(?P<title>[A-Z][^\n]{2,100})$")
+"""A work's heading numbered without a stop, as ABNT journals print them: "1 Introdução", "2.1 O modelo dispositivo"."""
+_CONTENTS_ENTRY = re.compile(r"(?:\.\s?){5,}\s*\d{1,4}$")
+"""A line of a table of contents, its page number after dot leaders: "1. INTRODUÇÃO........ 07"."""
 _LETTER_HEAD = re.compile(r"^(?P<num>[a-z](?:\.\d{1,2})?)\)\s+(?P<title>\S.*)$")
 _PAREN_HEAD = re.compile(r"^\((?P<num>[ivxlc]{1,6}|[a-z])\)\s+(?P<title>D[oa]s?\s.*)$")
 _CAPS_HEAD = re.compile(r"^(?:DOS?|DAS?)\s+[A-Z].*$")
@@ -236,7 +256,9 @@ class _Detector:
         """The top-level code a heading line names, or None."""
         line = self.lines[i]
         text = line.text
-        if len(text) > 100:
+        if self.type == "doutrina" and _INLINE_ABSTRACT.match(line.raw):
+            return "resumo"
+        if len(text) > 100 or _CONTENTS_ENTRY.search(text):
             return None
         body = _NUMBERING.sub("", text, count=1) if _NUMBERING.match(text) else text
         inline = None
@@ -252,6 +274,8 @@ class _Detector:
             return None
         if code in _ACT_ONLY and self.type not in ("ato_administrativo", "ato_normativo"):
             return None
+        if code in _DOCTRINE_ONLY and self.type != "doutrina":
+            return None
         if code == "decisao" and self.type in ("acordao", "peticao", "parecer"):
             return None
         if _fragment(self.prev(i)) or _fragment(self.next(i)):
@@ -263,7 +287,7 @@ class _Detector:
         line = self.lines[i]
         text, raw = line.text, line.raw
         nxt = self.next(i)
-        if _fragment(self.prev(i)) and _fragment(nxt):
+        if (_fragment(self.prev(i)) and _fragment(nxt)) or _CONTENTS_ENTRY.search(text):
             return None
         if _ROMAN_ALONE.match(text) and nxt is not None and self._caps_title(nxt.text):
             label, used = self._join_caps(i + 1)
@@ -280,7 +304,7 @@ class _Detector:
         match = _PAREN_HEAD.match(text)
         if match and self._short_title(match["title"], 20):
             return "paren", raw, 1
-        match = _DECIMAL_HEAD.match(text)
+        match = _DECIMAL_HEAD.match(text) or (_BARE_DECIMAL_HEAD.match(text) if self.type == "doutrina" else None)
         if match and int(re.match(r"\d+", match["num"]).group()) <= 20:
             title = match["title"]
             caps = self._caps_title(title)
@@ -364,7 +388,18 @@ class _Detector:
 
     def _plausible(self) -> None:
         """Drop top-level headings that cannot be where they are: an ementa after the body has begun
-        (an ementa quoted in a vote), a second certificate heading inside the certificate."""
+        (an ementa quoted in a vote), a second certificate heading inside the certificate, and in a work of
+        doctrine a heading its next line follows with another heading (its contents line: "4 CONCLUSÃO.
+        REFERÊNCIAS BIBLIOGRÁFICAS", printed before the abstract)."""
+        if self.type == "doutrina":
+            for i in sorted(self.events):
+                nxt = self.next(i)
+                listed = nxt is not None and any(
+                    p.fullmatch(_compact(_NUMBERING.sub("", nxt.text))) for p, _ in _CATALOGUE_RE
+                )
+                contents = self.events.get(i + 1, ("",))[0] == "top" or listed
+                if self.events[i][0] == "top" and contents and not _INLINE_ABSTRACT.match(self.lines[i].raw):
+                    del self.events[i]
         current = None
         body_started = False
         for i in sorted(self.events):
@@ -591,7 +626,8 @@ class _Detector:
             if self.events.get(start, ("",))[0] == "unit":
                 continue
             i = start + 1 if start in self.events else start
-            typed_preamble = code == "cabecalho" and self.type not in ("outro", "email")
+            # an act's or a decision's opening is its caption; a work's has the headings of its first parts
+            typed_preamble = code == "cabecalho" and self.type not in ("outro", "email", "doutrina")
             while i < end and not typed_preamble:
                 sub = self.subheading(i, code == "ementa")
                 if sub:
@@ -647,7 +683,7 @@ def detect_sections(pages: list[Page], document_type: str | None = None) -> list
             style, label = event[1], event[2]
             if style == "dispositivo":
                 stack = [("dispositivo", "dispositivo")]
-            elif (top in ("cabecalho", "corpo") and not stack) or style == top_style:
+            elif (top in _LEADING_PARTS and not stack) or style == top_style:
                 top, stack, top_style = label, [], style
                 starts.append((lines[index].start, top, True, False))
                 continue
@@ -663,7 +699,15 @@ def detect_sections(pages: list[Page], document_type: str | None = None) -> list
         starts.append((lines[index].start, SEPARATOR.join(parts) or top, heading, standalone))
     if not starts or starts[0][0] > 0:
         starts.insert(0, (0, "cabecalho" if starts else "corpo", False, False))
+    if opening := OPENING.get(code):
+        starts = [(at, _renamed(path, opening), *rest) for at, path, *rest in starts]  # type: ignore[misc]
     return _finish(text, pages, page_starts, starts)
+
+
+def _renamed(path: str, opening: str) -> str:
+    """The path with its "cabecalho" part called what the type's opening is (OPENING)."""
+    top, sep, rest = path.partition(SEPARATOR)
+    return f"{opening}{sep}{rest}" if top == "cabecalho" else path
 
 
 def _finish(
@@ -698,6 +742,10 @@ def _finish(
 # What each section code is called in Portuguese: the CLI and the page (lib/format.ts SECTION_LABELS) show these.
 SECTION_LABELS = {
     "cabecalho": "Cabeçalho",
+    "abertura": "Abertura",
+    "preambulo": "Preâmbulo",
+    "resumo": "Resumo",
+    "introducao": "Introdução",
     "corpo": "Texto",
     "ementa": "Ementa",
     "acordao": "Acórdão",

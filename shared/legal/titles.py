@@ -95,6 +95,14 @@ _LETTERHEAD = re.compile(
 )
 
 
+_FRONT_MATTER = re.compile(
+    r"^(?:APRESENTACAO|SUMARIO|INDICE|PREFACIO|AGRADECIMENTOS?|DEDICATORIA|EPIGRAFE|NOTA\s+(?:DO|DA|DOS)\s+AUTOR(?:A|ES)?|"
+    r"LISTA\s+DE\s+(?:ABREVIATURAS|SIGLAS|TABELAS|FIGURAS)|CONTENTS|TABLE\s+OF\s+CONTENTS|FOREWORD|PREFACE)\s*[:.]?$",
+    re.I,
+)
+"""The headings of a publication's front matter: a part of it, not its title ("APRESENTAÇÃO", "SUMÁRIO")."""
+
+
 def _prefix(text: str) -> str:
     """The recursos before the class as the higher courts cite them: "SEGUNDOS EMB.DECL. NO " -> "Segundos ED no "."""
     text = re.sub(r"\s+", " ", text)
@@ -189,7 +197,12 @@ def _heading_title(doc: DocumentText, work: bool = False) -> str | None:
     lines = doc.head_lines[:40]
     for i, (_, line) in enumerate(lines):
         letters = [ch for ch in line if ch.isalpha()]
-        if len(letters) < 4 or _LETTERHEAD.match(fold(line)) or len(line) > TITLE_MAX:
+        if (
+            len(letters) < 4
+            or _LETTERHEAD.match(fold(line))
+            or _FRONT_MATTER.match(fold(line))
+            or len(line) > TITLE_MAX
+        ):
             continue
         if work and (
             _FURNITURE.search(fold(line))
@@ -207,7 +220,8 @@ def _heading_title(doc: DocumentText, work: bool = False) -> str | None:
         if work and credited:
             continue
         if work and len(line.split()) >= 2 and line[-1] not in ",;:":  # a work's title may end in a full stop
-            candidates.append(_wrapped(line.rstrip("."), [nxt for _, nxt in lines[i + 1 : i + 4]]))
+            title = _wrapped(line.rstrip("."), [nxt for _, nxt in lines[i + 1 : i + 4]])
+            candidates.append(re.sub(r"(?<=[^\W\d_])(?:\d{1,2}|\s*\(?\*+\)?)$", "", title))  # its footnote mark
         elif len(line) <= 120 and len(line.split()) >= 2 and line[-1] not in ".,;:":
             candidates.append(line)
     return candidates[0] if candidates else None
@@ -247,11 +261,18 @@ _CONNECTIVE_WORD = re.compile(
 )
 
 
+_SUBTITLE_RUN = re.compile(r"^[A-ZÀ-Ý][\w'’-]*(?:\s+[\w'’-]+){0,3}:\s+\S")
+"""A wrapped title's next line that carries its subtitle's colon within its first words ("Paulo: gasto público e
+organização federativa" under "Os impactos da judicialização da saúde no município de São")."""
+
+
 def _wrapped(line: str, following: list[str]) -> str:
     """A mixed-case title with the lines it wraps onto after a connective ("Subsídios para implantação de" /
-    "Política de Assinatura Digital na RFB")."""
+    "Política de Assinatura Digital na RFB"), or onto the line holding its subtitle's colon."""
     for nxt in following:
-        wrapped = _CONNECTIVE_WORD.search(fold(line)) or nxt[:1].islower()
+        wrapped = (
+            _CONNECTIVE_WORD.search(fold(line)) or nxt[:1].islower() or (":" not in line and _SUBTITLE_RUN.match(nxt))
+        )
         if not wrapped or _FURNITURE.search(fold(nxt)) or _is_author_line(nxt) or len(line) + len(nxt) > TITLE_MAX:
             break
         line = f"{line} {nxt}"

@@ -100,6 +100,10 @@ export function apiHref(path: string | null | undefined, fallback: string): stri
 /** The top-level part codes of shared/legal/sections.py, as a lawyer names them. */
 export const SECTION_LABELS: Record<string, string> = {
   cabecalho: "Cabeçalho",
+  abertura: "Abertura",
+  preambulo: "Preâmbulo",
+  resumo: "Resumo",
+  introducao: "Introdução",
   corpo: "Texto",
   ementa: "Ementa",
   acordao: "Acórdão",

@@ -68,6 +68,20 @@ def test_publication_label_counts_on_the_first_pages_only() -> None:
     assert fields.publication_date(doc("Publicação: 30/09/2016\nACÓRDÃO")) == date(2016, 9, 30)
 
 
+def test_publication_in_the_official_journal_from_its_running_head() -> None:
+    """The date beside the Journal's name at a page's head, in either order; not a citation of the Journal."""
+    english = (
+        "(ODR) could greatly\nhelp achieve this goal.\nEN\n18.6.2013\nOfficial Journal of the European Union\nL 165/1\n"
+    )
+    assert fields.publication_date(doc(english)) == date(2013, 6, 18)
+    portuguese = (
+        "e do Conselho (JO L 290\nde 23.10.1997, p. 18).\nL 149/22\nPT\nJornal Oficial da União Europeia\n11.6.2005\n"
+    )
+    assert fields.publication_date(doc(portuguese)) == date(2005, 6, 11)
+    cited = "sobre a lei aplicável (Roma I)\n(«Jornal Oficial da União Europeia» L 177 de 4 de Julho de 2008)\n"
+    assert fields.publication_date(doc(cited)) is None
+
+
 PETITIONS = {
     "contestacao": (
         "EXCELENTÍSSIMO SENHOR DOUTOR JUIZ DE DIREITO DA 2ª VARA CÍVEL DA COMARCA DE CAMPINAS/SP\n\n"

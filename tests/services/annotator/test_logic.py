@@ -1,7 +1,6 @@
 """Annotator rules on the real sample PDFs (what each file really is, read from its text) and on
 small synthetic documents for the types the samples lack."""
 
-import time
 from datetime import date
 from pathlib import Path
 
@@ -94,15 +93,6 @@ def test_hints_win_over_guesses_on_a_real_document() -> None:
     assert (metadata.document_type, metadata.court) == ("acordao", "stj")  # not hinted: guessed
     assert metadata.sources["title"] == metadata.sources["document_date"] == "hint"
     assert metadata.sources["process_number"] == "rules"
-
-
-def test_twenty_five_pages_take_well_under_a_second() -> None:
-    raw = read_pages("mp_acao_civil_publica_peticao_inicial.pdf")
-    assert len(raw) == 25
-    pages = clean_pages(raw)
-    started = time.perf_counter()
-    annotate(pages, "x.pdf", raw_pages=raw)
-    assert time.perf_counter() - started < 0.5
 
 
 def test_verified_cnj_number_and_its_court() -> None:

@@ -157,6 +157,24 @@ def test_place_and_date_line_beats_an_earlier_date_in_the_text() -> None:
             date(2023, 2, 5),
         ),
         ("ON COMPUTABLE NUMBERS\n[Received 28 May, 1936.—Read 12 November, 1936.]\non 3/11/2025", "outro", None),
+        # a citation wrapped at the line's end is no judgment label: "julgado em" opens the next line in small letters
+        (
+            "PROVA COMENTADA\nNesse sentido: STJ. 4ª Turma. REsp 1.799.625-SP, Rel. Min. Marco Buzzi,\n"
+            "julgado em 6/6/2023 (Info 12 – Edição Extraordinária).",
+            "outro",
+            None,
+        ),
+        ("RECURSO ESPECIAL Nº 1\nJULGADO: 15/09/2016\nAcordam os Ministros", "acordao", date(2016, 9, 15)),
+        # a report's summary of an EU judgment: the judgment's heading in its contents, after the Opinion's date
+        (
+            "Case C-168/05\nElisa María Mostaza Claro\nv\nCentro Móvil Milenium SL\n"
+            "(Reference for a preliminary ruling)\n"
+            "(Directive 93/13/EEC — Unfair terms in consumer contracts)\n"
+            "Opinion of Advocate General Tizzano delivered on 27 April 2006\nI - 10423\n"
+            "Judgment of the Court (First Chamber), 26 October 2006\nI - 10437\nSummary of the Judgment",
+            "acordao",
+            date(2006, 10, 26),
+        ),
     ],
 )
 def test_dates_of_acts_foreign_judgments_and_doctrine(text: str, document_type: str, expected: date | None) -> None:

@@ -52,6 +52,14 @@ def test_eu_acts_in_english_and_portuguese() -> None:
     assert info.act_number == "524/2013" and info.document_date == date(2013, 5, 21)
 
 
+def test_a_corrigendum_is_not_dated_by_the_act_it_corrects() -> None:
+    info = act(
+        "RECTIFICAÇÕES\nRectificação ao Regulamento (CE) n. o 593/2008 do Parlamento Europeu e do Conselho, de 17 de "
+        "Junho de 2008,\nsobre a lei aplicável às obrigações contratuais (Roma I)"
+    )
+    assert info.act_number == "593/2008" and info.document_date is None
+
+
 def test_a_code_named_by_its_title() -> None:
     info = act("CÓDIGO DE ÉTICA E DISCIPLINA DA OAB\nO CONSELHO FEDERAL DA ORDEM DOS ADVOGADOS DO BRASIL, ao instituir")
     assert info == ActInfo(None, None, "Conselho Federal da Ordem dos Advogados do Brasil")

@@ -7,7 +7,7 @@ from itertools import pairwise
 import pytest
 
 from services.cleaner.logic import clean_pages
-from shared.legal.sections import Section, detect_sections
+from shared.legal.sections import Section, detect_sections, section_label
 from shared.payloads import PAGE_SEPARATOR, Page
 from tests.helpers.samples import DOCS, read_pages
 
@@ -245,7 +245,7 @@ def test_statute_structure() -> None:
     )
     paths = [s.path for s in detect_sections([Page(number=1, text=text)], "ato_normativo")]
     assert paths == [
-        "cabecalho",
+        "preambulo",
         "Capítulo I – DISPOSIÇÕES GERAIS > Art. 1º",
         "Capítulo I – DISPOSIÇÕES GERAIS > Art. 1º > § 1º",
         "Capítulo I – DISPOSIÇÕES GERAIS > Art. 2º",
@@ -262,7 +262,7 @@ def test_administrative_decision() -> None:
         "Art. 1º Fica instituído o comitê.\nArt. 2º Esta portaria entra em vigor na data de sua publicação."
     )
     paths = [s.path for s in detect_sections([Page(number=1, text=text)], "ato_administrativo")]
-    assert paths == ["cabecalho", "considerandos", "decide > Art. 1º", "decide > Art. 2º"]  # "RESOLVE:" heads Art. 1º
+    assert paths == ["preambulo", "considerandos", "decide > Art. 1º", "decide > Art. 2º"]  # "RESOLVE:" heads Art. 1º
 
 
 def test_email_thread_messages() -> None:
@@ -300,7 +300,7 @@ def test_statute_incisos_and_alineas() -> None:
     )
     paths = [s.path for s in detect_sections([Page(number=1, text=text)], "ato_normativo")]
     assert paths == [
-        "cabecalho",
+        "preambulo",
         "Art. 5º",
         "Art. 5º > I",
         "Art. 5º > I > a)",
@@ -320,7 +320,7 @@ def test_eu_act_articles_paragraphs_and_points() -> None:
     )
     paths = [s.path for s in detect_sections([Page(number=1, text=text)], "ato_normativo")]
     assert paths == [
-        "cabecalho",
+        "preambulo",
         "Chapter I – SUBJECT MATTER AND SCOPE > Article 1",
         "Chapter I – SUBJECT MATTER AND SCOPE > Article 3",
         "Chapter I – SUBJECT MATTER AND SCOPE > Article 3 > 1.",
@@ -347,7 +347,7 @@ def test_each_tese_is_a_standalone_unit_with_its_precedents() -> None:
     sections = detect_sections([Page(number=1, text=JURISPRUDENCIA_EM_TESES)])
     edition = "EDIÇÃO N. 107: DOS CONTRATOS DE COMPRA E VENDA DE BENS IMÓVEIS - I"
     assert [(s.path, s.standalone) for s in sections] == [
-        ("cabecalho", False),
+        ("abertura", False),  # a booklet's title page is no case's caption
         (f"{edition} > Tese 1", True),  # the edition's heading opens its first tese's section
         (f"{edition} > Tese 2", True),  # its own "1." and "2." are a list inside it, not teses
     ]
@@ -364,7 +364,49 @@ def test_informativo_notes_under_their_court_sections() -> None:
     )
     sections = detect_sections([Page(number=1, text=text)])
     assert [(s.path, s.standalone) for s in sections] == [
-        ("cabecalho", False),
+        ("abertura", False),  # a booklet's title page is no case's caption
         ("Recursos Repetitivos > Processo REsp 1.918.287-MG", True),
         ("Terceira Turma > Processo REsp 1.836.016-PR", True),
     ]
+
+
+ARTICLE = (
+    "Revista de Direito do Consumidor – Vol. 13, Nº 1, jan./jun. 2019\n"
+    "O PRINCÍPIO DA COOPERAÇÃO NA ARBITRAGEM\nFABIANA NEVES 1\n"
+    "Sumário: 1 INTRODUÇÃO. 2 MODELOS DE PROCESSO. 3 CONCLUSÃO.\n4\nCONCLUSÃO.\nREFERÊNCIAS BIBLIOGRÁFICAS\n"
+    "RESUMO: A compreensão e aplicação do Direito sofreu, ao longo do tempo, significativas mudanças que alcançam o "
+    "processo arbitral e a cooperação entre árbitros e juízes.\nPalavras-chave: Cooperação. Arbitragem.\n"
+    "ABSTRACT: The understanding of the law changed over time.\n"
+    "INTRODUÇÃO\nA partir de uma breve digressão histórica, denota-se que a sociedade mudou.\n"
+    "2 Modelos de organização do processo\nExistem diversos modelos de organização do processo civil.\n"
+    "2.1 O modelo dispositivo\nO modelo dispositivo está relacionado à estruturação adversarial do processo.\n"
+    "3 CONCLUSÃO\nA cooperação é norma fundamental.\n"
+    "REFERÊNCIAS BIBLIOGRÁFICAS\nDIDIER JR., Fredie. Curso de direito processual civil. Salvador: JusPodivm, 2017.\n"
+)
+
+
+def test_work_of_doctrine_opening_abstract_introduction_and_numbered_parts() -> None:
+    """An article's opening (title, authors, its contents line) is no caption, its abstract is a part of its own
+    (run into its heading's line), its numbered headings ("2 Modelos", no stop after the number) are its parts,
+    and the contents line's "CONCLUSÃO." / "REFERÊNCIAS" are not where its conclusion begins."""
+    paths = [s.path for s in detect_sections([Page(number=1, text=ARTICLE)], "doutrina")]
+    assert paths == [
+        "abertura",
+        "resumo",
+        "resumo",
+        "introducao",
+        "2 Modelos de organização do processo",
+        "2 Modelos de organização do processo > 2.1 O modelo dispositivo",
+        "conclusao",
+        "notas",
+    ]
+    assert section_label("resumo") == "Resumo" and section_label("abertura") == "Abertura"
+
+
+def test_contents_lines_with_dot_leaders_are_no_headings() -> None:
+    text = (
+        "UNIVERSIDADE FEDERAL\nRENÚNCIA DE ALIMENTOS\nSUMÁRIO\n1. INTRODUÇÃO.................. 07\n"
+        "2. DOS ALIMENTOS.................. 09\nCONCLUSÃO.................. 40\n"
+        "INTRODUÇÃO\nO presente trabalho analisa a renúncia aos alimentos no divórcio.\n"
+    )
+    assert [s.path for s in detect_sections([Page(number=1, text=text)], "doutrina")] == ["abertura", "introducao"]

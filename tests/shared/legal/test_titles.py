@@ -157,7 +157,23 @@ def test_a_compilation_is_titled_by_its_name_and_edition_not_its_table_of_conten
             "ELIANA DE JESUS LOPES",
             "A JUDICIALIZAÇÃO DO ACESSO À SAÚDE: PERSPECTIVAS EM UMA REVISÃO DE LITERATURA",
         ),
+        # a mixed-case title wrapped before its subtitle's colon, its footnote mark after the last word, then authors
+        (
+            "Rev. Adm. Pública — Rio de Janeiro 48(5):1191-1206, set./out. 2014\n"
+            "Os impactos da judicialização da saúde no município de São\n"
+            "Paulo: gasto público e organização federativa1\n"
+            "Daniel Wei L. Wang\nLondon School of Economics and Political Science",
+            "Os impactos da judicialização da saúde no município de São Paulo: gasto público e organização federativa",
+        ),
     ],
 )
 def test_work_titles_of_archive_openings(text: str, expected: str) -> None:
     assert guess_title(doc(text), "doutrina") == expected
+
+
+def test_front_matter_headings_are_no_titles() -> None:
+    """A commented exam opens with its "APRESENTAÇÃO"; a thesis with its "SUMÁRIO": parts of it, not its name."""
+    text = (
+        "APRESENTAÇÃO\nOlá, pessoal, tudo certo?!\nPROVA COMENTADA TJRJ\nEste material visa a auxiliá-los na revisão."
+    )
+    assert guess_title(doc(text), "outro") == "PROVA COMENTADA TJRJ"
