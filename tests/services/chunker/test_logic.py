@@ -3,7 +3,6 @@ a word counter whose arithmetic is easy to follow."""
 
 import bisect
 import re
-import time
 from itertools import accumulate, pairwise
 
 import pytest
@@ -78,15 +77,13 @@ def test_small_budget_on_real_document(cleaned_docs: dict[str, list[Page]], e5: 
     assert_invariants(pages, chunks, e5.token_count, 96, 16)
 
 
-def test_eighty_pages_take_well_under_two_seconds(cleaned_docs: dict[str, list[Page]], e5: E5) -> None:
+def test_eighty_pages_of_real_text_keep_the_invariants(cleaned_docs: dict[str, list[Page]], e5: E5) -> None:
+    """Their pace is bench/stages.py's (chunking chunks/s), not a timing assert."""
     corpus = "\n\n".join(p.text for name in PDF_NAMES for p in cleaned_docs[name])
     assert len(corpus) > 250_000
     size = 256_000 // 80
     pages = [Page(number=i + 1, text=corpus[i * size : (i + 1) * size].strip()) for i in range(80)]
-    started = time.perf_counter()
     chunks = chunk_pages(pages, e5.token_count, MAX_TOKENS, OVERLAP_TOKENS)
-    elapsed = time.perf_counter() - started
-    assert elapsed < 2.0, f"{elapsed:.2f}s for {sum(len(p.text) for p in pages)} chars"
     assert_invariants(pages, chunks, e5.token_count, MAX_TOKENS, OVERLAP_TOKENS)
 
 
@@ -192,10 +189,8 @@ def test_counter_that_is_not_a_sum_of_word_costs() -> None:
     assert_invariants(pages, chunks, count, 40, 8, closest=False)
 
 
-def test_one_long_page_without_paragraphs_is_fast(cleaned_docs: dict[str, list[Page]], e5: E5) -> None:
+def test_one_long_page_without_paragraphs_is_chunked(cleaned_docs: dict[str, list[Page]], e5: E5) -> None:
     text = " ".join(p.text.replace("\n", " ") for name in PDF_NAMES for p in cleaned_docs[name])
     pages = [Page(number=1, text=text)]
-    started = time.perf_counter()
     chunks = chunk_pages(pages, e5.token_count, MAX_TOKENS, OVERLAP_TOKENS)
-    assert time.perf_counter() - started < 2.0
     assert_invariants(pages, chunks, e5.token_count, MAX_TOKENS, OVERLAP_TOKENS, closest=False)

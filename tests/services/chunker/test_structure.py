@@ -1,7 +1,6 @@
 """Structure-aware chunking: chunks that never cross a section (shared.legal.sections), the extra ementa chunk,
 on real documents and small cases."""
 
-import time
 from itertools import pairwise
 
 import pytest
@@ -61,13 +60,6 @@ def test_small_budget_on_real_document(cleaned_docs: dict[str, list[Page]], e5: 
     assert_structured(pages, chunks, e5.token_count, 96, 16)
     [ementa] = [c for c in chunks if c.is_ementa]
     assert ementa.token_count <= 96 and ementa.text.startswith("EMENTA")  # the ementa's first 96 tokens
-
-
-def test_twenty_five_pages_chunk_well_under_a_second(cleaned_docs: dict[str, list[Page]], e5: E5) -> None:
-    pages = cleaned_docs["mp_acao_civil_publica_peticao_inicial.pdf"]
-    started = time.perf_counter()
-    chunk_document(pages, e5.token_count, document_type="peticao")
-    assert time.perf_counter() - started < 1.0
 
 
 # --------------------------------------------------------------------------- small cases
