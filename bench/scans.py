@@ -19,6 +19,7 @@ Per scan, and summed over all of them:
   Tesseract children. The machine is shared, so p/s/core is the figure to compare;
 - with --per-page: each page's body CER and WR, confidence, turn and preprocessing steps.
 
+--scale 1 hands Tesseract the prepared page at 300 dpi, as before READING_SCALE (issue #16 item 5).
 --before runs the preprocessing as it was before the signal-chosen steps (dark edges, specks,
 streaks, quick orientation) were added: the BEFORE column of issue #16.
 """
@@ -80,12 +81,17 @@ def main() -> None:
     parser.add_argument("--pages", help="page numbers, e.g. 1-3,7 (default: all)")
     parser.add_argument("--per-page", action="store_true", help="print each page's scores and preprocessing")
     parser.add_argument("--before", action="store_true", help="the preprocessing before the signal-chosen steps")
+    parser.add_argument(
+        "--scale", type=float, help="scale of the prepared page Tesseract reads (default READING_SCALE; 1: 300 dpi)"
+    )
     args = parser.parse_args()
     files = args.files or sorted(p for p in SCANS.glob("*.pdf") if p.with_suffix(".groundtruth.txt").exists())
     config = replace(OcrConfig(), workers=args.workers)
     if args.before:
         steps = {"dark_edges": False, "despeckle": False, "streaks": False, "quick_orientation": False}
         config = replace(config, preprocess=replace(PreprocessOptions(), **steps))
+    if args.scale is not None:
+        config = replace(config, preprocess=replace(config.preprocess, reading_scale=args.scale))
     settings = Settings()
     header = (
         f"{'scan':34} {'CER':>6} {'body':>6} {'WR':>6} {'body':>6} {'conf':>5} {'review':>6} {'p/s':>5} {'p/s/core':>8}"

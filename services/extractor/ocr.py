@@ -3,7 +3,8 @@
 Per page: get its pixels (preprocess.page_image, in the calling thread: MuPDF is not thread-safe),
 then in a worker thread clean and straighten them (preprocess.prepare_page: the fixes its measured
 signals call for, and a quarter turn when the projection profiles show the page sideways or upside
-down), write an uncompressed greyscale file and run Tesseract on it. A first pass that still reads
+down; then shrunk to ~195 dpi, preprocess.READING_SCALE), write an uncompressed greyscale file and
+run Tesseract on it. A first pass that still reads
 the page with low confidence asks Tesseract's OSD which way up the page is and, if it is turned,
 reads it again the right way up. PageOcr.steps says what each page got (bench/scans.py prints it).
 """
@@ -19,7 +20,7 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -235,7 +236,7 @@ def read_page_image(image: np.ndarray, target: Path, config: OcrConfig) -> PageO
 def _read_page_image(image: np.ndarray, target: Path, config: OcrConfig) -> PageOcr:
     deadline = time.monotonic() + config.page_timeout_s
     try:
-        prepared = prepare_page(image, config.preprocess)
+        prepared = prepare_page(image, _preprocess_options(config))
         image, steps = prepared.image, prepared.steps
         first = _tesseract(image, target, config, deadline)
         if (
@@ -259,6 +260,14 @@ def _read_page_image(image: np.ndarray, target: Path, config: OcrConfig) -> Page
         return PageOcr("", 0.0, error=f"OCR did not finish within {config.page_timeout_s:g} s")
     finally:
         target.unlink(missing_ok=True)
+
+
+def _preprocess_options(config: OcrConfig) -> PreprocessOptions:
+    """The options with reading_scale taken as relative to 300 dpi: a page rendered at config.dpi is read at
+    min(config.dpi, 300 * reading_scale) dpi, so a low ocr_dpi setting is not shrunk further."""
+    options = config.preprocess
+    scale = min(1.0, options.reading_scale * 300 / max(config.dpi, 1))
+    return options if scale == options.reading_scale else replace(options, reading_scale=scale)
 
 
 @dataclass(frozen=True)

@@ -54,6 +54,14 @@ MAX_PAGE_PIXELS = 25_000_000
 """A page image larger than this is made at a lower resolution: A3 at 300 dpi is 17 Mpx, A2 would be
 35. Tesseract needs several bytes per pixel, and an extractor replica has 1.5 GiB for two pages."""
 
+READING_SCALE = 0.65
+"""Tesseract reads the prepared page at 0.65 of its ~300 dpi (~195 dpi, x-heights of ~15 px on 12 pt text).
+The fixes above are tuned in 300 dpi pixels, so they run first and the page is shrunk last. Tesseract's
+cost is a part that grows with the pixels (layout analysis, its PNG round trip of every text line)
+and one that does not (the LSTM sees each line at 36 px high whatever the resolution): its CPU per
+page fell 27% (2.11 -> 1.55 s, the six scans' 37 pages) while body word recall held or rose on every
+scan (0.75: 1.90 s, the same recall); no scan lost more than 0.3 point (office scan 100% -> 99.8%)."""
+
 MAX_SKEW_DEGREES = 5.0
 """Scanner skew beyond this is rare; a wider search costs time and finds false angles in tables."""
 
@@ -82,6 +90,7 @@ class PreprocessOptions:
     despeckle: bool = True  # by signal: many specks
     streaks: bool = True  # by signal: long horizontal streaks through the text lines (fax)
     quick_orientation: bool = True  # by signal: projection profiles and ascenders, before any Tesseract call
+    reading_scale: float = READING_SCALE  # Tesseract reads the prepared ~300 dpi page at this scale
 
     @classmethod
     def off(cls) -> PreprocessOptions:
@@ -95,6 +104,7 @@ class PreprocessOptions:
             despeckle=False,
             streaks=False,
             quick_orientation=False,
+            reading_scale=1.0,
         )
 
 
@@ -232,10 +242,20 @@ def prepare_page(image: np.ndarray, options: PreprocessOptions) -> Prepared:
         if rotated:
             image = rotate_quarter(image, rotated)
             steps.append(f"turn {rotated}")
+    if options.reading_scale < 1.0:
+        image = reading_size(image, options.reading_scale)
+        steps.append(f"scale {options.reading_scale:g}")
     if options.binarise:
         image = binarise(image)
         steps.append("binarise")
     return Prepared(image, tuple(steps), rotated)
+
+
+def reading_size(image: np.ndarray, scale: float) -> np.ndarray:
+    """The page shrunk by `scale` (area averaging) for Tesseract: see READING_SCALE."""
+    if scale >= 1.0:
+        return image
+    return cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
 
 
 # --------------------------------------------------------------------------------------------

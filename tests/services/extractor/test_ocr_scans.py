@@ -13,15 +13,17 @@ import pytest
 from services.extractor.logic import extract
 from services.extractor.ocr import OcrConfig, ocr_pdf_pages
 from services.extractor.ocr_metrics import running_templates, score, truth_pages
-from services.extractor.policy import review_verdict
+from services.extractor.policy import UNREADABLE_PAGE_MARGIN, review_verdict
 from services.extractor.preprocess import (
     MIN_STREAK_LINES,
+    READING_SCALE,
     SPECKLE_PER_MPX,
     PreprocessOptions,
     dark_edge_bands,
     deskew,
     mask_dark_edges,
     page_image,
+    prepare_page,
     quick_orientation,
     speckle_density,
     streak_lines,
@@ -127,6 +129,32 @@ def test_a_faded_copy_page_reaches_the_recall_bar():
 # ---------------------------------------------------------------------------------------------
 # A page that cannot be read still goes to review
 # ---------------------------------------------------------------------------------------------
+
+
+def test_tesseract_reads_the_prepared_page_shrunk_and_a_low_dpi_setting_is_not_shrunk_further():
+    image = pixels(FADED, 1)
+
+    prepared = prepare_page(image, PreprocessOptions())
+    plain = prepare_page(image, PreprocessOptions.off())
+
+    assert f"scale {READING_SCALE:g}" in prepared.steps and READING_SCALE < 1
+    assert abs(prepared.image.shape[0] / image.shape[0] - READING_SCALE) < 0.02  # deskew grows the canvas a little
+    assert plain.image.shape == image.shape and not plain.steps
+    with pymupdf.open(FADED) as doc:  # rendered at 150 dpi: read at 150, not at 150 * READING_SCALE
+        low = ocr_pdf_pages(doc, [1], FADED.name, OcrConfig(workers=1, dpi=150))[1]
+    assert not any(step.startswith("scale") for step in low.steps)
+
+
+def test_the_fax_page_of_6_pt_print_still_sends_the_scan_to_review():
+    read, result = read_page(FAX, 6)
+    settings = Settings()
+    good = [Page(number=n, text="texto legível " * 100, method="ocr", confidence=0.9) for n in range(1, 6)]
+
+    assert result.word_recall_body < 0.9, result  # a fifth of its words or more are lost
+    assert read.confidence < settings.ocr_confidence_bar - UNREADABLE_PAGE_MARGIN
+    page = Page(number=6, text=read.text, method="ocr", confidence=read.confidence)
+    verdict = review_verdict(ExtractedDocument(pages=[*good, page]), settings)
+    assert verdict.confidence >= settings.ocr_confidence_bar and verdict.needed and verdict.weak_pages == [6]
 
 
 def test_an_unreadable_scan_goes_to_review_with_its_reason():
