@@ -137,7 +137,12 @@ class Sampler:
 
 
 def run_configuration(
-    files: list[Path], extractors: int | None, indexers: int | None, workdir: Path, folder: Path | None = None
+    files: list[Path],
+    extractors: int | None,
+    indexers: int | None,
+    workdir: Path,
+    folder: Path | None = None,
+    include: str = "*",
 ) -> dict:
     """One stack, the files through it; with `folder`, through `precedente ingest FOLDER --wait`."""
     replicas = {name: n for name, n in (("extractor", extractors), ("indexer", indexers)) if n is not None}
@@ -153,7 +158,7 @@ def run_configuration(
         else:
             command = [str(Path(sys.executable).with_name("precedente")), "ingest", str(folder), "--wait"]
             ingest = subprocess.run(  # noqa: S603 - our own CLI
-                [*command, "--interval", "10", "--timeout", "7200", "--json"],
+                [*command, "--include", include, "--interval", "10", "--timeout", "7200", "--json"],
                 env=stack.cli_env(), capture_output=True, text=True, check=False,
             )  # fmt: skip
             if ingest.returncode not in (0, 1):  # 1: some file ended in review or failed, which is reported below
@@ -303,6 +308,7 @@ def report(result: dict) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--folder", type=Path, help="Ingest this folder's files (precedente ingest --wait) instead.")
+    parser.add_argument("--include", default="*.pdf", help="With --folder: the files to ingest (a glob).")
     parser.add_argument("--documents", type=int, default=2000)
     parser.add_argument(
         "--extractors", help="Extractor process counts to run, comma-separated (default 1,2; with --folder, up's)."
@@ -321,7 +327,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="precedente-archive-") as tmp:
         began = time.perf_counter()
         if args.folder:
-            files = sorted(p for p in args.folder.rglob("*") if p.is_file())
+            files = sorted(p for p in args.folder.rglob(args.include) if p.is_file())
             print(f"folder: {len(files)} files, {sum(p.stat().st_size for p in files) / 2**20:.0f} MB in {args.folder}")
         else:
             folder = args.keep or Path(tmp) / "archive"
@@ -333,7 +339,8 @@ def main() -> None:
         print(f"load average before: {' '.join(f'{n:.2f}' for n in psutil.getloadavg())}, {psutil.cpu_count()} cores")
         results = []
         for extractors in configurations:
-            result = run_configuration(files, extractors, args.indexers, args.data_dir or Path(tmp), args.folder)
+            where = args.data_dir or Path(tmp)
+            result = run_configuration(files, extractors, args.indexers, where, args.folder, args.include)
             report(result)
             results.append(result)
         if args.json:
