@@ -6,7 +6,6 @@ import os
 import re
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -17,6 +16,7 @@ import httpx
 import psutil
 
 from precedente.credentials import PatientTransport
+from precedente.stack import module_command
 from shared.contracts import TERMINAL_STAGES
 from shared.embedded import OWNER_ROLE, SECRET_FILES, free_port, read_secret
 
@@ -59,7 +59,7 @@ class RunningStack:
         log = open(self.data_dir / "up.log", "ab")  # noqa: SIM115
         self.log_offset = log.tell()
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "precedente.cli", "up", "--data-dir", str(self.data_dir), "--port", str(self.port)],
+            module_command("precedente.cli", "up", "--data-dir", str(self.data_dir), "--port", str(self.port)),
             env=self.env,
             stdout=log,
             stderr=subprocess.STDOUT,

@@ -99,6 +99,12 @@ def end_orphans(data_dir: Path) -> int:
     return len(doomed)
 
 
+def module_command(module: str, *args: str) -> list[str]:
+    """`python -P -m module args`: -P keeps the current folder off sys.path, so a `shared/` or `services/` folder
+    where someone runs `precedente up` (../shared beside a checkout, say) is never imported as our packages."""
+    return [sys.executable, "-P", "-m", module, *args]
+
+
 @dataclass
 class Child:
     name: str
@@ -279,7 +285,7 @@ class Stack:
             command = [self.gateway_env["PRECEDENTE_GATEWAY_NODE"], self.gateway_env["PRECEDENTE_GATEWAY_SERVER"]]
             own_env = self.gateway_env
         else:
-            command = [sys.executable, "-m", "precedente.cli", "serve", name]
+            command = module_command("precedente.cli", "serve", name)
             # Every service's metrics on a port of their own: the API's /metrics needs a credential.
             own_env = {"PRECEDENTE_METRICS_PORT": str(self._metrics_port(key))}
             if name == "indexer" and self.indexer_threads:

@@ -2,12 +2,13 @@
 
 import os
 import subprocess
+import sys
 import time
 from pathlib import Path
 
 import psutil
 
-from precedente.stack import end_orphans, orphans_of
+from precedente.stack import end_orphans, module_command, orphans_of
 
 
 def _sleeper(data_dir: Path) -> subprocess.Popen:
@@ -28,3 +29,21 @@ def test_orphans_of_this_data_directory_are_ended_and_others_are_left(tmp_path: 
     finally:
         orphan.kill()
         other.kill()
+
+
+def test_services_start_from_a_folder_that_holds_decoys_of_our_packages(tmp_path: Path) -> None:
+    """`precedente up` run where a `shared/` or `precedente/` folder lies (../shared beside a checkout) must still
+    import the installed packages: a decoy that raises on import would otherwise be picked up by `python -m`."""
+    for package in ("shared", "precedente", "services"):
+        (tmp_path / package).mkdir()
+        (tmp_path / package / "__init__.py").write_text("raise ImportError('decoy imported from the current folder')\n")
+    started = subprocess.run(  # noqa: S603 - our own interpreter and module
+        module_command("precedente.cli", "serve", "--help"), cwd=tmp_path, capture_output=True, text=True, timeout=120
+    )
+    assert started.returncode == 0, started.stderr[-2000:]
+    assert "decoy" not in started.stderr
+    plain = subprocess.run(  # noqa: S603 - what the command was before -P, to show the decoy bites
+        [sys.executable, "-m", "precedente.cli", "serve", "--help"], cwd=tmp_path, capture_output=True, text=True,
+        timeout=120,
+    )  # fmt: skip
+    assert plain.returncode != 0 and "decoy" in plain.stderr
