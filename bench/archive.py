@@ -146,7 +146,9 @@ def run_configuration(
 ) -> dict:
     """One stack, the files through it; with `folder`, through `precedente ingest FOLDER --wait`."""
     replicas = {name: n for name, n in (("extractor", extractors), ("indexer", indexers)) if n is not None}
-    stack = RunningStack(workdir / f"stack-{extractors or 'up'}x", {"PRECEDENTE_UP_REPLICAS": json.dumps(replicas)})
+    # Only what is asked: an empty PRECEDENTE_UP_REPLICAS would be a configuration (one of each) overriding up's sizing.
+    env = {"PRECEDENTE_UP_REPLICAS": json.dumps(replicas)} if replicas else {}
+    stack = RunningStack(workdir / f"stack-{extractors or 'up'}x", env)
     stack.start()
     sampler = Sampler(stack)
     try:
