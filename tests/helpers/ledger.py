@@ -6,7 +6,9 @@ import uuid
 import asyncpg
 
 from shared import ledger
-from shared.contracts import MetadataHints, Source
+from shared.contracts import DocumentAnnotated, MetadataHints, Source, Stage
+from shared.payloads import AnnotatedChunks, Chunk, DocumentMetadata
+from shared.storage import put_model, stage_key
 
 
 async def register(
@@ -35,3 +37,21 @@ async def register(
         hints=MetadataHints(),
         deny_groups=deny_groups,
     )
+
+
+async def annotated(pool: asyncpg.Pool, texts: list[str], title: str = "REsp 1.433.940/MG") -> DocumentAnnotated:
+    """A document registered and annotated in the real ledger, its chunks (one per text) stored: the indexer's
+    input."""
+    submission = await register(pool)
+    chunks = [
+        Chunk(ordinal=i, text=t, page_start=1, page_end=1, char_start=0, char_end=len(t), token_count=90)
+        for i, t in enumerate(texts)
+    ]
+    key = await put_model(
+        pool,
+        stage_key(submission.document_id, 1, "annotated"),
+        AnnotatedChunks(metadata=DocumentMetadata(title=title), chunks=chunks),
+    )
+    event = DocumentAnnotated(document_id=submission.document_id, chunks_key=key, chunk_count=len(chunks))
+    assert await ledger.advance(pool, event, Stage.ANNOTATED)
+    return event

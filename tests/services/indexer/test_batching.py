@@ -23,12 +23,10 @@ from services.indexer.service import PASSAGES_EMBEDDED, SERVICE, batch_size, bat
 from shared import ledger
 from shared.contracts import DocumentAnnotated, Stage
 from shared.embeddings import EmbeddingError, OpenAIEmbedder, get_embedder
-from shared.payloads import AnnotatedChunks, Chunk, DocumentMetadata
 from shared.settings import Settings
 from shared.stage import StageContext
-from shared.storage import put_model, stage_key
 from tests.helpers.fake_openai import FakeOpenAI, bag_of_words
-from tests.helpers.ledger import register
+from tests.helpers.ledger import annotated
 from tests.helpers.samples import read_pages
 
 
@@ -68,22 +66,6 @@ async def until(condition: object, what: str) -> None:
     raise AssertionError(f"never happened: {what}")
 
 
-async def annotated(pool: asyncpg.Pool, texts: list[str]) -> DocumentAnnotated:
-    submission = await register(pool)
-    chunks = [
-        Chunk(ordinal=i, text=t, page_start=1, page_end=1, char_start=0, char_end=len(t), token_count=90)
-        for i, t in enumerate(texts)
-    ]
-    key = await put_model(
-        pool,
-        stage_key(submission.document_id, 1, "annotated"),
-        AnnotatedChunks(metadata=DocumentMetadata(title="Despacho"), chunks=chunks),
-    )
-    event = DocumentAnnotated(document_id=submission.document_id, chunks_key=key, chunk_count=len(chunks))
-    assert await ledger.advance(pool, event, Stage.ANNOTATED)
-    return event
-
-
 async def stored(pool: asyncpg.Pool, event: DocumentAnnotated) -> np.ndarray:
     rows = await pool.fetch("SELECT embedding FROM chunks WHERE document_id = $1 ORDER BY ordinal", event.document_id)
     return np.vstack([r["embedding"].to_numpy() for r in rows])
@@ -102,7 +84,7 @@ async def test_two_small_documents_handled_at_once_share_one_embedder_call(
     embedder = get_embedder(settings)
     batcher = batcher_for(ctx, embedder, batch_size(settings))  # the one handle() uses: the stage's own
     long, despacho, email = TEXTS[:8], TEXTS[24:26], TEXTS[26:29]
-    events = [await annotated(pool, texts) for texts in (long, despacho, email)]
+    events = [await annotated(pool, texts, "Despacho") for texts in (long, despacho, email)]
     before = embedded()
 
     first = asyncio.create_task(handle(events[0], ctx))  # its call waits for the embedding thread
@@ -179,7 +161,7 @@ async def test_documents_handled_at_once_lose_one_call_at_most_to_an_interruptio
     size = 4
     settings = Settings(indexer_batch_size=size)
     ctx = StageContext(settings=settings, db=pool, broker=None)  # type: ignore[arg-type]
-    events = [await annotated(pool, TEXTS[i : i + 2]) for i in range(0, 16, 2)]
+    events = [await annotated(pool, TEXTS[i : i + 2], "Despacho") for i in range(0, 16, 2)]
     ids = [e.document_id for e in events]
 
     async def saved() -> dict[object, int]:

@@ -27,14 +27,12 @@ from services.indexer.service import (
 )
 from shared import ledger
 from shared.broker import ensure_topics, make_broker, topic_name
-from shared.contracts import DocumentAnnotated, DocumentDeleted, Stage, Topic
+from shared.contracts import DocumentDeleted, Stage, Topic
 from shared.embedded import EmbeddedBroker
 from shared.embeddings import get_embedder
-from shared.payloads import AnnotatedChunks, Chunk, DocumentMetadata
 from shared.settings import Settings
 from shared.stage import StageContext, process
-from shared.storage import put_model, stage_key
-from tests.helpers.ledger import register
+from tests.helpers.ledger import annotated
 from tests.helpers.samples import REPO, read_pages
 
 BATCH = 4
@@ -56,23 +54,6 @@ def embedded() -> float:
 
 def reused() -> float:
     return sum(s.value for m in PASSAGES_REUSED.collect() for s in m.samples if s.name.endswith("_total"))
-
-
-async def annotated(pool: asyncpg.Pool, texts: list[str]) -> DocumentAnnotated:
-    """A document registered and annotated in the real ledger, its chunks stored: the indexer's input."""
-    submission = await register(pool)
-    chunks = [
-        Chunk(ordinal=i, text=t, page_start=1, page_end=1, char_start=0, char_end=len(t), token_count=90)
-        for i, t in enumerate(texts)
-    ]
-    key = await put_model(
-        pool,
-        stage_key(submission.document_id, 1, "annotated"),
-        AnnotatedChunks(metadata=DocumentMetadata(title="REsp 1.433.940/MG"), chunks=chunks),
-    )
-    event = DocumentAnnotated(document_id=submission.document_id, chunks_key=key, chunk_count=len(chunks))
-    assert await ledger.advance(pool, event, Stage.ANNOTATED)
-    return event
 
 
 async def persisted(pool: asyncpg.Pool, document_id: uuid.UUID) -> int:
