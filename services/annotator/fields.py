@@ -641,11 +641,10 @@ _PUBLICATION_LABEL = re.compile(
 _JOURNAL = r"(?:Jornal\s+Oficial\s+da\s+Uni[aã]o\s+Europeia|Official\s+Journal\s+of\s+the\s+European\s+Union)"
 _JOURNAL_DATE = r"(?P<d>\d{1,2})\.(?P<m>\d{1,2})\.(?P<y>\d{4})"
 _JOURNAL_FURNITURE = r"(?:[ \t]*(?:[A-Z]{2}|L\s*\d{1,3}/\d{1,4}|C\s*\d{1,3}/\d{1,4})[ \t]*\n){0,2}"
-_OFFICIAL_JOURNAL = re.compile(
-    rf"^[ \t]*{_JOURNAL_DATE}[ \t]*\n{_JOURNAL_FURNITURE}[ \t]*{_JOURNAL}[ \t]*$|"
-    rf"^[ \t]*{_JOURNAL}[ \t]*\n{_JOURNAL_FURNITURE}[ \t]*{_JOURNAL_DATE.replace('?P<', '?P<j')}[ \t]*$",
-    re.M,
-)
+_OFFICIAL_JOURNAL = [  # the date above the Journal's name, or below it
+    re.compile(rf"^[ \t]*{_JOURNAL_DATE}[ \t]*\n{_JOURNAL_FURNITURE}[ \t]*{_JOURNAL}[ \t]*$", re.M),
+    re.compile(rf"^[ \t]*{_JOURNAL}[ \t]*\n{_JOURNAL_FURNITURE}[ \t]*{_JOURNAL_DATE}[ \t]*$", re.M),
+]
 """The running head of a page of the EU's Official Journal, its issue's date beside the Journal's name and the
 series and page ("EN / 18.6.2013 / Official Journal of the European Union / L 165/1", in either order): when the
 act or judgment printed there was published. A citation of the Journal ("JO L 290 de 23.10.1997") is no page head."""
@@ -654,7 +653,7 @@ _PUBLICATION = [
     re.compile(r"Publica[cç][aã]o\s+no\s+DJE?N?(?:/CNJ)?\s+de\s+(?P<d>\d{1,2})/(?P<m>\d{1,2})/(?P<y>\d{4})", re.I),
     _PUBLICATION_LABEL,
     re.compile(r"^\s*DJe\s*:\s*(?P<d>\d{1,2})/(?P<m>\d{1,2})/(?P<y>\d{4})", re.M),
-    _OFFICIAL_JOURNAL,
+    *_OFFICIAL_JOURNAL,
 ]
 
 
@@ -665,9 +664,8 @@ def publication_date(doc: DocumentText) -> date | None:
     for pattern in _PUBLICATION:
         # a "Publicação:" label counts on the first pages only: further down it is a quoted decision's
         for match in pattern.finditer(doc.head if pattern is _PUBLICATION_LABEL else doc.full):
-            day, month, year = (match[k] or match.groupdict().get(f"j{k}") for k in ("d", "m", "y"))
             try:
-                return date(int(year), int(month), int(day))
-            except (TypeError, ValueError):
+                return date(int(match["y"]), int(match["m"]), int(match["d"]))
+            except ValueError:
                 continue
     return None
