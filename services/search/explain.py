@@ -29,6 +29,9 @@ _STOPWORDS_TEXT = (
 )
 STOPWORDS = frozenset(_STOPWORDS_TEXT.split())
 _WORD = re.compile(r"\w{4,}")
+_ADDRESS = re.compile(r"\S*(?:://|www\.|[=@])\S*")
+"""A URL, a query string ("&internet=1&numero=7") or an e-mail address: the words inside it name a link, so
+a passage does not say the query's word because its footnote's address holds it."""
 
 
 @lru_cache(maxsize=512)
@@ -61,8 +64,12 @@ def _matches(query: str, passage: str) -> tuple[tuple[int, int, str], ...]:
     if not stems:
         return ()
     lengths = sorted({len(stem) for stem in stems})
+    folded = _folded(passage)
+    addresses = [match.span() for match in _ADDRESS.finditer(folded)]
     found = []
-    for match in _WORD.finditer(_folded(passage)):
+    for match in _WORD.finditer(folded):
+        if addresses and any(start <= match.start() < end for start, end in addresses):
+            continue
         word = match.group()
         hits = [stems[word[:n]] for n in lengths if word[:n] in stems]
         if hits:

@@ -10,7 +10,7 @@ import pymupdf
 import pytest
 
 from services.cleaner.logic import clean_document
-from services.search.explain import Explanation, explain, section_role, sentences
+from services.search.explain import Explanation, explain, highlight_spans, section_role, sentences
 from shared.legal.citations import extract_citations
 from shared.payloads import PAGE_SEPARATOR, Page
 
@@ -279,3 +279,21 @@ def test_fast_enough_to_explain_every_result() -> None:
             runs.append(time.perf_counter() - start)
         best.append(min(runs))
     assert sum(best) / len(best) < 0.006
+
+
+def test_words_inside_a_link_are_not_what_the_passage_says() -> None:
+    """A note's URL that holds a query word ("&internet=1") is no reason; the prose that says the word is."""
+    note = (
+        "7 Disponível em: https://www.tjsp.jus.br/consulta?tipo=acordao&internet=1&numeroDoDocumento=772248. "
+        "Acesso em: 5 fev. 2024."
+    )
+    link_only = explain("compras pela internet", note, "Notas")
+    assert "internet" not in link_only.text
+    assert link_only.text.endswith("proximidade de sentido, sem os termos da consulta.")
+    assert highlight_spans("compras pela internet", note) == []
+
+    prose = note + " O consumidor que contrata pela internet pode desistir em sete dias."
+    with_prose = explain("compras pela internet", prose, "Notas")
+    assert "O consumidor que contrata pela internet pode desistir em sete dias" in with_prose.text
+    ((start, end),) = highlight_spans("compras pela internet", prose)
+    assert prose[start:end] == "internet" and start > len(note)
