@@ -435,6 +435,8 @@ def explain(query: str, passage: str, section_path: str | None, citations: list[
     for i, (start, end) in enumerate(spans):
         if passage[start:end].isupper():  # an ementa's keyword heading: an index, not the thesis
             scores[i] *= 0.9
+    if passage[spans[0][0]].islower():  # the passage opens mid-sentence: that tail quotes badly, a whole one wins ties
+        scores[0] *= 0.8
     best = max(range(len(spans)), key=lambda i: (scores[i], -(spans[i][1] - spans[i][0]) / 2000, -i))
     sentence = spans[best]
 

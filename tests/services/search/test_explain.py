@@ -297,3 +297,16 @@ def test_words_inside_a_link_are_not_what_the_passage_says() -> None:
     assert "O consumidor que contrata pela internet pode desistir em sete dias" in with_prose.text
     ((start, end),) = highlight_spans("compras pela internet", prose)
     assert prose[start:end] == "internet" and start > len(note)
+
+
+def test_a_whole_sentence_wins_over_the_tail_the_passage_opens_with() -> None:
+    """A passage cut mid-sentence opens with a tail; with one query word each, the whole sentence is quoted."""
+    passage_text = (
+        "diretor do município em que localizado o imóvel. Impossibilidade. A usucapião especial urbana tem raiz "
+        "constitucional e seu implemento não pode ser obstado com fundamento em norma hierarquicamente inferior."
+    )
+    explanation = explain("usucapião de imóvel urbano", passage_text, None)
+    assert sentence_text(passage_text, explanation).startswith("A usucapião especial urbana tem raiz constitucional")
+
+    only_in_tail = "diretor do município em que localizado o imóvel. Impossibilidade. Recurso provido."
+    assert "localizado o imóvel" in explain("usucapião de imóvel urbano", only_in_tail, None).text
