@@ -28,7 +28,7 @@ MIGRATIONS_LOCK = 0x5052_4543  # advisory lock id: one migrator at a time across
 
 # Tables the application role may read and add to, never change: the audit trail and the migrations' record.
 APPEND_ONLY_TABLES = ("audit_log",)
-READ_ONLY_TABLES = ("schema_migrations",)
+READ_ONLY_TABLES = ("schema_migrations", "language_centroids")
 SCRAM_ITERATIONS = 4096  # PostgreSQL's own default (scram_iterations)
 
 

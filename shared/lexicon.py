@@ -4,7 +4,9 @@ They live in materialized views (migration 0006) that the indexer refreshes a li
 soon enough that a search right after ingestion sees them, seldom enough that a large collection does
 not spend its time recounting (a refresh waits at least ten times as long as the last one took).
 REFRESH needs the views' owner, which the services' role is not: the refresh is the owner's SECURITY
-DEFINER function refresh_lexical_statistics() (migration 0011).
+DEFINER function refresh_lexical_statistics() (migration 0011). Each language's mean passage vector, which the
+dense score centres on (services/search/languages.py), is recounted with them: as slow to move, one more pass over
+chunks (refresh_language_centroids(), migration 0023), paid for in the same backoff.
 """
 
 import asyncio
@@ -26,6 +28,7 @@ async def refresh_statistics(db: asyncpg.Pool) -> bool:
             return False
         try:
             await conn.execute("SELECT refresh_lexical_statistics()")
+            await conn.execute("SELECT refresh_language_centroids()")
         finally:
             await conn.execute("SELECT pg_advisory_unlock($1)", REFRESH_LOCK)
     return True
