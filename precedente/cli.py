@@ -680,7 +680,16 @@ def result_lines(rank: int, item: dict[str, Any], width: int) -> list[str]:
         lines += fill("outros trechos: " + ", ".join(f"p. {o['page_number']}" for o in others), initial_indent=indent)
     if item.get("copies"):
         lines += fill("cópias: " + ", ".join(c["filename"] for c in item["copies"]), initial_indent=indent)
+    if item.get("unread_pages"):
+        lines += fill(f"{unread_pages_label(item['unread_pages'])}: a busca não as alcança", initial_indent=indent)
     return lines
+
+
+def unread_pages_label(pages: list[int]) -> str:
+    """ "página 3 não lida", "páginas 10 e 11 não lidas": pages of the document the index could not read."""
+    if len(pages) == 1:
+        return f"página {pages[0]} não lida"
+    return f"páginas {', '.join(map(str, pages[:-1]))} e {pages[-1]} não lidas"
 
 
 def write_results(answer: dict[str, Any], top_k: int, sort: str) -> None:

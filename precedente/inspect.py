@@ -28,7 +28,8 @@ from shared.settings import Settings
 class Inspection:
     """Cleaned pages, the review verdict, and what the chunker and annotator make of the text.
 
-    disposition: None (goes on), "review" or "deadletter".
+    disposition: None (goes on), "review" or "deadletter". A document that goes on may still have unread pages:
+    weak OCR pages left out of the index (policy.review_verdict's "unread" outcome), their text left out here too.
     """
 
     pages: list[Page] = field(default_factory=list)
@@ -38,6 +39,13 @@ class Inspection:
     metadata: DocumentMetadata | None = None
     sections: list[Section] = field(default_factory=list)
     chunks: list[Chunk] = field(default_factory=list)
+    unread_pages: list[int] = field(default_factory=list)
+    unread_reason: str | None = None
+
+    @property
+    def outcome(self) -> str:
+        """ "pass", "unread" (indexed without some pages), "review" or "deadletter"."""
+        return self.disposition or ("unread" if self.unread_pages else "pass")
 
     @property
     def review_needed(self) -> bool:
@@ -55,7 +63,8 @@ def inspect_file(path: Path, settings: Settings) -> Inspection:
     except BadInput as bad:
         return Inspection(reasons=[bad.reason], disposition=bad.disposition)
     verdict = review_verdict(document, settings)
-    cleaned = clean_pages(document.pages)
+    document = document.model_copy(update={"unread_pages": verdict.unread_pages})
+    cleaned = clean_pages(document.readable_pages())  # as the cleaner stage: unread pages go on empty
     # The same calls the chunker and annotator stages make (no hints: a file inspected here has none).
     metadata = annotate(cleaned, path.name, None, document.pages)
     model = get_model(settings.embedding_variant, settings.embedding_threads)
@@ -73,6 +82,8 @@ def inspect_file(path: Path, settings: Settings) -> Inspection:
         metadata=metadata,
         sections=detect_sections(cleaned),
         chunks=chunks,
+        unread_pages=verdict.unread_pages,
+        unread_reason=verdict.unread_reason,
     )
 
 
@@ -88,6 +99,9 @@ def inspection_json(inspection: Inspection) -> dict[str, Any]:
             "needed": inspection.review_needed,
             "reasons": inspection.reasons,
             "disposition": inspection.disposition,
+            "outcome": inspection.outcome,
+            "unread_pages": inspection.unread_pages,
+            "unread_reason": inspection.unread_reason,
         },
         "metadata": inspection.metadata.model_dump(mode="json", exclude={"sources"}) if inspection.metadata else None,
         "sections": [
@@ -111,6 +125,7 @@ def print_inspection(inspection: Inspection, console: Console) -> None:
     for page in inspection.pages:
         confidence = f"confidence {page.confidence:.2f}"
         error = f" — FAILED: {page.error}" if page.error else ""
+        error += " — UNREAD: left out of the index" if page.number in inspection.unread_pages else ""
         console.rule(f"page {page.number} · {page.method} · {confidence}{error}", style="dim")
         console.print(page.text or "[dim](no text)[/dim]", markup=not page.text, highlight=False)
     for warning in inspection.warnings:
@@ -124,6 +139,10 @@ def print_inspection(inspection: Inspection, console: Console) -> None:
         for section in inspection.sections:
             console.print(f"{section.path}  (p. {section.page_start}-{section.page_end})", markup=False)
     console.rule()
+    if inspection.unread_pages:
+        console.print("[yellow]indexed with unread pages[/yellow] (listed for review as unread_pages)")
+        console.print(f"  - {inspection.unread_reason}", markup=False, highlight=False)
+        return
     if not inspection.review_needed:
         console.print(f"[green]no review needed[/green]: {len(inspection.pages)} page(s) go on to the cleaner")
         return

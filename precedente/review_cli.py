@@ -62,7 +62,7 @@ def review_list(
             item["filename"],
             item["stage"],
             escape(f"[{item['reason_code']}] {item['reason']}"),
-            ", ".join(map(str, item["weak_pages"])),
+            ", ".join(map(str, item.get("unread_pages") or item["weak_pages"])),
             f"{confidence:.2f}" if confidence is not None else "",
         )
     console.print(table)
@@ -80,7 +80,8 @@ def review_show(document_id: str, api: ApiOption = None, as_json: JsonOption = F
     reason = f"[{detail['reason_code']}] {detail['reason']}"
     console.print(f"[bold]{escape(detail['filename'])}[/bold] ({escape(detail['stage'])}): {escape(reason)}")
     for page in detail["pages"]:
-        console.rule(f"page {page['number']} · {page['method']} · confidence {page['confidence']:.2f}")
+        unread = " · unread: not in the index" if page.get("unread") else ""
+        console.rule(f"page {page['number']} · {page['method']} · confidence {page['confidence']:.2f}{unread}")
         console.print(page["text"], markup=False)
     for action in detail["actions"]:
         console.print(f"{action['at']} {action['actor']} {action['action']} {action['detail']}", markup=False)

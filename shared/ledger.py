@@ -135,7 +135,8 @@ async def register_submission(
                 version = EXCLUDED.version, source = EXCLUDED.source, access_groups = EXCLUDED.access_groups,
                 deny_groups = EXCLUDED.deny_groups, hints = EXCLUDED.hints, blob_key = EXCLUDED.blob_key,
                 stage = 'submitted', attempts = 0,
-                last_error = NULL, trace_id = EXCLUDED.trace_id, weak_pages = '{}', updated_at = now()
+                last_error = NULL, trace_id = EXCLUDED.trace_id, weak_pages = '{}', unread_pages = '{}',
+                unread_reason = NULL, updated_at = now()
             """,
             document_id,
             external_id,

@@ -15,6 +15,34 @@ class Page(BaseModel):
     )
     error: str | None = Field(None, description="Why the page could not be read (e.g. OCR timed out); text is empty.")
 
+    @property
+    def holds_no_text(self) -> bool:
+        """An OCR page where Tesseract found no word at all: an image (a photo, a drawing, a blank scan)."""
+        return self.method == "ocr" and not self.error and not self.text.strip()
+
+
+def pages_phrase(numbers: list[int]) -> str:
+    """ "page 3", "pages 10 and 11", "pages 2, 8 and 9"."""
+    if len(numbers) == 1:
+        return f"page {numbers[0]}"
+    return f"pages {', '.join(map(str, numbers[:-1]))} and {numbers[-1]}"
+
+
+def describe_pages(pages: list[Page], bar: float) -> str:
+    """What each page holds, as a reviewer reads it: an image without text, or text OCR read below the bar."""
+    empty = [p.number for p in pages if p.holds_no_text]
+    parts = []
+    if empty:
+        verb = "holds an image" if len(empty) == 1 else "hold images"
+        parts.append(f"{pages_phrase(empty)} {verb} with no readable text (OCR found no words)")
+    parts += [
+        f"page {p.number} was read by OCR at {p.confidence:.2f}, below the bar of {bar:.2f}"
+        f" ({len(p.text.strip())} characters)"
+        for p in pages
+        if p.number not in empty
+    ]
+    return "; ".join(parts)
+
 
 class EmailMessage(BaseModel):
     """One message of an e-mail (a .eml file) or of a thread exported to PDF, and where it starts."""
@@ -33,6 +61,11 @@ class ExtractedDocument(BaseModel):
     pages: list[Page]
     messages: list[EmailMessage] = []
     warnings: list[str] = Field([], description="Readable facts a reviewer may want to know, e.g. scripts ignored.")
+    unread_pages: list[int] = Field(
+        [],
+        description="Weak OCR pages left out of the index (services/extractor/policy.py): their text stays here for"
+        " a reviewer, the cleaner empties it, so no chunk holds it and every other page keeps its number.",
+    )
 
     @property
     def confidence(self) -> float:
@@ -45,6 +78,23 @@ class ExtractedDocument(BaseModel):
 
     def weak_pages(self, bar: float) -> list[int]:
         return [p.number for p in self.pages if p.method == "ocr" and p.confidence < bar]
+
+    def unread_reason(self, bar: float) -> str | None:
+        """Why the unread pages are not in the index, in words a reviewer acts on; None when none is unread."""
+        unread = [p for p in self.pages if p.number in set(self.unread_pages)]
+        if not unread:
+            return None
+        them, their = ("it", "its") if len(unread) == 1 else ("them", "their")
+        return (
+            f"{pages_phrase([p.number for p in unread])} left out of the index, the other"
+            f" {len(self.pages) - len(unread)} indexed: {describe_pages(unread, bar)}; correct {their} text or re-run"
+            f" OCR to index {them}, or approve to accept {them} as {'it is' if len(unread) == 1 else 'they are'}"
+        )
+
+    def readable_pages(self) -> list[Page]:
+        """The pages as the index gets them: an unread page's text left out, its number kept."""
+        unread = set(self.unread_pages)
+        return [p.model_copy(update={"text": ""}) if p.number in unread else p for p in self.pages]
 
 
 class Chunk(BaseModel):
@@ -86,7 +136,9 @@ class DocumentMetadata(BaseModel):
     document_subtype: str | None = Field(
         None, description='Which act, work or filing: "diretiva", "provimento", "tese", "peticao_inicial" (codes).'
     )
-    act_number: str | None = Field(None, description='A normative act\'s number as printed: "8.660", "2011/83/EU".')
+    act_number: str | None = Field(
+        None, description='A normative act\'s number with the year it dates itself in: "8.660/2016", "2011/83/EU".'
+    )
     issuing_body: str | None = Field(None, description='Who issued an act: "Conselho Nacional de Justiça".')
     authors: list[str] = Field([], description="Authors of a work of doctrine, as printed.")
     venue: str | None = Field(None, description="Where a work appeared: journal, university, publisher.")

@@ -9,7 +9,8 @@ from shared.storage import get_model, put_model, stage_key
 
 async def handle(event: DocumentExtracted, ctx: StageContext) -> Outcome:
     extracted = await get_model(ctx.db, event.pages_key, ExtractedDocument)
-    cleaned = clean_document(extracted.pages)
+    # Unread pages (a photo, a scanned annex OCR read below the bar) go on empty: no chunk holds their text.
+    cleaned = clean_document(extracted.readable_pages())
     # Messages and warnings found by the extractor travel on with the cleaned pages.
     payload = extracted.model_copy(update={"pages": cleaned.pages})
     key = await put_model(ctx.db, stage_key(event.document_id, event.version, Stage.CLEANED), payload)
@@ -20,6 +21,8 @@ async def handle(event: DocumentExtracted, ctx: StageContext) -> Outcome:
     )
     if stamps.signature_dates:
         detail += f"; signed {', '.join(d.isoformat() for d in stamps.signature_dates[:3])}"
+    if extracted.unread_pages:
+        detail += f"; pages {', '.join(map(str, extracted.unread_pages))} left out unread"
     return Outcome(
         topic=Topic.CLEANED, event=event.follow(DocumentCleaned, pages_key=key), stage=Stage.CLEANED, detail=detail
     )

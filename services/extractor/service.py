@@ -57,10 +57,12 @@ async def handle(event: DocumentSubmitted, ctx: StageContext) -> Outcome:
     record_ocr(timings)
     for page in document.pages:
         telemetry.PAGES.labels("extractor", page.method).inc()
+    verdict = review_verdict(document, settings)  # the same rule `precedente inspect` shows
+    # The pages left unread travel with the payload: the cleaner empties them, a reviewer still sees them.
+    document = document.model_copy(update={"unread_pages": verdict.unread_pages})
     key = await put_model(ctx.db, stage_key(event.document_id, event.version, Stage.EXTRACTED), document)
     ocr_pages = [p.number for p in document.pages if p.method == "ocr"]
     confidence = document.confidence
-    verdict = review_verdict(document, settings)  # the same rule `precedente inspect` shows
     if verdict.needed:
         raise ToReview(
             "; ".join(verdict.reasons),
@@ -78,8 +80,17 @@ async def handle(event: DocumentSubmitted, ctx: StageContext) -> Outcome:
             confidence=confidence,
         ),
         stage=Stage.EXTRACTED,
-        detail=f"{len(document.pages)} pages, {len(ocr_pages)} by OCR",
-        ledger_fields={"page_count": len(document.pages), "ocr_pages": ocr_pages, "ocr_confidence": confidence},
+        detail=f"{len(document.pages)} pages, {len(ocr_pages)} by OCR"
+        + (f"; {verdict.unread_reason}" if verdict.unread_reason else ""),
+        ledger_fields={
+            "page_count": len(document.pages),
+            "ocr_pages": ocr_pages,
+            "ocr_confidence": confidence,
+            # Set on every extraction: a re-OCR that reads every page clears an earlier one's unread pages.
+            "unread_pages": verdict.unread_pages,
+            "unread_reason": verdict.unread_reason,
+            **({"weak_pages": verdict.weak_pages} if verdict.unread_pages else {}),
+        },
     )
 
 

@@ -234,6 +234,10 @@ class SearchResult(BaseModel):
     venue: str | None = Field(None, description="Where a work of doctrine appeared: journal, university, publisher.")
     year: int | None = Field(None, description="The year a work of doctrine appeared.")
     language: str | None = Field(None, description='The document\'s language, ISO 639-1 ("pt", "en"); "und": unknown.')
+    unread_pages: list[int] = Field(
+        default_factory=list,
+        description="Pages of this document the index could not read (routers/search.py fills it): not searched.",
+    )
 
 
 # $2 groups, $3 types, $4 courts, $5 from, $6 to, $9 relators, $10 judging bodies, $11 cited-law prefixes,

@@ -49,3 +49,27 @@ def illegible_scan(tag: str, dpi: int = 45) -> bytes:
             page.insert_image(page.rect, stream=pixmap.tobytes("jpg", jpg_quality=30))
         scan.set_metadata({"title": tag})
         return scan.tobytes()
+
+
+def with_photo_page(name: str, after: int, tag: str, seed: int = 7, note: str | None = None) -> bytes:
+    """A sample document with a photo inserted after its page `after` (1-based): an image page without text,
+    smooth shapes and grain, on which OCR finds no word: a born-digital file's one unreadable page. `note`: a line
+    written at the top of page 1, words no other copy of the sample has."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    coarse = rng.integers(40, 220, size=(12, 9)).astype(np.float32)  # broad light and dark areas, like a photo
+    image = np.kron(coarse, np.ones((50, 50), dtype=np.float32))
+    image += rng.normal(0, 6, size=image.shape)  # film grain
+    pixels = np.clip(image, 0, 255).astype(np.uint8)
+    photo = pymupdf.Pixmap(pymupdf.csGRAY, pixels.shape[1], pixels.shape[0], pixels.tobytes(), False)
+    with pymupdf.open(DOCS / name) as source, pymupdf.open() as out:
+        out.insert_pdf(source, to_page=after - 1)
+        width, height = source[0].rect.width, source[0].rect.height
+        page = out.new_page(width=width, height=height)
+        page.insert_image(pymupdf.Rect(36, 36, width - 36, height - 36), stream=photo.tobytes("jpg", jpg_quality=80))
+        out.insert_pdf(source, from_page=after)
+        if note:
+            out[0].insert_text((36, 24), note, fontsize=9)
+        out.set_metadata({"title": f"{name} {tag}"})
+        return out.tobytes()

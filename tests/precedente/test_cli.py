@@ -153,6 +153,14 @@ def test_a_result_wraps_at_80_columns_and_keeps_title_dates_and_pages() -> None:
     assert "outros trechos: p. 7" in joined
 
 
+def test_a_result_says_which_pages_of_its_document_were_not_read() -> None:
+    joined = " ".join(line.strip() for line in result_lines(1, {**LONG_RESULT, "unread_pages": [10, 11]}, 80))
+    assert "páginas 10 e 11 não lidas: a busca não as alcança" in joined
+    one = " ".join(line.strip() for line in result_lines(1, {**LONG_RESULT, "unread_pages": [3]}, 80))
+    assert "página 3 não lida" in one
+    assert "não lida" not in " ".join(result_lines(1, LONG_RESULT, 80))
+
+
 def test_only_a_decision_is_said_to_be_judged() -> None:
     act = {**LONG_RESULT, "document_type": "ato_normativo", "judgment_date": "1995-02-13", "publication_date": None}
     joined = " ".join(line.strip() for line in result_lines(1, act, 80))

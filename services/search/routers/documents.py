@@ -51,6 +51,12 @@ class DocumentFacts(BaseModel):
     attempts: int
     error: str | None
     weak_pages: list[int]
+    unread_pages: list[int] = Field(
+        default_factory=list,
+        description="Pages indexed without their text (a photo, a scanned annex OCR could not read): a search finds"
+        " nothing on them; the original has them.",
+    )
+    unread_reason: str | None = Field(None, description="Why those pages are unread, naming each and what it holds.")
     ocr_confidence: float | None
     page_count: int | None
     chunk_count: int | None
@@ -89,6 +95,9 @@ class DocumentList(BaseModel):
 
 
 MAX_LISTED_IDS = 500
+
+UNREAD_PAGES_HEADER = "X-Precedente-Unread-Pages"
+"""On GET /documents/{id}: the pages left out of the index, comma-separated (DocumentFacts.unread_pages)."""
 
 
 # What an original is served as: decided from its bytes (shared/formats.py), never from the uploader's name or
@@ -245,7 +254,10 @@ async def delete_document(
     "/documents/{document_id}",
     response_class=Response,
     responses={
-        200: {"description": "The original file.", "content": {t: {} for t in ORIGINAL_TYPES}},
+        200: {
+            "description": "The original file; X-Precedente-Unread-Pages lists the pages left out of the index.",
+            "content": {t: {} for t in ORIGINAL_TYPES},
+        },
         **problems.responses(404, 410),
     },
 )
@@ -289,7 +301,10 @@ async def download(
             raise HTTPException(404, "passage not found in this document")
         highlighted = await asyncio.to_thread(highlight_passage, content, chunk.page_start, chunk.page_end, chunk.text)
         content = highlighted or content  # no text layer to mark (a scan): the original as it is
-    return Response(content, media_type=media_type, headers=content_headers(document.filename, media_type))
+    headers = content_headers(document.filename, media_type)
+    if document.unread_pages:  # the reader of the original learns which pages the index could not read
+        headers[UNREAD_PAGES_HEADER] = ",".join(map(str, document.unread_pages))
+    return Response(content, media_type=media_type, headers=headers)
 
 
 @router.get("/documents", response_model=DocumentList)

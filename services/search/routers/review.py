@@ -4,6 +4,12 @@ A reviewer approves (the document goes on from its extracted text), asks for ano
 other settings, corrects a page's text, or rejects it. Every action is recorded with who and when,
 and a document re-enters the pipeline by the same events the stages publish, so nothing downstream
 needs to know it was reviewed.
+
+The queue also lists documents indexed without a few unread pages (reason code "unread_pages":
+services/extractor/policy.py): they are searchable already. Correcting such a page indexes the document
+again with the corrected text at once; approving accepts the unread pages as they are (their OCR text,
+if any, goes into the index) and takes the document out of the queue; re-OCR reads it again. Rejecting
+is for documents held back: an indexed one is deleted, not rejected.
 """
 
 import asyncio
@@ -18,7 +24,7 @@ from fastapi import APIRouter, HTTPException, Response
 from pydantic import BaseModel, Field
 
 from services.search import problems
-from services.search.deps import DbDep, RelayDep, ReviewerDep, visible_document
+from services.search.deps import DbDep, RelayDep, ReviewerDep, SettingsDep, visible_document
 from services.search.store import audit
 from services.search.store import review as store
 from services.search.store.documents import Document
@@ -32,7 +38,7 @@ from shared.contracts import (
     Stage,
     Topic,
 )
-from shared.payloads import ExtractedDocument, Page
+from shared.payloads import ExtractedDocument, Page, pages_phrase
 from shared.storage import get_blob, get_model, put_model, stage_key
 
 router = APIRouter(prefix="/review", tags=["review"])
@@ -47,6 +53,10 @@ class ReviewItem(BaseModel):
     reason: str | None
     reason_code: str | None
     weak_pages: list[int]
+    unread_pages: list[int] = Field(
+        default_factory=list,
+        description='Pages indexed without their text (reason code "unread_pages"): the document is searchable.',
+    )
     ocr_confidence: float | None
     page_count: int | None
     version: int
@@ -59,6 +69,7 @@ class ReviewPage(BaseModel):
     confidence: float
     text: str
     image_url: str | None
+    unread: bool = Field(False, description="Left out of the index: correct it, or approve to accept it as it is.")
 
 
 class ReviewAction(BaseModel):
@@ -93,13 +104,15 @@ class ActionResult(BaseModel):
 
 
 def _item(document: Document) -> ReviewItem:
+    unread = store.has_unread_pages(document)
     return ReviewItem(
         document_id=document.document_id,
         filename=document.filename,
         stage=document.stage,
-        reason=document.error,
-        reason_code=document.reason_code,
+        reason=document.unread_reason if unread else document.error,
+        reason_code=store.queue_code(document),
         weak_pages=document.weak_pages,
+        unread_pages=document.unread_pages,
         ocr_confidence=document.ocr_confidence,
         page_count=document.page_count,
         version=document.version,
@@ -110,8 +123,31 @@ def _item(document: Document) -> ReviewItem:
 async def _queued(db: asyncpg.Pool, document_id: uuid.UUID, who: Identity) -> Document:
     document = await visible_document(db, document_id, who)
     if not store.awaiting_review(document):
+        if document.stage in REINDEXING:  # e.g. a correction of one of its unread pages is on its way
+            raise HTTPException(
+                409,
+                f"document is not awaiting review: it is being indexed (stage: {document.stage});"
+                " try again once it is indexed",
+            )
         raise HTTPException(409, f"document is not awaiting review (stage: {document.stage})")
     return document
+
+
+REINDEXING = {Stage.SUBMITTED, Stage.EXTRACTED, Stage.CLEANED, Stage.CHUNKED, Stage.ANNOTATED}
+"""On its way through the pipeline: after a correction of an unread page, an approval or a re-OCR, for instance."""
+
+
+def _extracted_event(document: Document, extracted: ExtractedDocument) -> DocumentExtracted:
+    """The event that runs the document on from its (reviewed) extracted text, as the extractor's would."""
+    return DocumentExtracted(
+        document_id=document.document_id,
+        version=document.version,
+        trace_id=document.trace_id,
+        pages_key=_extracted_key(document),
+        page_count=len(extracted.pages),
+        ocr_pages=[p.number for p in extracted.pages if p.method == "ocr"],
+        confidence=extracted.confidence,
+    )
 
 
 def _extracted_key(document: Document) -> str:
@@ -155,6 +191,7 @@ async def review_detail(document_id: uuid.UUID, db: DbDep, who: ReviewerDep) -> 
     extracted = await _extracted(db, document)
     head = await store.original_head(db, document.blob_key)
     has_images = head is not None and b"%PDF-" in head  # page images are rendered from PDFs only
+    unread = set(extracted.unread_pages if extracted else [])
     pages = [
         ReviewPage(
             number=p.number,
@@ -162,6 +199,7 @@ async def review_detail(document_id: uuid.UUID, db: DbDep, who: ReviewerDep) -> 
             confidence=p.confidence,
             text=p.text,
             image_url=f"/review/{document_id}/pages/{p.number}/image" if has_images else None,
+            unread=p.number in unread,
         )
         for p in (extracted.pages if extracted else [])
     ]
@@ -196,23 +234,35 @@ async def page_image(document_id: uuid.UUID, number: int, db: DbDep, who: Review
 
 @router.post("/{document_id}/approve", response_model=ActionResult, responses=problems.responses(404, 409))
 async def approve(document_id: uuid.UUID, db: DbDep, who: ReviewerDep, relay: RelayDep) -> ActionResult:
-    """Index the document from its extracted (and possibly corrected) text, as it is."""
+    """Index the document from its extracted (and possibly corrected) text, as it is.
+
+    An indexed document's unread pages are accepted as they are: their OCR text, where there is any, is indexed
+    with the rest (the document goes through the pipeline again); pages with no text at all are only cleared."""
     document = await _queued(db, document_id, who)
     await audit.record(db, who, "review.open", document_ids=[document_id])
     extracted = await _extracted(db, document)
     if extracted is None or not any(p.text.strip() for p in extracted.pages):
         raise HTTPException(409, "there is no extracted text to approve; re-run OCR or reject the document")
-    event = DocumentExtracted(
-        document_id=document.document_id,
-        version=document.version,
-        trace_id=document.trace_id,
-        pages_key=_extracted_key(document),
-        page_count=len(extracted.pages),
-        ocr_pages=[p.number for p in extracted.pages if p.method == "ocr"],
-        confidence=extracted.confidence,
-    )
-    await _record(db, document, "approve", who, {"confidence": extracted.confidence})
-    await _advance_and_announce(db, relay, event, Topic.EXTRACTED, Stage.EXTRACTED, f"approved by {who.user}")
+    accepted = document.unread_pages if store.has_unread_pages(document) else []
+    if extracted.unread_pages:
+        extracted = extracted.model_copy(update={"unread_pages": []})
+        await put_model(db, _extracted_key(document), extracted)
+    event = _extracted_event(document, extracted)
+    cleared = {"unread_pages": [], "unread_reason": None}
+    if not accepted:
+        await _record(db, document, "approve", who, {"confidence": extracted.confidence})
+        await _advance_and_announce(
+            db, relay, event, Topic.EXTRACTED, Stage.EXTRACTED, f"approved by {who.user}", **cleared
+        )
+        return ActionResult(document_id=document_id, action="approve", stage=Stage.EXTRACTED)
+    texts = [p for p in extracted.pages if p.number in accepted and p.text.strip()]
+    await _record(db, document, "approve", who, {"unread_pages": accepted, "indexed_again": bool(texts)})
+    detail = f"{pages_phrase(accepted)} accepted as {'it is' if len(accepted) == 1 else 'they are'} by {who.user}"
+    if not texts:  # images with no text: nothing to add to the index, only the flag to clear
+        await ledger.advance(db, event, Stage.INDEXED, f"{detail}; no text to index", **cleared)
+        return ActionResult(document_id=document_id, action="approve", stage=Stage.INDEXED)
+    detail += f"; {pages_phrase([p.number for p in texts])} indexed as OCR read them"
+    await _advance_and_announce(db, relay, event, Topic.EXTRACTED, Stage.EXTRACTED, detail, **cleared)
     return ActionResult(document_id=document_id, action="approve", stage=Stage.EXTRACTED)
 
 
@@ -231,9 +281,16 @@ async def reocr(
 
 @router.put("/{document_id}/pages/{number}", response_model=ActionResult, responses=problems.responses(404, 409))
 async def correct_page(
-    document_id: uuid.UUID, number: int, body: CorrectionRequest, db: DbDep, who: ReviewerDep
+    document_id: uuid.UUID,
+    number: int,
+    body: CorrectionRequest,
+    db: DbDep,
+    who: ReviewerDep,
+    relay: RelayDep,
+    settings: SettingsDep,
 ) -> ActionResult:
-    """Replace one page's text with the reviewer's; approving afterwards indexes the corrected text."""
+    """Replace one page's text with the reviewer's; approving afterwards indexes the corrected text. A document
+    indexed with unread pages is indexed again at once, the corrected page in it, the others still flagged."""
     document = await _queued(db, document_id, who)
     await audit.record(db, who, "review.open", document_ids=[document_id])
     extracted = await _extracted(db, document)
@@ -245,11 +302,31 @@ async def correct_page(
         Page(number=p.number, text=body.text, method="manual", confidence=1.0) if p.number == number else p
         for p in extracted.pages
     ]
-    await put_model(db, _extracted_key(document), ExtractedDocument(pages=pages))
+    # Messages and warnings stay; the corrected page is read now.
+    unread = [n for n in extracted.unread_pages if n != number]
+    corrected = extracted.model_copy(update={"pages": pages, "unread_pages": unread})
+    await put_model(db, _extracted_key(document), corrected)
     weak = [n for n in document.weak_pages if n != number]
     await store.set_weak_pages(db, document.document_id, weak)
-    await _record(db, document, "correct", who, {"page": number, "characters": len(body.text)})
-    return ActionResult(document_id=document_id, action="correct", stage=document.stage)
+    if not store.has_unread_pages(document):
+        await _record(db, document, "correct", who, {"page": number, "characters": len(body.text)})
+        return ActionResult(document_id=document_id, action="correct", stage=document.stage)
+    # Indexed already: the correction goes into the index now, by the events approve uses.
+    await _record(db, document, "correct", who, {"page": number, "characters": len(body.text), "indexed_again": True})
+    remaining = [n for n in document.unread_pages if n != number]
+    reason = corrected.model_copy(update={"unread_pages": remaining}).unread_reason(settings.ocr_confidence_bar)
+    detail = f"page {number} corrected by {who.user}; indexed again"
+    await _advance_and_announce(
+        db,
+        relay,
+        _extracted_event(document, corrected),
+        Topic.EXTRACTED,
+        Stage.EXTRACTED,
+        detail,
+        unread_pages=remaining,
+        unread_reason=reason,
+    )
+    return ActionResult(document_id=document_id, action="correct", stage=Stage.EXTRACTED)
 
 
 @router.post("/{document_id}/reject", response_model=ActionResult, responses=problems.responses(404, 409))
@@ -258,6 +335,11 @@ async def reject(
 ) -> ActionResult:
     """Take the document out of the queue for good; it stays on record, with the reviewer's reason."""
     document = await _queued(db, document_id, who)
+    if store.has_unread_pages(document):
+        raise HTTPException(
+            409,
+            "the document is indexed (only some pages are unread): approve to accept them as they are, or delete it",
+        )
     reason = f"rejected by {who.user}: {body.reason}"
     await _record(db, document, "reject", who, {"reason": body.reason})
     event = DocumentDeadLetter(

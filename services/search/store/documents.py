@@ -31,6 +31,8 @@ class Document:
     halted_in: str | None
     reason_code: str | None
     weak_pages: list[int]
+    unread_pages: list[int]
+    unread_reason: str | None
     ocr_confidence: float | None
     page_count: int | None
     chunk_count: int | None
@@ -67,6 +69,8 @@ class Document:
             halted_in=row["halted_in"],
             reason_code=row["reason_code"],
             weak_pages=list(row["weak_pages"]),
+            unread_pages=list(row["unread_pages"]),
+            unread_reason=row["unread_reason"],
             ocr_confidence=row["ocr_confidence"],
             page_count=row["page_count"],
             chunk_count=row["chunk_count"],
@@ -139,6 +143,14 @@ async def chunk_text(db: Db, document_id: uuid.UUID, chunk_id: int) -> ChunkText
         "SELECT page_start, page_end, text FROM chunks WHERE id = $1 AND document_id = $2", chunk_id, document_id
     )
     return ChunkText(**dict(row)) if row is not None else None
+
+
+async def unread_pages(db: Db, document_ids: list[uuid.UUID]) -> dict[uuid.UUID, list[int]]:
+    """The pages left out of the index of those of these documents that have any (search results say so)."""
+    rows = await db.fetch(
+        "SELECT id, unread_pages FROM documents WHERE id = ANY($1::uuid[]) AND unread_pages <> '{}'", document_ids
+    )
+    return {row["id"]: list(row["unread_pages"]) for row in rows}
 
 
 @dataclass(frozen=True)

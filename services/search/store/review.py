@@ -8,7 +8,15 @@ from typing import Any
 from services.search.store.documents import ACCESS_CLAUSE, Db, Document
 from shared.contracts import Stage
 
-QUEUE_CLAUSE = "(stage = 'review' OR (stage = 'failed' AND halted_in = 'extractor'))"
+UNREAD_CLAUSE = "(stage = 'indexed' AND unread_pages <> '{}')"
+"""Indexed without a few weak OCR pages (services/extractor/policy.py): searchable, and still a reviewer's to read."""
+
+QUEUE_CLAUSE = f"(stage = 'review' OR (stage = 'failed' AND halted_in = 'extractor') OR {UNREAD_CLAUSE})"
+
+UNREAD_CODE = "unread_pages"
+QUEUE_CODE = f"(CASE WHEN {UNREAD_CLAUSE} THEN '{UNREAD_CODE}' ELSE reason_code END)"
+"""The queue's reason code: the ledger's, or "unread_pages" for an indexed document (whose reason_code is cleared
+by each stage it passes)."""
 
 
 @dataclass(frozen=True)
@@ -19,15 +27,29 @@ class RecordedAction:
     at: datetime
 
 
+def has_unread_pages(document: Document) -> bool:
+    """The same rule as UNREAD_CLAUSE, for a document already read."""
+    return document.stage == Stage.INDEXED and bool(document.unread_pages)
+
+
 def awaiting_review(document: Document) -> bool:
     """The same rule as QUEUE_CLAUSE, for a document already read."""
-    return document.stage == Stage.REVIEW or (document.stage == Stage.FAILED and document.halted_in == "extractor")
+    return (
+        document.stage == Stage.REVIEW
+        or (document.stage == Stage.FAILED and document.halted_in == "extractor")
+        or has_unread_pages(document)
+    )
+
+
+def queue_code(document: Document) -> str | None:
+    """The same rule as QUEUE_CODE, for a document already read."""
+    return UNREAD_CODE if has_unread_pages(document) else document.reason_code
 
 
 async def queue(db: Db, groups: list[str], reason_code: str | None, limit: int) -> list[Document]:
     """Oldest first, the documents in the queue these groups may see (of one reason code, if given)."""
     rows = await db.fetch(
-        f"SELECT * FROM documents WHERE {QUEUE_CLAUSE} AND {ACCESS_CLAUSE} AND ($1::text IS NULL OR reason_code = $1)"
+        f"SELECT * FROM documents WHERE {QUEUE_CLAUSE} AND {ACCESS_CLAUSE} AND ($1::text IS NULL OR {QUEUE_CODE} = $1)"
         " ORDER BY updated_at LIMIT $3",
         reason_code,
         groups,
@@ -39,7 +61,7 @@ async def queue(db: Db, groups: list[str], reason_code: str | None, limit: int) 
 async def queue_counts(db: Db, groups: list[str]) -> dict[str, int]:
     """Documents in the queue per reason code, most frequent first."""
     rows = await db.fetch(
-        f"SELECT coalesce(reason_code, 'unknown') AS code, count(*) AS n FROM documents"
+        f"SELECT coalesce({QUEUE_CODE}, 'unknown') AS code, count(*) AS n FROM documents"
         f" WHERE {QUEUE_CLAUSE} AND {ACCESS_CLAUSE.replace('$2', '$1')} GROUP BY 1 ORDER BY 2 DESC",
         groups,
     )

@@ -320,7 +320,14 @@ def test_inspect_json_of_a_native_pdf():
     assert pages == [(n, "text", 1.0) for n in range(1, 10)]
     assert out["text"] == PAGE_SEPARATOR.join(p["text"] for p in out["pages"])
     assert "RECURSO ESPECIAL" in out["pages"][0]["text"]
-    assert out["review"] == {"needed": False, "reasons": [], "disposition": None}
+    assert out["review"] == {
+        "needed": False,
+        "reasons": [],
+        "disposition": None,
+        "outcome": "pass",
+        "unread_pages": [],
+        "unread_reason": None,
+    }
     # The chunker's and annotator's view, from the same code the services run.
     metadata = out["metadata"]
     assert (metadata["document_type"], metadata["court"]) == ("acordao", "stj")
