@@ -15,6 +15,7 @@ import {
   sectionLabel,
   subtypeLabel,
   typeLabel,
+  unreadPagesLabel,
 } from "../lib/format";
 import type { Judgment, SearchResult } from "../lib/types";
 import { Highlighted } from "./Highlighted";
@@ -156,6 +157,7 @@ export function ResultCard({ result, position, weak = false, judgment, onJudge, 
   const href = apiHref(result.document_url, documentHref(result.document_id, result.page_number));
   const others = result.other_passages ?? [];
   const copies = result.copies ?? [];
+  const unread = result.unread_pages ?? [];
   return (
     <article
       className={`result result-${relevanceClass(grade)}`}
@@ -224,6 +226,11 @@ export function ResultCard({ result, position, weak = false, judgment, onJudge, 
         </dl>
       )}
       <Passage result={result} id={`trecho-${position}`} />
+      {unread.length > 0 && (
+        <p className="unread-pages" role="note">
+          {unreadPagesLabel(unread)}: a busca não as alcança (imagem sem texto legível ou leitura fraca).
+        </p>
+      )}
       {result.relevance_explanation && (
         <p className="explanation">
           <span className="explanation-label">Por que é relevante: </span>

@@ -196,6 +196,7 @@ export function ReviewQueuePage({ selectedId }: Props) {
                 Refazer OCR
               </button>
             </div>
+            {detail.stage !== "indexed" && (
             <div className="group">
               <label htmlFor="motivo-rejeicao">Motivo da rejeição</label>
               <input id="motivo-rejeicao" value={rejectReason} onChange={(e) => setRejectReason(e.target.value)} />
@@ -210,6 +211,7 @@ export function ReviewQueuePage({ selectedId }: Props) {
                 Rejeitar
               </button>
             </div>
+            )}
           </div>
           {summary === null && (
             <p id="sem-texto" className="notice">
@@ -258,6 +260,7 @@ export function ReviewQueuePage({ selectedId }: Props) {
                   ({methodLabel(page.method)}, confiança {percent(page.confidence)},{" "}
                   {plural(page.text.trim().length, "caractere", "caracteres")})
                 </small>
+                {page.unread && <span className="tag unread-tag"> fora do índice</span>}
               </h3>
               <div className="review-columns">
                 {page.image_url ? (

@@ -59,6 +59,12 @@ export function courtLabel(code: string, known?: Record<string, string>): string
   return known?.[code] ?? code.toUpperCase().replace(/_/g, "-");
 }
 
+/** "Página 3 não lida", "Páginas 10 e 11 não lidas": the CLI says the same (precedente/cli.py). */
+export function unreadPagesLabel(pages: number[]): string {
+  if (pages.length === 1) return `Página ${pages[0]} não lida`;
+  return `Páginas ${pages.slice(0, -1).join(", ")} e ${pages[pages.length - 1]} não lidas`;
+}
+
 export function pageSpan(first: number, last?: number): string {
   return last && last > first ? `p. ${first}–${last}` : `p. ${first}`;
 }

@@ -34,6 +34,7 @@ export const SERVICE_LABELS: Record<string, string> = {
 /** The reason codes (documents.reason_code): what stopped a document, in a few words. */
 export const REASON_LABELS: Record<string, string> = {
   low_ocr_confidence: "Leitura (OCR) pouco confiável",
+  unread_pages: "Indexado sem algumas páginas",
   ocr_page_failed: "Falha no OCR de alguma página",
   needs_review: "Precisa de revisão",
   password_protected: "Protegido por senha",
@@ -64,6 +65,8 @@ export const REASON_LABELS: Record<string, string> = {
 /** What a person can do about each reason: the next step, in Portuguese. */
 export const REASON_HINTS: Record<string, string> = {
   low_ocr_confidence: "Confira a imagem e corrija o texto, refaça o OCR com mais resolução ou rejeite.",
+  unread_pages:
+    "O documento já está na busca, sem as páginas marcadas: corrija o texto delas, refaça o OCR ou aprove-as como estão.",
   ocr_page_failed: "O texto de alguma página está faltando: refaça o OCR ou corrija a página à mão.",
   needs_review: "Confira o documento antes de indexá-lo.",
   password_protected: "Envie uma cópia sem senha.",
@@ -188,6 +191,12 @@ export function reasonText(reason: string | null | undefined): string | null {
   if (m) {
     const pages = (m[3] ?? "").replace(/page (\d+): (\d(?:\.\d+)?)/g, (_, n: string, c: string) => `página ${n}: ${pct(c)}`);
     return `Confiança do OCR muito abaixo do mínimo de ${pct(m[2])} em ${m[1]} página(s) (${pages}).`;
+  }
+  m = /^pages? ([\d, and]+) left out of the index, the other (\d+) indexed/.exec(text);
+  if (m) {
+    const pages = (m[1] ?? "").trim().replace(/ and /g, " e ");
+    const many = /\D/.test(pages);
+    return `${many ? "Páginas" : "Página"} ${pages} fora do índice (sem texto legível ou leitura fraca); as outras ${m[2]} estão indexadas.`;
   }
   m = /^OCR failed on (\d+) page\(s\)/.exec(text);
   if (m) return `O OCR falhou em ${m[1]} página(s): o texto delas está faltando.`;

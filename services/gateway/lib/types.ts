@@ -73,6 +73,8 @@ export interface SearchResult {
   authors?: string[];
   venue?: string | null;
   year?: number | null;
+  /** Pages of the document the index could not read (a photo, a scanned annex): nothing on them was searched. */
+  unread_pages?: number[];
 }
 
 export type FacetField =
@@ -186,6 +188,8 @@ export interface ReviewItem {
   reason: string | null;
   reason_code: string | null;
   weak_pages: number[];
+  /** An indexed document's pages left out of the index (reason_code "unread_pages"). */
+  unread_pages?: number[];
   ocr_confidence: number | null;
   page_count: number | null;
   version: number;
@@ -198,6 +202,8 @@ export interface ReviewPage {
   confidence: number;
   text: string;
   image_url: string | null;
+  /** Left out of the index: correcting its text indexes it. */
+  unread?: boolean;
 }
 
 export interface ReviewAction {

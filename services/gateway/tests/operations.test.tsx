@@ -96,6 +96,14 @@ describe("labels: every code the API sends has Portuguese words", () => {
     expect(
       reasonText("OCR confidence of 1 page(s) is far below the bar of 0.70 (page 2: 0.30); check the scan"),
     ).toBe("Confiança do OCR muito abaixo do mínimo de 70% em 1 página(s) (página 2: 30%).");
+    expect(
+      reasonText(
+        "pages 2 and 8 left out of the index, the other 45 indexed: pages 2 and 8 hold images with no readable text",
+      ),
+    ).toBe("Páginas 2 e 8 fora do índice (sem texto legível ou leitura fraca); as outras 45 estão indexadas.");
+    expect(reasonText("page 7 left out of the index, the other 11 indexed: page 7 was read by OCR at 0.41")).toBe(
+      "Página 7 fora do índice (sem texto legível ou leitura fraca); as outras 11 estão indexadas.",
+    );
     expect(reasonText("rejected by ana: digitalização ilegível")).toBe("Rejeitado por ana: digitalização ilegível");
     expect(reasonText("approved by ana")).toBe("Aprovado por ana");
     expect(reasonText("something new")).toBeNull();

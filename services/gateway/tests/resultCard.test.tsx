@@ -5,7 +5,7 @@ import { COPY_MESSAGES, copyCitation, displayText, FOLD_AT, ResultCard } from ".
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { apiHref, authorsLine, dateLabel, SECTION_LABELS, sectionLabel, subtypeLabel } from "../lib/format";
+import { apiHref, authorsLine, dateLabel, SECTION_LABELS, sectionLabel, subtypeLabel, unreadPagesLabel } from "../lib/format";
 import type { SearchResult } from "../lib/types";
 import { EMPTY_STATE } from "../lib/urlState";
 import { STRONG_RESULT, WEAK_RESULT } from "./fakeApi";
@@ -344,6 +344,15 @@ describe("<ResultCard> of works that are not decisions", () => {
     const html = render(WEAK_RESULT);
     expect(html).not.toMatch(/Autoria|Publicação|Órgão emissor|<dt>Número/);
     expect(html).not.toContain('class="result-facts"');
+  });
+
+  it("says which pages of the document the index could not read", () => {
+    expect(visibleText(render({ ...act, unread_pages: [10, 11] }))).toContain(
+      "Páginas 10 e 11 não lidas: a busca não as alcança",
+    );
+    expect(visibleText(render({ ...act, unread_pages: [7] }))).toContain("Página 7 não lida");
+    expect(unreadPagesLabel([2, 5, 8])).toBe("Páginas 2, 5 e 8 não lidas");
+    expect(render(act)).not.toContain("unread-pages");
   });
 
   it("writes the authors and a subtype code without its label", () => {
