@@ -62,9 +62,48 @@ listen_addresses = '127.0.0.1'
 unix_socket_directories = ''
 password_encryption = 'scram-sha-256'
 """
+MIB = 2**20
+# Where a container says how much memory it may use (cgroup v2, then v1): less than the machine has, often.
+CGROUP_MEMORY_LIMITS = ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes")
 INCLUDE_LINE = "include_if_exists = 'precedente.conf'"
 
 T = TypeVar("T")
+
+
+def machine_memory(limits: tuple[str | Path, ...] = CGROUP_MEMORY_LIMITS) -> int:
+    """Bytes of memory this server may use: the machine's, or its container's limit (`limits`) when lower."""
+    total = psutil.virtual_memory().total
+    for path in limits:
+        with contextlib.suppress(OSError, ValueError):  # absent, or "max": no limit
+            total = min(total, int(Path(path).read_text().strip()))
+    return total
+
+
+def memory_settings(total: int) -> dict[str, str]:
+    """PostgreSQL's memory sized from the machine's (`total` bytes), for the server `precedente up` runs beside
+    the services: the defaults (128 MB of shared buffers) hold neither the HNSW index nor the chunks of a
+    firm's base (hundreds of MB at 200,000 chunks), so every search copied pages in from the kernel's cache.
+
+    A quarter of memory for shared buffers (at most 8 GB: the kernel's cache does the rest), three quarters as
+    what the planner may count on being cached, per-operation memory of 1/1024 of it (4-64 MB: a search's
+    sorts and hashes are small; many connections each take it), and maintenance memory of 1/16 (64 MB-1 GB)
+    so that an HNSW index is built in memory. A production database is tuned by its operator instead.
+    """
+    mib = max(total // MIB, 512)
+    shared = min(max(mib // 4, 128), 8192)
+    return {
+        "shared_buffers": f"{shared}MB",
+        "effective_cache_size": f"{max(mib * 3 // 4, shared)}MB",
+        "work_mem": f"{min(max(mib // 1024, 4), 64)}MB",
+        "maintenance_work_mem": f"{min(max(mib // 16, 64), 1024)}MB",
+    }
+
+
+def precedente_conf(total: int) -> str:
+    """The cluster's precedente.conf: the access settings, then the memory sized for `total` bytes."""
+    lines = [f"{name} = '{value}'" for name, value in memory_settings(total).items()]
+    sized = f"# Memory sized for this machine's {total // MIB} MiB (memory_settings), at every start.\n"
+    return PRECEDENTE_CONF + sized + "\n".join(lines) + "\n"
 
 
 def free_port(host: str = "127.0.0.1") -> int:
@@ -268,9 +307,9 @@ class EmbeddedPostgres:
         owner = self._server_user()
         if (self.pgdata / "pg_hba.conf").read_text() != hba:
             _write_private(self.pgdata / "pg_hba.conf", hba, owner=owner)
-        conf = self.pgdata / "precedente.conf"
-        if not conf.exists() or conf.read_text() != PRECEDENTE_CONF:
-            _write_private(conf, PRECEDENTE_CONF, owner=owner)
+        conf, wanted = self.pgdata / "precedente.conf", precedente_conf(machine_memory())
+        if not conf.exists() or conf.read_text() != wanted:
+            _write_private(conf, wanted, owner=owner)
         main = self.pgdata / "postgresql.conf"
         text = main.read_text()
         if INCLUDE_LINE not in text:

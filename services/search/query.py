@@ -286,12 +286,14 @@ WITH dense AS MATERIALIZED (
 """
 
 # $13: the query's lexemes. Each candidate's count of each of them is what BM25 needs from its text, and
-# where the first one stands (positions are sorted) what the lead needs. Its length (lexemes) is
-# public.tsvector_token_count's sum, taken in the same pass over the tsvector: calling that function as well
-# unnested every candidate's tsvector a second time, through the SQL-function executor (most of the pool's cost).
+# where the first one stands (positions are sorted) what the lead needs; its length (lexemes) is stored
+# (chunks.lexeme_count, migration 0021). Only the query's lexemes are unnested: setweight marks them (binary
+# searches in C) and ts_filter keeps them, where unnesting the whole tsvector of every candidate to count and
+# pick them was most of the pool's cost. The first setweight clears any weight (to_tsvector gives none), so
+# only the query's lexemes are kept; every lexeme of a to_tsvector has positions, which ts_filter requires.
 _POOL = """
 SELECT c.id, c.document_id, c.char_start, c.char_end, c.embedding,
-       tf.lexemes, tf.terms, tf.counts, tf.firsts,
+       c.lexeme_count AS lexemes, tf.terms, tf.counts, tf.firsts,
        c.document_type, c.document_subtype, c.court, c.relator, c.judging_body, c.document_date,
        d.procedural_class,
        coalesce(d.work_id, d.id)::text AS work_id,
@@ -300,12 +302,10 @@ FROM candidates
 JOIN chunks c USING (id)
 JOIN documents d ON d.id = c.document_id
 CROSS JOIN LATERAL (
-    SELECT coalesce(sum(coalesce(array_length(u.positions, 1), 1)), 0)::integer AS lexemes,
-           coalesce(array_agg(u.lexeme) FILTER (WHERE u.lexeme = ANY($13::text[])), '{}') AS terms,
-           coalesce(array_agg(coalesce(array_length(u.positions, 1), 1)) FILTER (WHERE u.lexeme = ANY($13::text[])),
-                    '{}') AS counts,
-           coalesce(array_agg(coalesce(u.positions[1], 1)) FILTER (WHERE u.lexeme = ANY($13::text[])), '{}') AS firsts
-    FROM unnest(c.tsv) u
+    SELECT coalesce(array_agg(u.lexeme), '{}') AS terms,
+           coalesce(array_agg(coalesce(array_length(u.positions, 1), 1)), '{}') AS counts,
+           coalesce(array_agg(coalesce(u.positions[1], 1)), '{}') AS firsts
+    FROM unnest(ts_filter(setweight(setweight(c.tsv, 'D'), 'A', $13::text[]), '{a}')) u
 ) tf
 """
 

