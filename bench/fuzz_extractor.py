@@ -469,7 +469,7 @@ def _stub_ocr() -> None:
     """Pages still render for OCR (MuPDF's decoders are fuzzed), but Tesseract is not run: seconds per page."""
     from services.extractor import ocr
 
-    def read_page_image(image: Any, target: Path, config: Any) -> Any:
+    def read_page_image(image: Any, config: Any) -> Any:
         return ocr.PageOcr(text="", confidence=0.0, error="OCR skipped while fuzzing")
 
     if hasattr(ocr, "read_page_image"):

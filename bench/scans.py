@@ -15,8 +15,9 @@ Per scan, and summed over all of them:
   "ACÓRDÃO DE ... — PROCESSO C-40/08" and "I - 9603"). Stamps are not in a ground truth;
 - conf: the document's OCR confidence (what the review rule compares with the bar), and review:
   whether the review rule sends the document to a person;
-- p/s: pages per wall-clock second; p/s/core: pages per CPU second of this process and its
-  Tesseract children. The machine is shared, so p/s/core is the figure to compare;
+- p/s: pages per wall-clock second; p/s/core: pages per CPU second of this process (Tesseract runs
+  in it, through tesserocr; children are counted too). The machine is shared, so p/s/core is the figure
+  to compare (issue #16 item 5: 0.56 with the tesseract command per page, see services/extractor/ocr.py);
 - with --per-page: each page's body CER and WR, confidence, turn and preprocessing steps.
 
 --scale 1 hands Tesseract the prepared page at 300 dpi, as before READING_SCALE (issue #16 item 5).

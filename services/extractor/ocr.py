@@ -3,18 +3,34 @@
 Per page: get its pixels (preprocess.page_image, in the calling thread: MuPDF is not thread-safe),
 then in a worker thread clean and straighten them (preprocess.prepare_page: the fixes its measured
 signals call for, and a quarter turn when the projection profiles show the page sideways or upside
-down; then shrunk to ~195 dpi, preprocess.READING_SCALE), write an uncompressed greyscale file and
-run Tesseract on it. A first pass that still reads
-the page with low confidence asks Tesseract's OSD which way up the page is and, if it is turned,
-reads it again the right way up. PageOcr.steps says what each page got (bench/scans.py prints it).
+down; then shrunk to ~195 dpi, preprocess.READING_SCALE) and hand the pixels to Tesseract's C API
+(tesserocr, which bundles libtesseract 5.5 and reads the language data Debian's tesseract-ocr-por
+installs). A first pass that still reads the page with low confidence asks Tesseract's OSD which way up
+the page is and, if it is turned, reads it again the right way up. PageOcr.steps says what each page
+got (bench/scans.py prints it).
+
+Why the C API and not the tesseract command (pytesseract, until issue #16 item 5): the command started a
+process and loaded the model for every page (0.23 s) and took the page through a file; here each thread
+borrows an initialised Tesseract (_Engines) and hands it the numpy buffer. On the six scans of ../shared/scans
+(bench/scans.py, all 37 pages, CPU time) Tesseract's share fell from ~1.55 to ~0.95 s a page and the whole
+path went from 0.56 to 0.79 pages/s per core, body word recall 98.43% -> 98.39% (Tesseract 5.3 -> 5.5);
+0.83 with preprocess's cheaper speck count (0.52 -> 0.74 with the old and new paths run side by side on
+the loaded 2-core machine: CPU seconds grow with the load, compare runs made together).
+Tesseract releases the GIL while it reads, so the pages of one process still run in parallel.
+
+The time limit: Tesseract's recogniser checks a deadline (Recognize(timeout)) between words, so a page
+past config.page_timeout_s stops there and fails alone; layout analysis and OSD have no such check and
+cannot be interrupted inside a thread, which is why the extractor reads every document in a child process
+with a wall-clock limit of its own (isolation.IsolatedRunner) that it kills, Tesseract and all.
 """
 
 from __future__ import annotations
 
 import fcntl
+import functools
 import os
 import random
-import tempfile
+import threading
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
@@ -24,10 +40,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TypeVar
 
-import cv2
 import numpy as np
 import pymupdf
-import pytesseract
 
 from services.extractor.preprocess import (
     MAX_PAGE_PIXELS,
@@ -38,10 +52,6 @@ from services.extractor.preprocess import (
     rotate_quarter,
 )
 from shared.errors import damaged_pdf
-
-# Tesseract (through OpenMP) would otherwise use every core for one page; we get more from one
-# thread per page and several pages at once. pytesseract's subprocess inherits os.environ.
-os.environ.setdefault("OMP_THREAD_LIMIT", "1")
 
 NOISE_LINE_CONFIDENCE = 30.0
 """A line whose words average below this confidence is noise read as text: a calligraphic letterhead,
@@ -83,6 +93,10 @@ class PageOcr:
 
 class _PageTimeout(Exception):
     pass
+
+
+class _PageUnreadable(Exception):
+    """Tesseract refused the page image itself (one side over its 32767 px limit): the page fails alone."""
 
 
 @dataclass(frozen=True)
@@ -162,9 +176,9 @@ def record_page_timings() -> Iterator[list[PageTiming]]:
 
 
 def _timed_read(
-    recorder: list[PageTiming], number: int, start_ns: int, image: np.ndarray, target: Path, config: OcrConfig
+    recorder: list[PageTiming], number: int, start_ns: int, image: np.ndarray, config: OcrConfig
 ) -> PageOcr:
-    read = read_page_image(image, target, config)
+    read = read_page_image(image, config)
     recorder.append(PageTiming(number, start_ns, time.time_ns(), read.confidence))
     return read
 
@@ -180,10 +194,7 @@ def ocr_pdf_pages(doc: pymupdf.Document, numbers: list[int], filename: str, conf
     if not numbers:
         return results
     workers = max(1, config.workers)
-    with (
-        tempfile.TemporaryDirectory(prefix="precedente-ocr-") as tmp,
-        ThreadPoolExecutor(max_workers=workers, thread_name_prefix="ocr") as pool,
-    ):
+    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="ocr") as pool:
         pending: dict[Future[PageOcr], int] = {}
 
         def collect(done: set[Future[PageOcr]]) -> None:
@@ -197,11 +208,10 @@ def ocr_pdf_pages(doc: pymupdf.Document, numbers: list[int], filename: str, conf
                 collect(done)
             start_ns = time.time_ns()
             image = _page_pixels(doc, number, filename, config)
-            target = Path(tmp) / f"page-{number:05d}.pgm"
             if recorder is None:
-                pending[pool.submit(read_page_image, image, target, config)] = number
+                pending[pool.submit(read_page_image, image, config)] = number
             else:
-                pending[pool.submit(_timed_read, recorder, number, start_ns, image, target, config)] = number
+                pending[pool.submit(_timed_read, recorder, number, start_ns, image, config)] = number
         done, _ = wait(pending)
         collect(done)
     return results
@@ -221,45 +231,45 @@ def _page_pixels(doc: pymupdf.Document, number: int, filename: str, config: OcrC
         raise damaged_pdf(filename, f"page {number} cannot be rendered for OCR ({exc})") from exc
 
 
-def read_page_image(image: np.ndarray, target: Path, config: OcrConfig) -> PageOcr:
+def read_page_image(image: np.ndarray, config: OcrConfig) -> PageOcr:
     """Preprocess and OCR one page image within config.page_timeout_s (thread-safe).
 
-    Tesseract errors other than the time limit (not installed, language data missing) are not the
-    file's fault, so they propagate and the stage retries instead of dead-lettering a good document.
+    Tesseract errors other than the time limit (language data missing) are not the file's fault, so
+    they propagate and the stage retries instead of dead-lettering a good document.
     """
     if _page_slots is not None:
         with _page_slots.hold():
-            return _read_page_image(image, target, config)
-    return _read_page_image(image, target, config)
+            return _read_page_image(image, config)
+    return _read_page_image(image, config)
 
 
-def _read_page_image(image: np.ndarray, target: Path, config: OcrConfig) -> PageOcr:
+def _read_page_image(image: np.ndarray, config: OcrConfig) -> PageOcr:
     deadline = time.monotonic() + config.page_timeout_s
     try:
         prepared = prepare_page(image, _preprocess_options(config))
         image, steps = prepared.image, prepared.steps
-        first = _tesseract(image, target, config, deadline)
+        first = _tesseract(image, config, deadline)
         if (
             config.preprocess.orientation
             and first.confidence < ORIENTATION_CHECK_BELOW
             and first.words >= MIN_WORDS_FOR_ORIENTATION
         ):
-            rotate = _orientation(image, target, deadline)
+            rotate = _orientation(image, deadline)
             if not rotate and prepared.rotated:
                 rotate = 360 - prepared.rotated  # OSD cannot tell: the quick turn may have been wrong, undo it
             if rotate:
                 turned = rotate_quarter(image, rotate)
                 if config.preprocess.deskew:
                     turned = deskew(turned)
-                second = _tesseract(turned, target, config, deadline)
+                second = _tesseract(turned, config, deadline)
                 if second.confidence > first.confidence:
                     rotated = (prepared.rotated + rotate) % 360
                     return PageOcr(second.text, second.confidence, rotated=rotated, steps=(*steps, f"osd {rotate}"))
         return PageOcr(first.text, first.confidence, rotated=prepared.rotated, steps=steps)
     except _PageTimeout:
         return PageOcr("", 0.0, error=f"OCR did not finish within {config.page_timeout_s:g} s")
-    finally:
-        target.unlink(missing_ok=True)
+    except _PageUnreadable as exc:
+        return PageOcr("", 0.0, error=str(exc))
 
 
 def _preprocess_options(config: OcrConfig) -> PreprocessOptions:
@@ -284,23 +294,139 @@ def _remaining(deadline: float) -> float:
     return left
 
 
-def _tesseract(image: np.ndarray, target: Path, config: OcrConfig, deadline: float) -> _Pass:
-    cv2.imwrite(str(target), image)  # PGM: no compression to pay for on either side
-    try:
-        data = pytesseract.image_to_data(
-            str(target),
-            lang=config.language,
-            config=f"--psm {config.psm}",
-            output_type=pytesseract.Output.DICT,
-            timeout=_remaining(deadline),
-        )
-    except RuntimeError as exc:
-        if "timeout" in str(exc).lower():
-            raise _PageTimeout from exc
-        raise
+# --------------------------------------------------------------------------------------------
+# Tesseract through its C API (tesserocr)
+# --------------------------------------------------------------------------------------------
+
+TESSDATA_DIRS = ("/usr/share/tesseract-ocr/5/tessdata", "/usr/share/tesseract-ocr/4.00/tessdata")
+"""Where Debian's tesseract-ocr-por and tesseract-ocr-osd put the language data (the Dockerfile and
+`make install` install those packages); TESSDATA_PREFIX, Tesseract's own variable, goes first. The
+wheel's libtesseract would otherwise look in a path of its build machine."""
+
+OSD_LANGUAGE = "osd"
+
+
+@functools.cache
+def tessdata_dir(language: str) -> str:
+    """The tessdata directory that holds every language of `language` ("por", "por+eng"), with a trailing /."""
+    wanted = language.split("+")
+    prefix = os.environ.get("TESSDATA_PREFIX")
+    candidates = [Path(prefix)] if prefix else []
+    candidates += [Path(d) for d in TESSDATA_DIRS]
+    candidates += sorted(Path("/usr/share/tesseract-ocr").glob("*/tessdata"), reverse=True)
+    for directory in candidates:
+        if all((directory / f"{name}.traineddata").is_file() for name in wanted):
+            return f"{directory}/"
+    searched = ", ".join(dict.fromkeys(str(d) for d in candidates))
+    raise RuntimeError(
+        f"Tesseract language data {language!r} not found in {searched}: install tesseract-ocr-{wanted[0]} "
+        "(`make install`) or set TESSDATA_PREFIX"
+    )
+
+
+@functools.cache
+def _tesserocr() -> Any:
+    """The binding, imported on the first page: processes that never OCR do not map libtesseract."""
+    import tesserocr
+
+    return tesserocr
+
+
+class _Engines:
+    """Initialised Tesseract instances per language, lent to one page at a time (one per thread reading).
+
+    Loading a model costs ~0.1 s of CPU and a few tens of MB; a reading child keeps the instances for
+    the documents after this one. An instance has no lock of its own, so it is never shared while lent.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._idle: dict[str, list[Any]] = {}
+        self._starting = threading.Lock()  # Tesseract's parameters are process-wide while an instance loads
+
+    @contextmanager
+    def borrow(self, language: str) -> Iterator[Any]:
+        with self._lock:
+            idle = self._idle.setdefault(language, [])
+            api = idle.pop() if idle else None
+        if api is None:
+            with self._starting:
+                api = self._start(language)
+        healthy = True
+        try:
+            yield api
+        except (_PageTimeout, _PageUnreadable):
+            raise  # Tesseract stopped at its deadline or refused the image: the instance is as good as before
+        except BaseException:
+            healthy = False
+            api.End()  # its state is unknown: the next page gets a fresh one
+            raise
+        finally:
+            if healthy:
+                api.Clear()
+                with self._lock:
+                    self._idle.setdefault(language, []).append(api)
+
+    @staticmethod
+    def _start(language: str) -> Any:
+        tesserocr = _tesserocr()
+        psm = tesserocr.PSM.OSD_ONLY if language == OSD_LANGUAGE else tesserocr.PSM.AUTO
+        return tesserocr.PyTessBaseAPI(path=tessdata_dir(language), lang=language, psm=psm)
+
+    def forget(self) -> None:
+        """Drop every instance without ending it (a forked child must not touch its parent's)."""
+        self._lock, self._starting = threading.Lock(), threading.Lock()
+        self._idle = {}
+
+
+_engines = _Engines()
+os.register_at_fork(after_in_child=_engines.forget)
+
+
+def _set_image(api: Any, image: np.ndarray) -> bytes:
+    """Hand the pixels to Tesseract; the caller keeps the returned buffer alive while Tesseract reads it."""
+    pixels = np.ascontiguousarray(image, dtype=np.uint8).tobytes()
+    height, width = image.shape
+    api.SetImageBytes(pixels, width, height, 1, width)
+    return pixels
+
+
+def _tesseract(image: np.ndarray, config: OcrConfig, deadline: float) -> _Pass:
+    with _engines.borrow(config.language) as api:
+        api.SetPageSegMode(config.psm)
+        pixels = _set_image(api, image)
+        finished = api.Recognize(max(1, int(_remaining(deadline) * 1000)))  # 0 would mean no limit
+        if not finished:
+            _remaining(deadline)  # past the deadline: a page timeout
+            raise _PageUnreadable(
+                f"Tesseract could not lay out the page image ({image.shape[1]} x {image.shape[0]} px)"
+            )
+        data = tsv_table(api.GetTSVText(0))
+        del pixels
     min_line = NOISE_LINE_CONFIDENCE if config.drop_noise_lines else 0.0
     text, confidence = text_from_tesseract(data, min_line_confidence=min_line)
     return _Pass(text, confidence, _word_count(data))
+
+
+_TSV_COLUMNS = ("level", "page_num", "block_num", "par_num", "line_num", "word_num")
+_TSV_FIELDS = 12
+
+
+def tsv_table(tsv: str) -> dict[str, list[Any]]:
+    """Tesseract's TSV as columns (what `tesseract ... tsv` prints and pytesseract's image_to_data gave):
+    block_num, par_num, line_num, conf, text, ... one entry per row."""
+    data: dict[str, list[Any]] = {
+        name: [] for name in (*_TSV_COLUMNS, "left", "top", "width", "height", "conf", "text")
+    }
+    names = list(data)
+    for line in tsv.splitlines():
+        fields = line.split("\t")
+        if len(fields) < _TSV_FIELDS - 1 or not fields[0].isdigit():
+            continue  # a header row, should a version print one
+        fields += [""] * (_TSV_FIELDS - len(fields))
+        for name, value in zip(names, fields[:_TSV_FIELDS], strict=True):
+            data[name].append(value if name == "text" else _as_float(value) if name == "conf" else int(value))
+    return data
 
 
 def _word_count(data: dict[str, list[Any]]) -> int:
@@ -308,22 +434,22 @@ def _word_count(data: dict[str, list[Any]]) -> int:
     return sum(1 for word, conf in words if str(word).strip() and _as_float(conf) >= 0)
 
 
-def _orientation(image: np.ndarray, target: Path, deadline: float) -> int:
+def _orientation(image: np.ndarray, deadline: float) -> int:
     """Degrees to turn the page clockwise per Tesseract's OSD; 0 when OSD cannot tell.
 
-    OSD raises on pages with too few characters, and is sometimes wrong on sparse pages; both
-    only mean the page stays as it is (the caller keeps the better of the two readings anyway).
+    OSD finds nothing on pages with too few characters, and is sometimes wrong on sparse pages; both
+    only mean the page stays as it is (the caller keeps the better of the two readings anyway). OSD
+    takes no deadline, so the time is checked before and after it.
     """
-    cv2.imwrite(str(target), image)
-    try:
-        osd = pytesseract.image_to_osd(str(target), output_type=pytesseract.Output.DICT, timeout=_remaining(deadline))
-    except pytesseract.TesseractError:
+    _remaining(deadline)
+    with _engines.borrow(OSD_LANGUAGE) as api:
+        pixels = _set_image(api, image)
+        osd = api.DetectOrientationScript()
+        del pixels
+    _remaining(deadline)
+    if not osd:
         return 0
-    except RuntimeError as exc:
-        if "timeout" in str(exc).lower():
-            raise _PageTimeout from exc
-        raise
-    rotate = int(osd.get("rotate", 0)) % 360
+    rotate = (360 - int(osd.get("orient_deg", 0))) % 360  # how the page lies -> how far to turn it back
     return rotate if rotate in (90, 180, 270) else 0
 
 

@@ -29,12 +29,11 @@ def extract_options(settings: Settings, ocr: OcrOptions | None = None) -> dict[s
 
 
 UNREADABLE_PAGE_MARGIN = 0.07
-"""An OCR'd page this far below the bar goes to review even when the document's confidence clears it:
-the fax scan's page 6 of 6 pt print reads at 0.77 (0.74 when Tesseract read 300 dpi pages: reading at
-preprocess.READING_SCALE raised it, hence 0.07, no longer 0.1) and loses a fifth of its words, while its
-other pages (0.82-0.91) carry the document to 0.87. Pages just under the bar are common on good scans
-(a letterhead, a table; the two scans of ../shared/docs read at 0.88-0.95) and only count through the
-document's confidence."""
+"""An OCR'd page this far below the bar goes to review even when the document's confidence clears it: a
+page that loses a fifth of its words, as the fax scan's page 6 of 6 pt print did at 0.74-0.77 (since
+preprocess.remove_streaks keeps the strokes on a streak it reads at 0.82 and keeps 83% of them: just under the
+bar, it now counts through the document's confidence). Pages just under the bar are common on good scans
+(a letterhead, a table; the two scans of ../shared/docs read at 0.88-0.95)."""
 
 UNREADABLE_PAGE_MIN_CHARS = 200
 """The page rule needs a page of text read badly: a blank back page or a lone page number reads at

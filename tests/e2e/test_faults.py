@@ -137,13 +137,14 @@ def test_a_sigkilled_extractor_leaves_no_reading_process_behind(own_stack: Runni
     (extractor,) = stack.service_processes("extractor")
 
     def ocr_running(processes: list[psutil.Process]) -> bool:
-        names = []
+        """Tesseract runs inside the reading child (tesserocr), which maps libtesseract on its first page."""
         for process in processes:
             try:
-                names.append(process.name())
-            except psutil.NoSuchProcess:
+                if any("libtesseract" in m.path for m in process.memory_maps()):
+                    return True
+            except psutil.Error:
                 continue
-        return any(name.startswith("tesseract") for name in names)
+        return False
 
     deadline, descendants = time.monotonic() + 120, []
     while time.monotonic() < deadline and not ocr_running(descendants):

@@ -74,9 +74,10 @@ IsolatedRunner(timeout_s=600, memory_mb=2048).run(extract, scan.read_bytes(), sc
 
 
 def _tesseract(process: psutil.Process) -> bool:
+    """Tesseract runs inside the reading child (tesserocr), which maps libtesseract on its first page."""
     try:
-        return process.name().startswith("tesseract")
-    except psutil.NoSuchProcess:  # one page's OCR ended meanwhile
+        return any("libtesseract" in m.path for m in process.memory_maps())
+    except psutil.Error:  # the child ended meanwhile
         return False
 
 

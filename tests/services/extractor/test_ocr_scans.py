@@ -1,17 +1,20 @@
 """OCR on the degraded scans of ../shared/scans: turned pages, fax streaks, faded copies, dark edges, review.
 
-Each test reads one page or less (a page of Tesseract is 1-3 s here); bench/scans.py gives the figures
-for every page of the six scans. The signal tests run no Tesseract at all.
+Each test reads one page or less (a Tesseract pass over a page is 0.5-1.5 s of CPU here; the OSD test
+makes three on one page); bench/scans.py gives the figures for every page of the six scans. The signal
+tests run no Tesseract at all.
 """
 
 from pathlib import Path
 
+import cv2
 import numpy as np
 import pymupdf
 import pytest
+import tesserocr
 
 from services.extractor.logic import extract
-from services.extractor.ocr import OcrConfig, ocr_pdf_pages
+from services.extractor.ocr import OcrConfig, ocr_pdf_pages, read_page_image, tessdata_dir
 from services.extractor.ocr_metrics import running_templates, score, truth_pages
 from services.extractor.policy import UNREADABLE_PAGE_MARGIN, review_verdict
 from services.extractor.preprocess import (
@@ -25,6 +28,7 @@ from services.extractor.preprocess import (
     page_image,
     prepare_page,
     quick_orientation,
+    remove_streaks,
     speckle_density,
     streak_lines,
 )
@@ -116,7 +120,65 @@ def test_a_fax_page_is_read_once_its_streaks_are_removed():
 
     assert "streaks" in read.steps and "streaks" not in without.steps
     assert lost.word_recall_body < 0.5, lost  # Tesseract's layout analysis takes the struck lines for rules
-    assert result.word_recall_body >= 0.93 and result.cer_body < 0.05, result
+    assert result.word_recall_body >= 0.97 and result.cer_body < 0.02, result  # 99.3%, 0.5% (issue #16: 96%, 1.3%)
+
+
+def test_streaks_go_and_the_letters_crossing_them_stay_whole():
+    paper, streak_grey, stroke_grey = 230, 150, 40
+    image = np.full((200, 400), paper, np.uint8)
+    image[100:104, :] = streak_grey  # a fax scan line across the page
+    image[60:120, 200:206] = stroke_grey  # a letter's stem standing on it
+
+    cleaned = remove_streaks(image)
+
+    assert streak_lines(image) == 1 and streak_lines(cleaned) == 0
+    assert abs(int(cleaned[102, 50]) - paper) <= 5  # the streak is paper again
+    assert (cleaned[60:120, 200:206] == stroke_grey).all()  # the stem, where it crosses the streak too
+
+
+def test_a_page_past_its_time_limit_fails_alone_and_the_next_reads_normally():
+    with pymupdf.open(FAX) as doc:
+        stopped = ocr_pdf_pages(doc, [2], FAX.name, OcrConfig(workers=1, page_timeout_s=0.5))[2]
+    read, result = read_page(FAX, 2)  # the same process, the Tesseract instance stopped at its deadline reused
+
+    assert (stopped.text, stopped.confidence, stopped.error) == ("", 0.0, "OCR did not finish within 0.5 s")
+    assert read.error is None and result.word_recall_body >= 0.97, result
+
+
+def test_a_page_image_tesseract_refuses_fails_alone_with_its_reason():
+    strip = np.full((40_000, 200), 255, np.uint8)  # a till roll: taller than Tesseract's 32767 px
+    strip[100:130, 20:150] = 0
+
+    read = read_page_image(strip, OcrConfig(workers=1, preprocess=PreprocessOptions.off()))
+
+    assert (read.text, read.confidence) == ("", 0.0) and "200 x 40000 px" in read.error
+
+
+def test_osd_turns_a_sideways_page_the_profiles_left_alone():
+    """Tesseract's OSD, through the C API, still finds a turned page when the quick turn is off (or unsure)."""
+    with pymupdf.open(OFFICE) as doc:
+        upright = page_image(doc[1], 300)
+    pdf = pymupdf.open()
+    sideways = np.ascontiguousarray(np.rot90(upright))  # turned 90 degrees counter-clockwise
+    page = pdf.new_page(width=842, height=595)
+    page.insert_image(page.rect, stream=cv2.imencode(".png", sideways)[1].tobytes())
+    config = OcrConfig(workers=1, preprocess=PreprocessOptions(quick_orientation=False))
+    truth = truth_pages(OFFICE.with_suffix(".groundtruth.txt"))
+
+    read = ocr_pdf_pages(pdf, [1], "deitado.pdf", config)[1]
+
+    assert "osd 90" in read.steps and read.rotated == 90
+    assert score([read.text], [truth[1]], running_templates(truth)).word_recall_body >= 0.97
+    assert read.confidence > 0.85
+
+
+def test_tesseract_finds_debians_language_data():
+    assert tesserocr.tesseract_version().startswith("tesseract 5.")
+    directory = tessdata_dir("por+eng")
+    assert directory.endswith("/") and Path(directory, "osd.traineddata").is_file()
+    assert {"por", "eng", "osd"} <= set(tesserocr.get_languages(directory)[1])
+    with pytest.raises(RuntimeError, match="tesseract-ocr-xxx"):
+        tessdata_dir("xxx")
 
 
 def test_a_faded_copy_page_reaches_the_recall_bar():
@@ -145,16 +207,21 @@ def test_tesseract_reads_the_prepared_page_shrunk_and_a_low_dpi_setting_is_not_s
     assert not any(step.startswith("scale") for step in low.steps)
 
 
-def test_the_fax_page_of_6_pt_print_still_sends_the_scan_to_review():
+def test_the_fax_page_of_6_pt_print_reads_just_under_the_bar_and_its_scan_goes_on():
+    """Page 6 of the fax (6 pt print) lost a fifth of its words at confidence 0.74-0.77, far below the bar, and
+    held the whole scan in review; since remove_streaks keeps the strokes on a streak it keeps 83% of them at about
+    0.82: just under the bar, as pages of good scans often are, so it counts through the document's confidence."""
     read, result = read_page(FAX, 6)
     settings = Settings()
-    good = [Page(number=n, text="texto legível " * 100, method="ocr", confidence=0.9) for n in range(1, 6)]
+    bar = settings.ocr_confidence_bar
 
-    assert result.word_recall_body < 0.9, result  # a fifth of its words or more are lost
-    assert read.confidence < settings.ocr_confidence_bar - UNREADABLE_PAGE_MARGIN
+    assert 0.8 <= result.word_recall_body < 0.9, result  # still a sixth of its words lost: the print is too small
+    assert bar - UNREADABLE_PAGE_MARGIN <= read.confidence < bar
+    good = [Page(number=n, text="texto legível " * 100, method="ocr", confidence=0.9) for n in range(1, 6)]
     page = Page(number=6, text=read.text, method="ocr", confidence=read.confidence)
-    verdict = review_verdict(ExtractedDocument(pages=[*good, page]), settings)
-    assert verdict.confidence >= settings.ocr_confidence_bar and verdict.needed and verdict.weak_pages == [6]
+    document = ExtractedDocument(pages=[*good, page])
+    assert not review_verdict(document, settings).needed
+    assert document.weak_pages(bar) == [6]
 
 
 def test_an_unreadable_scan_goes_to_review_with_its_reason():
