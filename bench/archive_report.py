@@ -5,10 +5,12 @@
 Each PDF goes through precedente.inspect.inspect_file (the extractor with the stage's settings and OCR policy,
 the cleaner, the annotator with the raw pages beside the cleaned ones, the section detector and the chunker),
 so the report shows what the pipeline would store. Per document: language, type, court and judging body, case
-number, judgment / publication dates, section and chunk counts, seconds taken; then per type and per language the
-documents, pages, sections and chunks. --limit reads only the first N files (sorted by name); --pages only the
-first N pages of each (a copy of those pages is inspected, under the file's own name: dates and signatures printed
-further on are then missed). Image-only pages are OCR'd as the extractor does, which is what makes a full run slow.
+number, judgment / publication dates, section and chunk counts, seconds taken, and under it the fields a lawyer
+cites the document by (cited_fields: title; an act's number and issuer; a work's authors, venue and year; the
+relator, the number of parties and of pedidos); then per type and per language the documents, pages, sections
+and chunks. --limit reads only the first N files (sorted by name); --pages only the first N pages of each (a copy
+of those pages is inspected, under the file's own name: dates and signatures printed further on are then missed).
+Image-only pages are OCR'd as the extractor does, which is what makes a full run slow.
 """
 
 import argparse
@@ -23,6 +25,7 @@ import pymupdf
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from precedente.inspect import Inspection, inspect_file  # noqa: E402
+from shared.payloads import DocumentMetadata  # noqa: E402
 from shared.settings import Settings  # noqa: E402
 
 ARCHIVE = Path(__file__).resolve().parents[1].parent / "shared" / "archive"
@@ -54,6 +57,25 @@ def row(name: str, inspection: Inspection, pages: int, seconds: float) -> str:
     )
 
 
+def cited_fields(meta: DocumentMetadata) -> str:
+    """The fields a citation of the document is built from, those it has: what a reader checks against the text."""
+    parts = [f"title: {meta.title}"]
+    if meta.document_subtype:
+        parts.append(f"subtype: {meta.document_subtype}")
+    if meta.act_number or meta.issuing_body:
+        parts.append(f"act: {meta.act_number or '-'} by {meta.issuing_body or '-'}")
+    if meta.authors or meta.venue or meta.year:
+        authors = "; ".join(meta.authors) or "-"
+        parts.append(f"authors: {authors} | venue: {meta.venue or '-'} | year: {meta.year or '-'}")
+    if meta.relator:
+        parts.append(f"relator: {meta.relator}")
+    if meta.parties:
+        parts.append(f"parties: {len(meta.parties)}")
+    if meta.pedidos:
+        parts.append(f"pedidos: {len(meta.pedidos)}")
+    return "    " + " · ".join(parts)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--archive", type=Path, default=ARCHIVE)
@@ -69,7 +91,10 @@ def main() -> None:
     for path in files:
         started = time.perf_counter()
         inspection, pages = inspect_pages(path, args.pages, settings)
-        print(row(path.name, inspection, pages, time.perf_counter() - started), flush=True)
+        print(row(path.name, inspection, pages, time.perf_counter() - started))
+        if inspection.metadata is not None:
+            print(cited_fields(inspection.metadata))
+        sys.stdout.flush()
         kind = inspection.metadata.document_type if inspection.metadata else "(not read)"
         language = (inspection.metadata.language or "-") if inspection.metadata else "(not read)"
         for i, value in enumerate((1, pages, len(inspection.sections), len(inspection.chunks))):

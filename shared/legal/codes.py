@@ -68,6 +68,7 @@ DOCUMENT_SUBTYPES: dict[str, dict[str, str]] = {
         "livro": "Livro / coletânea",
         "capitulo": "Capítulo de livro",
         "comentario": "Comentário de jurisprudência",
+        "material_didatico": "Material didático (prova ou questões comentadas)",
     },
     "jurisprudencia_compilada": {
         "jurisprudencia_em_teses": "Jurisprudência em Teses",

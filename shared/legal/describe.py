@@ -19,7 +19,8 @@ __all__ = ["describe"]
 
 def describe(doc: DocumentText, document_type: str, raw: DocumentText | None = None) -> dict[str, Any]:
     """DocumentMetadata fields of the type's own rules: document_subtype always where the text says it;
-    act_number, issuing_body and document_date for acts; authors, venue and year for doctrine (read from
+    act_number, issuing_body and document_date for acts; authors, venue and year for doctrine, and the title when
+    the work prints its own reference (read from
     `raw`, the text before cleaning, when given: running heads name an article's journal); pedidos for petitions
     (from the cleaned text, whose paragraphs are whole: a request broken by a page reads on)."""
     fields: dict[str, Any] = {"document_subtype": guess_subtype(doc, document_type)}
@@ -29,6 +30,8 @@ def describe(doc: DocumentText, document_type: str, raw: DocumentText | None = N
     elif document_type == "doutrina":
         work = read_doctrine(doc, raw)
         fields |= {"authors": work.authors, "venue": work.venue, "year": work.year}
+        if work.title:  # the work's reference to itself names its title as it is to be cited
+            fields["title"] = work.title
     elif document_type == "peticao":
         fields["pedidos"] = read_pedidos(doc.full, doc.ffull)
     return {name: value for name, value in fields.items() if value not in (None, [], "")}

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from shared.legal.document_text import DocumentText
 from shared.legal.text import fold
 
-__all__ = ["DoctrineInfo", "is_byline", "is_cover_name", "read_doctrine"]
+__all__ = ["DoctrineInfo", "is_byline", "is_cover_name", "is_plain_name", "read_doctrine"]
 
 OPENING = 40
 """Lines looked at: a cover page or an article's head."""
@@ -27,15 +27,22 @@ class DoctrineInfo:
     authors: list[str] = field(default_factory=list)
     venue: str | None = None
     year: int | None = None
+    title: str | None = None  # only from the work's reference to itself ("To cite this article: ...")
 
 
 _VENUE = re.compile(
-    r"\b(?:Revista|REVISTA|Rev\.|Journal|JOURNAL|Review|Cadernos?|Anais|Law\s+Review|civilistica\.com|"
+    r"\b(?:Revista|REVISTA|Journal|JOURNAL|Review|Cadernos?|Anais|Law\s+Review|civilistica\.com|"
     r"JURIDICA\s+INTERNATIONAL|Pensar)\b|"
+    r"\bRev\.?\s+(?=[A-Z])|"  # an abbreviated journal: "Rev. Ciên. Jur. e Soc. da Unipar", "Rev Saúde Pública 2007"
     r"\b[A-Z]{3,8},\s*(?:Ano|Vol\.?|v\.)\s*\d+"  # a journal's acronym and issue: "RJLB, Ano 1 (2015), nº 1"
 )
 _UNIVERSITY = re.compile(r"^(?:UNIVERSIDADE|Universidade|UNIVERSITY|University|FACULDADE|Faculdade|PONTIFICIA)\b")
 _YEAR = re.compile(r"(?<![\d/.-])((?:19|20)\d{2})(?![\d/])")
+_COVER_YEAR = re.compile(
+    r"^.{0,30}?(?<![\d/.-])((?:19|20)\d{2})\W*$|\b(?:Ano|Vol\.?|v\.)\s*\d+\s*\(((?:19|20)\d{2})\)", re.I
+)
+"""A year that ends a short line: a cover's "2012", "São Paulo 2021", an issue's "Jan/Jun. 2023." or "Ano 5 (2019)"
+(the years in a paragraph are the ones it discusses)."""
 _VENUE_YEAR = re.compile(r"(?<![\d.-])((?:19|20)\d{2})(?!\d)")
 """A year on the venue's own line, also after a slash: "JURIDICA INTERNATIONAL XVIII/2011"."""
 _SUPERVISION = re.compile(
@@ -43,7 +50,17 @@ _SUPERVISION = re.compile(
 )
 """Where a thesis names its supervisor and examiners: the names from there on are not its authors'."""
 _NAME_WORD = r"(?:[A-Z][a-z]+(?:-[A-Z][a-z]+)?|[A-Z]{2,}|[A-Z]\.|de|da|do|dos|das|e|van|von|del)"
-_NAME = re.compile(rf"^(?P<name>{_NAME_WORD}(?:\s+{_NAME_WORD}){{1,6}}?)\s*(?P<mark>\d{{1,2}}|\*+|\(\*+\)|¹|²)?$")
+_NAME = re.compile(
+    rf"^(?P<name>{_NAME_WORD}(?:\s+{_NAME_WORD}){{1,6}}?)\s*(?P<mark>\d{{1,2}}|\*+|\(\*+\)|¹|²|(?<=[a-z])I{{1,3}})?$"
+)
+"""A name with its footnote mark after it: a number, asterisks, or a roman numeral glued to it ("Vieira" + "I")."""
+_LEADING_MARK = re.compile(r"^(?:\*+|\(\*+\))\s*(?=[A-Z])")
+"""A footnote mark printed before the name: "*Maria Laura Lopes Nunes Santos", "** Luciano Nunes Santos Filho"."""
+_AFFILIATION = re.compile(
+    r"^(?:Centro|Universidade|Universidad|University|Instituto|Institute|Faculdade|Faculty|Departamento|Department|"
+    r"Escola|School|Fundacao|Programa)\b"
+)
+"""An institution printed under a run of authors' names: "Centro Paulista de Economia da Saúde"."""
 _NOT_NAME = re.compile(
     r"\b(?:UNIVERSIDADE|FACULDADE|DIREITO|REVISTA|PROGRAMA|RESUMO|ABSTRACT|SUMARIO|INTRODUCAO|DEPARTAMENTO|"
     r"ESTADO|TRIBUNAL|JUSTICA|MESTRADO|DOUTORADO|PROCESSO|CIVIL|ARTIGO|ARTICLE|CONTRATOS?|LAW|SCHOOL|"
@@ -55,7 +72,8 @@ _NOT_NAME = re.compile(
 )
 _CREDENTIALS = re.compile(
     r"\b(?:Professor[a]?|Docente?|Advogad[oa]|Doutor[a]?|Mestre|Mestrand[oa]|Doutorand[oa]|Graduad[oa]|Bacharel|"
-    r"Pesquisador[a]?|Lecturer|University|Universidade|Auditor|PhD|LL\.?M|Juiz[a]?|Promotor[a]?|Procurador[a]?)\b"
+    r"Pesquisador[a]?|Lecturer|University|Universidade|Auditor|PhD|LL\.?M|Juiz[a]?|Promotor[a]?|Procurador[a]?|"
+    r"(?:Mestrado|Doutorado)\s+em|Pos-[Gg]raduad[oa])\b"
 )
 
 
@@ -69,23 +87,87 @@ def read_doctrine(doc: DocumentText, raw: DocumentText | None = None) -> Doctrin
     lines, folded = _opening(doc)
     venue = year = None
     heads = _running_heads(raw or doc)
-    for raw_line, line in [*heads, *zip(lines, folded, strict=True)]:
+    top = list(zip(*_opening(raw), strict=True))[:3] if raw is not None else []  # page 1's head, cleaned away
+    candidates = [*heads, *top, *zip(lines, folded, strict=True)]
+    for k, (raw_line, line) in enumerate(candidates):
         if _VENUE.search(line) and len(line) <= 160:
             venue = _without_page_number(raw_line)
-            issue = [line] + [other for _, other in heads] if (raw_line, line) in heads else [line]
+            under = [candidates[k + 1][1]] if k + 1 < len(candidates) else []  # the issue under the journal's name
+            issue = [line] + [other for _, other in heads] if (raw_line, line) in heads else [line, *under]
             if found := next((m for text in issue if (m := _VENUE_YEAR.search(text))), None):
                 year = int(found.group(1))  # also "Janeiro / Fevereiro de 2013" printed under "Revista Eletrônica"
             break
     if venue is None:
         university = next((orig for orig, line in zip(lines, folded, strict=True) if _UNIVERSITY.match(line)), None)
         venue = re.sub(r"\s+", " ", university).strip() if university else None
-    if year is None:
-        years = [int(m.group(1)) for line in folded for m in _YEAR.finditer(line)]
+    if venue:
+        venue = re.sub(r"\s*\|\s*(?:e-?ISSN|ISSN|DOI)\b[^|]*", " ", venue).strip(" |")  # the serial number is no venue
+        venue = re.sub(r"\s*\|+\s*", " | ", venue)
+    raw_folded = _opening(raw)[1] if raw is not None else []
+    if year is None:  # the cleaner drops a cover's bare "2012" with the page numbers: the raw text keeps it
+        years = [int(m[1] or m[2]) for line in [*folded, *raw_folded] if (m := _COVER_YEAR.search(line))]
         year = years[0] if years else None
     authors = _authors(lines, folded)
     if not authors and raw is not None:
         authors = _authors(*_opening(raw))  # a byline printed as a running head is cleaned away with it
-    return DoctrineInfo(authors, venue, year)
+    cited = _self_citation(raw or doc)
+    if cited is not None:  # the work's own reference: who, where and when, as the publisher wants it cited
+        authors = cited.authors or authors
+        venue = cited.venue or venue
+        year = cited.year or year
+    return DoctrineInfo(authors, venue, year, cited.title if cited else None)
+
+
+_CITE_THIS = re.compile(
+    r"\bTo\s+cite\s+this\s+article\s*:\s*(?P<authors>[^()]{3,300}?)\s*\((?P<year>(?:19|20)\d{2})\)\s*"
+    r"(?P<rest>.{10,600}?)(?:,\s*DOI\s*:|\s+To\s+link\s+to\s+this|$)",
+    re.S,
+)
+_CITED_VENUE = re.compile(r",\s*(?P<venue>[^,]{3,150}?),\s*\d{1,4}\s*(?::|\()\s*\d")
+_ABNT_SELF = re.compile(
+    r"^(?P<surname>[A-Z][A-Z'’-]{1,30}(?:\s+[A-Z][A-Z'’-]{1,30}){0,3}),\s+(?P<given>[A-Z][\w'’-]+(?:\s+[\w'’-]+){0,5})\.\s+"
+    r"(?P<title>[^.]{10,300})\.\s+(?P<venue>[^.]{3,150})\.(?P<rest>.{0,200})",
+    re.S,
+)
+_COMMENT_BY = re.compile(
+    rf"\bComentario\s+(?:por|de)\s+(?P<name>{_NAME_WORD}(?:\s+{_NAME_WORD}){{1,6}})\s*(?:[.,;]|$)", re.M
+)
+
+
+def _self_citation(doc: DocumentText) -> DoctrineInfo | None:
+    """The reference a work prints to itself on its first page: a publisher's "To cite this article: Cristiana
+    Santos, Viktorija Morozovaite & Silvia De Conca (2025) No harm no foul ..., Information & Communications
+    Technology Law, 34:3, 329-375"; an ABNT reference whose title is the work's own ("BARBOSA, Diego Cury-Rad. A
+    Judicialização Do Direito À Saúde. Revista Científica Multidisciplinar Núcleo do Conhecimento. Ano 06, ...
+    Maio de 2021."); a comment's "Comentário por Patrícia Cândido Alves Ferreira."."""
+    first = doc.page_texts[0] if doc.page_texts else ""
+    text = re.sub(r"\s+", " ", unicodedata.normalize("NFKC", first))
+    cite = _CITE_THIS.search(text)
+    if cite:
+        names = [n.strip() for n in re.split(r",\s*|\s+&\s+|\s+and\s+", cite["authors"]) if n.strip()]
+        venue = _CITED_VENUE.search(cite["rest"])
+        title = cite["rest"][: venue.start()].strip() if venue else None
+        return DoctrineInfo(names[:MAX_AUTHORS], venue["venue"].strip() if venue else None, int(cite["year"]), title)
+    lines = [unicodedata.normalize("NFKC", line) for _, line in doc.head_lines[:OPENING]]
+    heads = {fold(line).lower().strip(" .") for line in lines}
+    for i in range(len(lines)):
+        abnt = _ABNT_SELF.match(" ".join(lines[i : i + 4]))
+        if abnt and fold(abnt["title"]).lower().strip() in heads:
+            years = _VENUE_YEAR.findall(abnt["rest"])
+            author = f"{abnt['given']} {_title_case(abnt['surname'])}"
+            title = re.sub(r"\s+", " ", abnt["title"]).strip()
+            return DoctrineInfo([author], abnt["venue"].strip(), int(years[0]) if years else None, title)
+    opening = "\n".join(lines[:5])
+    comment = _COMMENT_BY.search(fold(opening))
+    if comment:
+        name = _title_case(opening[comment.start("name") : comment.end("name")])
+        line = next((line for line in lines[:5] if name in line), "")
+        title = (
+            line[: line.find(name)].rstrip(" ,") if line.find(name) > 0 else None
+        )  # "STJ – REsp ... – Comentário por"
+        title = re.sub(r"\s+(?:por|de)$", "", title) if title else None
+        return DoctrineInfo([name], title=title)
+    return None
 
 
 def _without_page_number(line: str) -> str:
@@ -102,18 +184,17 @@ def _opening(doc: DocumentText) -> tuple[list[str], list[str]]:
 
 
 def _running_heads(doc: DocumentText) -> list[tuple[str, str]]:
-    """The lines (original, folded) printed at the top or foot of both pages 2 and 3, page numbers aside."""
+    """The lines (original, folded) printed at the top or foot of both pages 2 and 3, page numbers aside; then
+    those of both pages 2 and 4 (a journal that names itself on its even pages and the article on its odd ones)."""
     if len(doc.page_texts) < 3:
         return []
     edges = []
-    for text in doc.page_texts[1:3]:
+    for text in doc.page_texts[1:4]:
         page = [line.strip() for line in text.split("\n") if line.strip()]
         edges.append({re.sub(r"[\d\s|]+", " ", fold(line)).strip(): line for line in page[:3] + page[-2:]})
-    return [
-        (unicodedata.normalize("NFC", line), fold(line))
-        for key, line in edges[0].items()
-        if len(key) > 3 and key in edges[1]
-    ]
+    pairs = [(edges[0], edges[1])] + ([(edges[0], edges[2])] if len(edges) > 2 else [])
+    found = {key: line for first, other in pairs for key, line in first.items() if len(key) > 3 and key in other}
+    return [(unicodedata.normalize("NFC", line), fold(line)) for line in found.values()]
 
 
 def _authors(lines: list[str], folded: list[str]) -> list[str]:
@@ -122,14 +203,25 @@ def _authors(lines: list[str], folded: list[str]) -> list[str]:
     out: list[str] = []
     for i, line in enumerate(folded):
         if _SUPERVISION.search(line):
+            if not out:  # a cover names its author right above the supervisor ("N.º USP: ..." between them)
+                out += [name for j in (i - 1, i - 2) if j >= 0 and (name := _plain_name(lines[j], folded[j]))][:1]
             break
         for part in re.split(r";|\s+e\s+(?=[A-Z])|,\s*(?=[A-Z][a-z]+\s+[A-Z])", line):
             candidate = part.strip()
+            leading = _LEADING_MARK.match(candidate)
+            candidate = candidate[leading.end() :] if leading else candidate
             match = _NAME.match(candidate)
             if not match or len(match["name"].split()) < 2 or not _name_like(match["name"]):
                 continue
             after = folded[i + 1] if i + 1 < len(folded) else ""
-            marked = match["mark"] or _CREDENTIALS.search(after) or (candidate.isupper() and i < 12)
+            below = [other for other in folded[i + 1 : i + 4] if not _plain_name_match(other)][:1]
+            marked = (
+                match["mark"]
+                or leading
+                or _CREDENTIALS.search(after)
+                or (candidate.isupper() and i < 12)
+                or (below and _AFFILIATION.match(below[0]) and i + 1 < len(folded))
+            )
             if not marked:
                 continue
             start = line.find(match["name"])
@@ -147,16 +239,31 @@ _CONNECTORS = {"de", "da", "do", "dos", "das", "e"}
 _FOREIGN_WORDS = {"in", "the", "to", "of", "and", "for", "on", "nos", "nas", "na", "no", "em"}
 
 
+def _plain_name_match(line: str) -> re.Match[str] | None:
+    """A line that is only a person's name (two words or more), marked or not."""
+    match = _NAME.match(line.strip())
+    return match if match and len(match["name"].split()) >= 2 and _name_like(match["name"]) else None
+
+
+def _plain_name(line: str, folded: str) -> str | None:
+    match = _plain_name_match(folded)
+    return _title_case(line.strip()[: len(match["name"])]) if match else None
+
+
 def _name_like(name: str) -> bool:
-    """A person's name: no institution or subject words, no nouns ending as nouns do, one connector at most."""
+    """A person's name: no institution or subject words, one connector at most, no nouns ending as nouns do but
+    one surname among four names or more ("Paulo Junior Trindade dos Santos")."""
     words = name.split()
     lower = [w.lower() for w in words]
+    nouns = [i for i, w in enumerate(words) if len(w) > 3 and _NOUN_ENDING.search(w)]
+    capitalised = sum(w[:1].isupper() for w in words)
     return not (
         _NOT_NAME.search(name)
         or _CREDENTIALS.search(name)
         or sum(w in _CONNECTORS for w in lower) > 2
         or any(w in _FOREIGN_WORDS for w in lower)
-        or any(_NOUN_ENDING.search(w) for w in words if len(w) > 3)
+        or len(nouns) > 1
+        or (nouns and (nouns[0] == 0 or capitalised < 4))
     )
 
 
@@ -180,3 +287,9 @@ def is_cover_name(line: str) -> bool:
     text = fold(unicodedata.normalize("NFC", line)).strip()
     match = _NAME.match(text)
     return bool(text.isupper() and match and len(match["name"].split()) >= 3 and _name_like(match["name"]))
+
+
+def is_plain_name(line: str) -> bool:
+    """A line that is only a person's name of two words or more, marked or not ("Fabiola Sulpino Vieira",
+    "Paola Zucchi"): an author listed under a title, or above their affiliation."""
+    return _plain_name_match(fold(unicodedata.normalize("NFC", line)).strip()) is not None

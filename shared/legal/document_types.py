@@ -56,6 +56,15 @@ EU_ACT = (
 _NORMATIVE = re.compile(rf"^(?:{_BR_ACT}|{EU_ACT})", re.I)
 # A code or statute named by its title, with articles below: "CÓDIGO DE ÉTICA E DISCIPLINA DA OAB".
 _CODE_TITLE = re.compile(r"^(?:CODIGO|ESTATUTO|REGIMENTO|CONSOLIDACAO|REGULAMENTO\s+GERAL)\s+(?:DE|DA|DO|DOS|DAS)\s+")
+# A foreign constitution or statute by the title it opens with, in capitals: "BASIC-LAW: ISRAEL - THE NATION STATE
+# OF THE JEWISH PEOPLE", "CONSTITUTION OF THE REPUBLIC OF ...", "GRUNDGESETZ"; its provisions are numbered, not "Art.".
+_FOREIGN_STATUTE = re.compile(
+    r"^(?:BASIC[- ]LAW|LEI\s+FUNDAMENTAL|GRUNDGESETZ|CONSTITUTION\s+OF\s+THE|CONSTITUICAO\s+DA\s+REPUBLICA|"
+    r"[A-Z][A-Z ]{2,80}\s+ACT,?\s+(?:19|20)\d{2})\b"
+)
+_PROVISION_LINE = re.compile(
+    r"^\s*(?:Art\.?|Artigo|Article|Section|§)?\s*\d{1,3}\.?\s*$|^\s*\d{1,3}\.\s+\(?[a-zA-Z]", re.M
+)
 _ARTICLE_LINE = re.compile(r"^\s*(?:Art\.?|Artigo|Article)\s*\d{1,4}", re.M | re.I)
 # Compilations of case law, by the title they print on their opening lines.
 COMPILATION = re.compile(
@@ -81,7 +90,8 @@ _DOCTRINE_SIGNS: dict[str, re.Pattern[str]] = {
         r"\b(?:apresentad[oa]|submetid[oa]|de\s+(?:Mestrado|Doutorado)|requisito)|"
         r"\bPrograma\s+de\s+Pos-?\s?Graduacao\b|\bOrientador[a]?\s*:|\bOrientad(?:or|ora)\b|"
         r"\b(?:Mestrado|Doutorado)\s+em\s+Direito\b|\bTese\s+de\s+(?:Doutorado|Livre)|"
-        r"\b(?:PhD|Master'?s)\s+(?:thesis|dissertation)\b|Dados\s+Internacionais\s+de\s+Catalogacao",
+        r"\b(?:PhD|Master'?s)\s+(?:thesis|dissertation)\b|Dados\s+Internacionais\s+de\s+Catalogacao|"
+        r"\bProvas?\s+Comentadas?\b|\bQuestoes\s+Comentadas\b|\bSimulados?\s+Comentados?\b",
         re.I,
     ),
     "received": re.compile(
@@ -173,6 +183,8 @@ def guess_type(doc: DocumentText) -> str:
         return "sumula"
     if any(_CODE_TITLE.match(line) for line in first) and len(_ARTICLE_LINE.findall(doc.ffull)) >= 5:
         return "ato_normativo"
+    if any(_FOREIGN_STATUTE.match(line) for line in opening[:2]) and len(_PROVISION_LINE.findall(doc.fhead)) >= 2:
+        return "ato_normativo"
     if any(_ADMINISTRATIVE.match(line) for line in first):
         return "ato_administrativo"
     return "outro"
@@ -191,6 +203,7 @@ _ACT_KINDS = (
     (r"INSTRUCAO\s+NORMATIVA", "instrucao_normativa"),
     (r"REGIMENTO", "regimento"),
     (r"CODIGO|ESTATUTO|CONSOLIDACAO|REGULAMENTO\s+GERAL", "codigo"),
+    (r"BASIC[- ]LAW|LEI\s+FUNDAMENTAL|GRUNDGESETZ|CONSTITUTION|CONSTITUICAO", "lei"),
     (r"(?:RECTIFICACAO|RETIFICACAO|CORRIGENDUM)\b", "retificacao"),
     (r"DIRECTIVE|DIRECTIVA|DIRETIVA", "diretiva"),
     (r"REGULATION|REGULAMENTO", "regulamento"),
@@ -216,6 +229,7 @@ _THESIS_KINDS = (
     (r"Monografia|Trabalho\s+de\s+Conclusao|Bacharel(?:ado)?\s+em\s+Direito", "monografia"),
 )
 _DOCTRINE_KINDS = (
+    (r"\bProvas?\s+Comentadas?\b|\bQuestoes\s+Comentadas\b|\bSimulados?\s+Comentados?\b", "material_didatico"),
     (r"Dados\s+Internacionais\s+de\s+Catalogacao|\bISBN\b", "livro"),
     (r"Comentario\s+(?:por|de|a[oa]?)\b|\bComentario\b\s*$", "comentario"),
 )
@@ -246,7 +260,9 @@ def guess_subtype(doc: DocumentText, document_type: str) -> str | None:
     None when the text does not say."""
     opening = doc.opening_lines(15)
     if document_type in ("ato_normativo", "ato_administrativo"):
-        title = next((line for line in opening if _NORMATIVE.match(line) or _CODE_TITLE.match(line)), None)
+        title = next((line for line in opening if _NORMATIVE.match(line) or _CODE_TITLE.match(line)), None) or next(
+            (line for line in opening[:2] if _FOREIGN_STATUTE.match(line)), None
+        )
         if document_type == "ato_administrativo" or title is None:
             title = next((line for line in opening[:5] if _ADMINISTRATIVE.match(line)), title)
             kinds = _ADMINISTRATIVE_KINDS if document_type == "ato_administrativo" else _ACT_KINDS

@@ -5,7 +5,9 @@ DE 6 DE JANEIRO DE 2023.", "DIRECTIVE 2011/83/EU OF THE EUROPEAN PARLIAMENT AND 
 "of 25 October 2011"), and their issuer either in the letterhead above it ("Conselho Nacional de Justiça",
 "TRIBUNAL REGIONAL DO TRABALHO DA 18ª REGIÃO") or in the enacting clause below it ("O CONSELHO FEDERAL DA
 ORDEM DOS ADVOGADOS DO BRASIL, ao instituir ...", "A CORREGEDORA-GERAL DE JUSTIÇA, no uso de suas
-atribuições"). The rules read the folded opening lines and cut values from the original ones.
+atribuições", "O PRESIDENTE DO CONSELHO NACIONAL DE JUSTIÇA (CNJ), no uso"). An act's number is given with the
+year it dates itself in ("8.660/2016"): that is how it is cited, and the bare number names no act.
+The rules read the folded opening lines and cut values from the original ones.
 """
 
 import re
@@ -26,7 +28,7 @@ OPENING = 25
 
 @dataclass(frozen=True)
 class ActInfo:
-    act_number: str | None = None
+    act_number: str | None = None  # with its year when the act dates itself: "8.660/2016", "2011/83/EU"
     document_date: date | None = None
     issuing_body: str | None = None
 
@@ -52,8 +54,8 @@ _INSTITUTION = re.compile(
 )
 _NOT_ISSUER = re.compile(r"^(?:PODER\s+JUDICIARIO|SECRETARIA-GERAL|SUBCHEFIA|GABINETE)\b", re.I)
 _ENACTING = re.compile(
-    r"^(?:O|A|OS|AS)\s+(?P<who>[A-Z][A-Z\s\-ºª]{5,120}?)\s*,\s*(?:no\s+uso|usando|ao\s+instituir|tendo\s+em\s+vista|"
-    r"considerando|com\s+fundamento|nos\s+termos|em\s+sessao)",
+    r"^(?:O|A|OS|AS)\s+(?P<who>[A-Z][A-Z\s\-ºª]{5,120}?)\s*(?:\([A-Z]{2,10}\)\s*)?,\s*"
+    r"(?:no\s+uso|usando|ao\s+instituir|tendo\s+em\s+vista|considerando|com\s+fundamento|nos\s+termos|em\s+sessao)",
     re.M,
 )
 _EU_ISSUER = re.compile(r"^\s*(?:OF\s+THE|DO|DA)\s+(?P<who>.+?)\s*$", re.I)
@@ -105,11 +107,20 @@ def read_act(doc: DocumentText) -> ActInfo:
         br = _BR_TITLE.match(line)
         if br and br.group()[:4].isupper():  # a title line, not "dada pela Resolução n. 392/2021" in a note
             when = _date(line) or _date(folded[i + 1] if i + 1 < len(folded) else "")
-            return ActInfo(br["number"].rstrip("."), when, _issuer(lines, folded, i))
+            return ActInfo(_with_year(br["number"].rstrip("."), when), when, _issuer(lines, folded, i))
     for i, line in enumerate(folded[:8]):
         if re.match(r"^(?:CODIGO|ESTATUTO|REGIMENTO|CONSOLIDACAO|REGULAMENTO\s+GERAL)\s", line):
             return ActInfo(None, _date(" ".join(folded[i : i + 2])), _issuer(lines, folded, i))
     return ActInfo()
+
+
+def _with_year(number: str, enacted: date | None) -> str:
+    """An act's number as it is cited, with its year: "8.660" of "DECRETO Nº 8.660, DE 29 DE JANEIRO DE 2016" is
+    "8.660/2016" (Brazilian acts are numbered within a year, or a series: the number alone names no act); a
+    number that prints its year ("4/2012") and one whose act gives no date stay as printed."""
+    if enacted is None or "/" in number:
+        return number
+    return f"{number}/{enacted.year}"
 
 
 def _issuer(lines: list[str], folded: list[str], title: int) -> str | None:

@@ -10,7 +10,7 @@ from typing import NamedTuple
 
 from shared.legal.codes import DECISION_TYPES, UF_BY_STATE, UFS
 from shared.legal.dates import ENGLISH_MONTHS, MONTH_PATTERN
-from shared.legal.doctrine import is_byline, is_cover_name
+from shared.legal.doctrine import is_byline, is_cover_name, is_plain_name
 from shared.legal.document_text import DocumentText
 from shared.legal.document_types import COMPILATION, OPENING_LINES
 from shared.legal.text import fold, title_case_plain
@@ -181,6 +181,22 @@ def _esaj_title(doc: DocumentText) -> tuple[int, str] | None:
     return process.start(), f"{name} {process.group('num')}"
 
 
+def _with_subject(doc: DocumentText, heading: str) -> str:
+    """A bare "Parecer" heading with the subject printed under it, up to its full stop ("Parecer — Análise da
+    viabilidade da autenticação digital ... VS Data Imagem"): the word alone names no opinion."""
+    lines = [line for _, line in doc.head_lines]
+    start = next((i + 1 for i, line in enumerate(lines) if line.startswith(heading)), len(lines))
+    subject: list[str] = []
+    for line in lines[start : start + 4]:
+        if not any(ch.islower() for ch in line):
+            break
+        subject.append(line)
+        if line.endswith("."):
+            break
+    text = " ".join(subject).rstrip(".")
+    return f"{heading.strip()} — {text}"[:TITLE_MAX] if text else heading
+
+
 def _line_title(doc: DocumentText, pattern: re.Pattern[str]) -> str | None:
     for _, line in doc.head_lines:
         if pattern.match(fold(line)):
@@ -195,8 +211,17 @@ def _heading_title(doc: DocumentText, work: bool = False) -> str | None:
     mixed-case title takes the lines it wraps onto."""
     candidates = []
     lines = doc.head_lines[:40]
+    if work and (labelled := _after_genre_label(lines[:5])):
+        return labelled
     for i, (_, line) in enumerate(lines):
         letters = [ch for ch in line if ch.isalpha()]
+        nxt = lines[i + 1][1] if i + 1 < len(lines) else ""
+        alone = not (i and len(lines[i - 1][1].split()) == 1) and not (
+            i + 2 < len(lines) and " " not in lines[i + 2][1]
+        )
+        if work and _one_word(line) and _one_word(nxt) and alone and not candidates:
+            candidates.append(f"{line} {nxt}")  # a title set one word a line: "Processo" / "Eletrônico", two alone
+            continue
         if (
             len(letters) < 4
             or _LETTERHEAD.match(fold(line))
@@ -209,30 +234,57 @@ def _heading_title(doc: DocumentText, work: bool = False) -> str | None:
             or _is_author_line(line)
             or _AFFILIATION.match(fold(line))
             or is_cover_name(line)
+            or _NUMBERED_HEADING.match(line)
+            or (any(ch.islower() for ch in letters) and is_plain_name(line))
         ):
             continue
+        if i == 0 and len(line.split()) <= 3 and _lower_continuations(lines[1:4]):
+            # a cover's title set in short lines ("Manual" / "da Apostila"): the lines it runs onto in lower case
+            return " ".join([line, *_lower_continuations(lines[1:4])])
+        if not work and i == 0 and _opens_with_title(line, lines[1][1] if len(lines) > 1 else ""):
+            return re.sub(r"\s*\*+$", "", line)  # without its footnote mark
         if not any(ch.islower() for ch in letters):
-            title = _continued(line, lines[i + 1 : i + 4])
+            if i and len(lines[i - 1][1]) >= PARAGRAPH_LINE and re.search(r"[a-z]$", lines[i - 1][1]):
+                continue  # a word in capitals inside a paragraph ("... em nossa" / "PROVA COMENTADA.")
+            if work and candidates and (len(line.split()) == 1 or _DATE_LINE.search(fold(line))):
+                continue  # a section's label or the date after the title ("STRATEGY", "DECEMBER 13TH, 2024")
+            title = _continued(line, lines[i + 1 : i + 5], work)
             if work:  # without its footnote mark, and without the translation printed after a bar
-                title = re.sub(r"(?<=[^\W\d_])(?:\d{1,2}|\s*\(?\*+\)?)$", "", title.split(" | ")[0]).rstrip(" :")
+                title = re.sub(
+                    r"(?<=[^\W\d_])(?:\d{1,2}|\s*\(?\*+\)?)$|(?<=\))\s?\d{1,2}$", "", title.split(" | ")[0]
+                ).rstrip(" :")
             return title
         credited = i + 1 < len(lines) and _AFFILIATION.match(fold(lines[i + 1][1]))  # a name above its credentials
-        if work and credited:
+        if work and (credited or _ADDRESS.search(line) or _DATE_LINE.search(fold(line))):
             continue
-        if work and len(line.split()) >= 2 and line[-1] not in ",;:":  # a work's title may end in a full stop
+        if work and len(line.split()) >= 2 and line[-1] not in ",;:!?" and not _BODY_TEXT.search(line):
+            # a work's title may end in a full stop
             title = _wrapped(line.rstrip("."), [nxt for _, nxt in lines[i + 1 : i + 4]])
             candidates.append(re.sub(r"(?<=[^\W\d_])(?:\d{1,2}|\s*\(?\*+\)?)$", "", title))  # its footnote mark
-        elif len(line) <= 120 and len(line.split()) >= 2 and line[-1] not in ".,;:":
+        elif len(line) <= 120 and len(line.split()) >= 2 and line[-1] not in ".,;:" and not _BODY_TEXT.search(line):
             candidates.append(line)
     return candidates[0] if candidates else None
 
 
+_ADDRESS = re.compile(
+    r"^(?:Rua|R\.|Av\.|Avenida|Praça|Alameda|Rodovia|Caixa\s+Postal)\s|\b\d{5}-\d{3}\b|"
+    r"^(?:[A-Z]{2},\s*)?(?:Brasil|Brazil|Portugal)\.?$"
+)
+"""A line of an author's address under a work's title block: the street, a CEP, "SP, Brasil"."""
+
+
+def _one_word(line: str) -> bool:
+    """A line that is one capitalised word of four letters or more, not in capitals ("Processo")."""
+    return bool(re.fullmatch(r"[A-ZÀ-Ý][a-zà-ÿ]{3,}", line.strip()))
+
+
 _FURNITURE = re.compile(
-    r"\b(?:ISSN|I S S N|ISBN|DOI|doi|https?:|www\.|Rev\b\.?|Revista|REVISTA|Journal|Vol\.|"
+    r"\b(?:ISSN|I S S N|ISBN|DOI|doi|https?:|www\.|Rev\b\.?|Revista|REVISTA|Journal|Vol\.|VOL\.|"
     r"v\.\s*\d|n\.\s*\d|p\.\s*\d|Ano\s+\d|"
     r"Submetido|Recebido|Aprovado|Aceit[oa]|Publicado|Published|Received|Accepted)|\|\||@|^\d+\s*$|"
-    r"^(?:UNIVERSIDADE|FACULDADE|PROGRAMA|DOUTORADO|MESTRADO|DEPARTAMENTO|CENTRO|ESCOLA|INSTITUTO|(?i:RESUMO|ABSTRACT|SUMARIO|ARTIGO|"
-    r"ARTICLE|KEYWORDS|PALAVRAS-CHAVE|INTRODUCAO|BANCA EXAMINADORA))\b|^\W",
+    r"^(?:[A-Z]{2,6}\s*[-–]\s*)?(?:UNIVERSIDADE|FACULDADE|PROGRAMA|DOUTORADO|MESTRADO|DEPARTAMENTO|CENTRO|ESCOLA|"
+    r"INSTITUTO|(?i:RESUMO|ABSTRACT|SUMARIO|ARTIGO|ARTICLE|KEYWORDS|PALAVRAS-CHAVE|INTRODUCAO|BANCA EXAMINADORA|"
+    r"REFERENCIAS|CONCLUSAO|CONSIDERACOES\s+FINAIS))\b|^\W",
 )
 """Lines of a work's opening that are not its title: the journal's running head, review dates, the institution
 on a thesis cover, the abstract's heading."""
@@ -268,10 +320,14 @@ organização federativa" under "Os impactos da judicialização da saúde no mu
 
 def _wrapped(line: str, following: list[str]) -> str:
     """A mixed-case title with the lines it wraps onto after a connective ("Subsídios para implantação de" /
-    "Política de Assinatura Digital na RFB"), or onto the line holding its subtitle's colon."""
+    "Política de Assinatura Digital na RFB"), onto the line holding its subtitle's colon, or a title in Title Case
+    whose subtitle runs on in Title Case ("... Rule-Makers: Beyond Business" / "Models to Private Regulation")."""
     for nxt in following:
         wrapped = (
-            _CONNECTIVE_WORD.search(fold(line)) or nxt[:1].islower() or (":" not in line and _SUBTITLE_RUN.match(nxt))
+            _CONNECTIVE_WORD.search(fold(line))
+            or nxt[:1].islower()
+            or (":" not in line and _SUBTITLE_RUN.match(nxt))
+            or (":" in line and _title_cased(line.split(":")[-1]) and _title_cased(nxt) and nxt[-1:] not in ".,;:")
         )
         if not wrapped or _FURNITURE.search(fold(nxt)) or _is_author_line(nxt) or len(line) + len(nxt) > TITLE_MAX:
             break
@@ -279,25 +335,125 @@ def _wrapped(line: str, following: list[str]) -> str:
     return line
 
 
+def _title_cased(text: str) -> bool:
+    """Words in Title Case, the short connectives aside ("Beyond Business", "Models to Private Regulation")."""
+    words = [w for w in text.split() if not _CONNECTIVE_WORD.fullmatch(w.lower())]
+    return bool(words) and len(words) <= 6 and all(w[:1].isupper() and not w.isupper() for w in words)
+
+
+_NUMBERED_HEADING = re.compile(r"^\d{1,2}(?:\.\d{1,2})*\.?\s+[A-ZÀ-Ý]")
+"""A numbered section heading ("1. INTRODUÇÃO", "1 INTRODUÇÃO"): a part of a work, not its title."""
+WRAPPED_LINE = 30
+PARAGRAPH_LINE = 60
+"""A line at least this long that ends on a word without punctuation is a paragraph's, running on."""
+"""An all-caps title line at least this long that runs onto another all-caps line was wrapped at the page's width."""
+
+
+_GENRE_LABEL = re.compile(
+    r"^(?:ARTICLE|ARTIGO(?:\s+ORIGINAL)?|ORIGINAL\s+ARTICLE|RESEARCH\s+ARTICLE|REVIEW\s+ARTICLE|ENSAIO|ESSAY)\s*$", re.I
+)
+
+
+def _after_genre_label(lines: list[tuple[int, str]]) -> str | None:
+    """The title printed right under a work's genre label ("ARTICLE" / "Digital Platforms as Rule-Makers: Beyond
+    Business" / "Models to Private Regulation"), with the lines it wraps onto."""
+    for i, (_, line) in enumerate(lines[:-1]):
+        nxt = lines[i + 1][1]
+        labelled = _GENRE_LABEL.match(fold(line)) and any(ch.islower() for ch in nxt)
+        titled = len(nxt.split()) >= 3 and not is_plain_name(nxt) and nxt[-1] not in ",;:"
+        if labelled and titled and not _FURNITURE.search(fold(nxt)):
+            return _wrapped(nxt.rstrip("."), [other for _, other in lines[i + 2 : i + 4]])
+    return None
+
+
+def _opens_with_title(line: str, nxt: str) -> bool:
+    """A document whose first line is a title in mixed case followed by its subtitle or byline, also in mixed case
+    ("Manual da Apostila" / "Um Manual para a operação prática da Apostila", "A Judicialização Do Direito À Saúde" /
+    "www.nucleodoconhecimento.com.br"): that line is the title, not a later line in capitals (the publisher's name,
+    a section)."""
+    words = line.split()
+    return (
+        2 <= len(words) <= 20
+        and any(ch.islower() for ch in line)
+        and sum(w[:1].isupper() for w in words) >= 2
+        and line[-1] not in ".,;:"
+        and not _BODY_TEXT.search(line)
+        and any(ch.islower() for ch in nxt)
+    )
+
+
+_BODY_TEXT = re.compile(r"[a-z]\d{1,2}\b.*\s\w|https?:|@")
+"""A sentence of the text, not a heading: a footnote call inside it ("a vida humana2 e da Terra3"), a link."""
+
+
+_MONTH_WORDS = f"{MONTH_PATTERN}|{'|'.join(ENGLISH_MONTHS)}"
+_DATE_LINE = re.compile(rf"^\W*(?:\d{{1,2}}\w*\s+)?(?:{_MONTH_WORDS})\b.{{0,24}}\b(?:19|20)\d{{2}}\W*$", re.I)
+"""A line that is only a date: "DECEMBER 13TH, 2024", "Janeiro / Fevereiro de 2013"."""
+_ROMAN = re.compile(r"^[ivxlc]+$")
+_ENGLISH_WORDS = frozenset({"the", "of", "and", "to", "as", "in", "on", "for", "an", "with", "from", "by", "its"})
+_PORTUGUESE_WORDS = frozenset(
+    {"de", "da", "do", "dos", "das", "e", "em", "no", "na", "nos", "nas", "para", "com", "por", "um", "uma", "os", "ao"}
+)
+
+
+def _language_of(line: str) -> str | None:
+    """ "en" or "pt" by the function words a line has most of; None when it has none."""
+    words = fold(line).lower().split()
+    english, portuguese = sum(w in _ENGLISH_WORDS for w in words), sum(w in _PORTUGUESE_WORDS for w in words)
+    return None if english == portuguese else "en" if english > portuguese else "pt"
+
+
+def _lower_continuations(following: list[tuple[int, str]]) -> list[str]:
+    """The lines after a heading that continue it: they begin in lower case ("RECOMMENDATIONS" / "for a better
+    presentation of information to" / "consumers"); a page number in roman numerals ("ix") does not."""
+    out = []
+    for _, nxt in following:
+        if not nxt[:1].islower() or len(nxt) < 4 or _ROMAN.match(nxt.strip()):
+            break
+        out.append(nxt)
+    return out
+
+
 _CONNECTIVE_END = re.compile(
-    r"(?:-|:|\b(?:DE|DO|DA|DOS|DAS|E|EM|NO|NA|NOS|NAS|A|O|AS|OS|AO|AOS|PARA|COM|POR|PELA|PELO|SOBRE|ENTRE|OF|THE|AND|"
+    r"(?:-|–|—|:|\b(?:DE|DO|DA|DOS|DAS|E|EM|NO|NA|NOS|NAS|A|O|AS|OS|AO|AOS|PARA|COM|POR|PELA|PELO|SOBRE|ENTRE|OF|THE|AND|"
     r"IN|ON|FOR|TO))$"
 )
+
+
+def _page_wide(line: str) -> bool:
+    """A title line wrapped at the page's width: long, in words only (no party's registration number, no date), and
+    not closed by a quotation mark or a full stop."""
+    return len(line) >= WRAPPED_LINE and not re.search(r"\d", line) and line.rstrip()[-1:] not in "”\"').!?"
 
 
 _CONNECTIVE_START = re.compile(r"^(?:DE|DO|DA|DOS|DAS|E|EM|NO|NA|NOS|NAS|PARA|COM|POR|PELA|PELO|SOBRE|ENTRE|OF|AND)\s")
 
 
-def _continued(line: str, following: list[tuple[int, str]]) -> str:
+def _continued(line: str, following: list[tuple[int, str]], work: bool = False) -> str:
     """An all-caps heading with the all-caps lines it runs onto: a title wrapped after a connective
     ("... NORMA FUNDAMENTAL DO" / "PROCESSO CIVIL E SEUS REFLEXOS NA ARBITRAGEM") or before one ("... E A
     EXIBIÇÃO" / "DE DOCUMENTO OU COISA NO PROCESSO"); the author's name below a
-    title that ends on a full word is not joined."""
-    for _, nxt in following:
+    title that ends on a full word is not joined. A work's title also runs on from a line wrapped at the page's
+    width (WRAPPED_LINE: "... DOS EFEITOS JURÍDICOS DAS CLÁUSULAS" / "ABUSIVAS NOS CONTRATOS ..."), and any heading
+    onto lines that begin in lower case ("RECOMMENDATIONS" / "for a better presentation of information to")."""
+    lower = _lower_continuations(following)
+    if lower:
+        return " ".join([line, *lower])[:TITLE_MAX]
+    previous = line
+    for k, (_, nxt) in enumerate(following):
         letters = [ch for ch in nxt if ch.isalpha()]
+        after = following[k + 1][1] if k + 1 < len(following) else ""
+        if fold(nxt).startswith(fold(line)):  # a running head repeating the title's start, then the title whole
+            line = previous = nxt
+            continue
         wrapped = _CONNECTIVE_END.search(fold(line).rstrip()) or _CONNECTIVE_START.match(fold(nxt))
-        if not wrapped or not letters or any(ch.islower() for ch in letters):
+        place = re.search(r"[-–]\s?[A-Z]{2}$", nxt) or re.fullmatch(r"\s*(?:19|20)\d{2}\s*", after)  # "BRASÍLIA-DF"
+        if work and _page_wide(previous) and not (is_cover_name(nxt) or _is_author_line(nxt) or place):
+            wrapped = wrapped or not _FURNITURE.search(fold(nxt))
+        flipped = {_language_of(line), _language_of(nxt)} == {"en", "pt"}  # its translation follows the title
+        if not wrapped or not letters or any(ch.islower() for ch in letters) or flipped:
             break
+        previous = nxt
         joined = f"{line}{nxt}" if line.endswith("-") else f"{line} {nxt}"  # "ZERO-" / "PRICE": a compound
         if len(joined) > TITLE_MAX:
             break
@@ -325,6 +481,8 @@ def guess_title(doc: DocumentText, document_type: str) -> str | None:
             line = line.split(":", 1)[1].strip()
         if line and document_type == "ato_normativo":
             line = _without_date_clause(line)
+        if line and document_type == "parecer" and re.fullmatch(r"PARECER\W*", fold(line), re.I):
+            line = _with_subject(doc, line)
         if line:
             return line
     if document_type == "jurisprudencia_compilada" and (title := _compilation_title(doc)):
@@ -340,6 +498,10 @@ def _compilation_title(doc: DocumentText) -> str | None:
     Jurisprudência Comentada", "EMENTÁRIO TED – 2014") and the edition's subject when it prints one ("EDIÇÃO
     N. 77: ALIMENTOS - II"), not its table of contents ("SUMÁRIO") nor the first section it opens with."""
     lines = doc.head_lines[:15]
+    folded = [fold(line) for _, line in lines[:6]]
+    issue = next((m[1] for line in folded if (m := re.fullmatch(r"Numero\s+(\d{1,4})", line.strip()))), None)
+    if issue and any(re.search(r"\bperiodico\s+destaca\s+teses\b", line, re.I) for line in folded):
+        return f"Informativo de Jurisprudência nº {issue}"  # the STJ's: its disclaimer, then "Número 736"
     name = next(
         (line for _, line in lines if COMPILATION.search(fold(line)) and len(line) <= 120 and line[-1] != "."), None
     )

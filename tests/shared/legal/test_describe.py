@@ -22,7 +22,7 @@ def pages(text: str) -> list[Page]:
 def test_fields_of_each_kind() -> None:
     assert describe(DocumentText(pages(DECREE)), "ato_normativo") == {
         "document_subtype": "decreto",
-        "act_number": "8.660",
+        "act_number": "8.660/2016",
         "issuing_body": "Presidência da República",
         "document_date": date(2016, 1, 29),
     }
@@ -40,7 +40,7 @@ def test_the_annotator_sets_them_and_says_the_rules_did() -> None:
     assert (metadata.document_type, metadata.document_subtype, metadata.act_number) == (
         "ato_normativo",
         "decreto",
-        "8.660",
+        "8.660/2016",
     )
     assert metadata.document_date == date(2016, 1, 29) and metadata.sources["act_number"] == "rules"
     article = annotate(pages(ARTICLE), "artigo.pdf")

@@ -129,3 +129,93 @@ def test_archive_works_as_the_annotator_reads_them(name: str) -> None:
     authors, venue, year = CLEANED_AND_RAW[name]
     assert (info.authors, info.venue) == (authors, venue)
     assert year is None or info.year == year
+
+
+def test_authors_marked_before_their_names_or_by_what_follows_them() -> None:
+    """A footnote sign before the name; an institution under a run of names; "Mestrado em" or "Pós-graduada" under
+    a name; a name above the supervisor's line; a roman numeral glued to the name; a surname that ends as nouns
+    do ("Trindade") among four names."""
+    assert work("TÍTULO DO ARTIGO\n*Maria Laura Lopes Nunes Santos\n** Luciano Nunes Santos Filho\nRESUMO").authors == [
+        "Maria Laura Lopes Nunes Santos",
+        "Luciano Nunes Santos Filho",
+    ]
+    assert work("Rev Saúde Pública 2007;41(2):214-22\nFabiola Sulpino Vieira\nPaola Zucchi\nCentro Paulista de "
+                "Economia da Saúde.").authors == ["Fabiola Sulpino Vieira", "Paola Zucchi"]  # fmt: skip
+    assert work("A anulação da sentença\nÍris Maria Pereira Paixão\nMestrado em Direito\n2024").authors == [
+        "Íris Maria Pereira Paixão"
+    ]
+    assert work("TÍTULO\nAristhéa Totti Silva Castelo Branco de Alencar\nPós-graduada em Direito Público").authors == [
+        "Aristhéa Totti Silva Castelo Branco de Alencar"
+    ]
+    assert work("A EFICÁCIA PROBATÓRIA\nIgor Matheus Alves da Cunha\nN.º USP: 10340072\nProf. Orientador: Marcelo "
+                "José Magalhães Bonizzi").authors == ["Igor Matheus Alves da Cunha"]  # fmt: skip
+    assert work("Judicialização e direito à saúde\nFabiola Sulpino VieiraI\nI Instituto de Pesquisa").authors == [
+        "Fabiola Sulpino Vieira"
+    ]
+    assert work("O RECONHECIMENTO DOS CONTRATOS\nPaulo Junior Trindade dos Santos1\nRESUMO:").authors == [
+        "Paulo Junior Trindade dos Santos"
+    ]
+    assert work("A TUTELA DA VULNERABILIDADE CONTRATUAL\nTutela da Vulnerabilidade Contratual1\nRESUMO").authors == []
+
+
+def test_the_work_s_reference_to_itself_names_authors_venue_year_and_title() -> None:
+    info = work(
+        "Information & Communications Technology Law\nNo harm no foul: how harms caused by dark\npatterns are "
+        "conceptualised\nCristiana Santos, Viktorija Morozovaite & Silvia De Conca\nTo cite this article: Cristiana "
+        "Santos, Viktorija Morozovaite & Silvia De Conca (2025) No harm\nno foul: how harms caused by dark patterns "
+        "are conceptualised, Information & Communications Technology Law,\n34:3, 329-375, DOI: 10.1080/13600834"
+    )
+    assert info == DoctrineInfo(
+        ["Cristiana Santos", "Viktorija Morozovaite", "Silvia De Conca"],
+        "Information & Communications Technology Law",
+        2025,
+        "No harm no foul: how harms caused by dark patterns are conceptualised",
+    )
+    info = work(
+        "A Judicialização Do Direito À Saúde\nARTIGO ORIGINAL\nBARBOSA, Diego Cury-Rad\nBARBOSA, Diego Cury-Rad. A "
+        "Judicialização Do Direito À Saúde. Revista Científica\nMultidisciplinar Núcleo do Conhecimento. Ano 06, Ed. "
+        "05, Vol. 02, pp. 163-173. Maio de 2021."
+    )
+    assert (info.authors, info.venue, info.year) == (
+        ["Diego Cury-Rad Barbosa"],
+        "Revista Científica Multidisciplinar Núcleo do Conhecimento",
+        2021,
+    )
+    # a reference to another work (its title is not this one's) says nothing about this one
+    assert work("O DIREITO À SAÚDE\nSILVA, José. Outro Título Qualquer. Revista X. 2001.").authors == []
+    comment = work("STJ – REsp 1.602.076/SP – Comentário por Patrícia Cândido Alves Ferreira.\nRevista de Direito")
+    assert (comment.authors, comment.title) == (
+        ["Patrícia Cândido Alves Ferreira"],
+        "STJ – REsp 1.602.076/SP – Comentário",
+    )
+
+
+def test_abbreviated_journals_years_at_a_cover_s_foot_and_serial_numbers() -> None:
+    """ "Rev. Ciên. Jur." and "Rev Saúde Pública" are journals; a year is read from a cover's last line or an issue's
+    "Ano 5 (2019)", not from a paragraph that discusses 1957; an e-ISSN is no part of a venue."""
+    unipar = work("IOCOHAMA et al.\nRev. Ciên. Jur. e Soc. da Unipar, v. 12, n. 1 p. 81-100, jan./jun. 2009\nTÍTULO")
+    assert (unipar.venue, unipar.year) == (
+        "Rev. Ciên. Jur. e Soc. da Unipar, v. 12, n. 1 p. 81-100, jan./jun. 2009",
+        2009,
+    )
+    assert work("UNIVERSIDADE FEDERAL DO CEARÁ\nRENÚNCIA DE ALIMENTOS\nFortaleza - Ceará\n2006").year == 2006
+    assert work("TÍTULO\nAs diretivas eram baseadas no Tratado de Roma, na versão original de 1957.").year is None
+    assert work("Ano 5 (2019), nº 4, 295-329\nA PROVA DOCUMENTAL").year == 2019
+    serial = work("Revista Brasileira de Direito Civil | e-ISSN: 2526-0243| Encontro Virtual |\nTÍTULO")
+    assert serial.venue == "Revista Brasileira de Direito Civil | Encontro Virtual"
+
+
+def test_a_journal_named_on_its_even_pages_and_the_issue_under_its_name() -> None:
+    """Running heads alternate: the journal on pages 2 and 4, the article's short title on page 3; a journal's name
+    on one line and its issue ("v. 9 | n. 1 | Jan/Jun. 2023.") on the next give the year."""
+    body = "O texto do artigo segue aqui, longo o bastante para ser corpo e não cabeçalho de página."
+    pages = [
+        f"TÍTULO DO ARTIGO\nRegina Rocha1\n{body}",
+        f"146 |  Estudos, Nº 14, 2010\nEstudos – Revista de Ciências Humanas\n{body}",
+        f"147 | Arbitragem, Regina Rocha, p. 145-171.\nUniversidade de Marília\n{body}",
+        f"148 |  Estudos, Nº 14, 2010\nEstudos – Revista de Ciências Humanas\n{body}",
+    ]
+    info = read_doctrine(DocumentText([Page(number=i + 1, text=t) for i, t in enumerate(pages)]))
+    assert (info.venue, info.year) == ("Estudos – Revista de Ciências Humanas", 2010)
+    issue = work("Revista Brasileira de Direito Civil em Perspectiva\nv. 9 | n. 1 | p. 01 – 16 | Jan/Jun. 2023.\nTEMA")
+    assert (issue.venue, issue.year) == ("Revista Brasileira de Direito Civil em Perspectiva", 2023)

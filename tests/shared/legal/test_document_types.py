@@ -163,3 +163,26 @@ def test_archive_files_get_their_type(document_type: str, archive: dict[str, Doc
 def test_archive_subtypes(archive: dict[str, DocumentText]) -> None:
     got = {name: guess_subtype(archive[name], guess_type(archive[name])) for name in ARCHIVE_SUBTYPES}
     assert got == ARCHIVE_SUBTYPES
+
+
+def test_a_foreign_statute_by_its_title_and_numbered_sections_is_an_act() -> None:
+    """A translated statute opens with its name in capitals and numbers its sections ("1." / "(a)"), with no
+    "Art."; a heading in capitals alone is no act."""
+    statute = doc(
+        "BASIC-LAW: ISRAEL - THE NATION STATE OF THE JEWISH PEOPLE\n(Originally adopted in 5778-2018\n"
+        "Basic principles\n1.\n(a)\nThe Land of Israel is the historical homeland.\nThe symbols of the State\n2.\n"
+        '(a)\nThe name of the State is "Israel"'
+    )
+    assert (guess_type(statute), guess_subtype(statute, "ato_normativo")) == ("ato_normativo", "lei")
+    assert guess_type(doc("BASIC-LAW: A COMMENTARY\nThe basic laws of Israel were adopted over decades.")) == "outro"
+
+
+def test_a_commented_exam_is_doctrine_of_its_own_kind() -> None:
+    """A prep course's "prova comentada": questions and the case law that answers them, written by its teachers."""
+    exam = doc(
+        "PROVA COMENTADA –\nTRIBUNAL DE JUSTIÇA DO ESTADO DO RIO DE\nJANEIRO\nQUESTÃO 01. Tendo em vista o "
+        "entendimento do STJ acerca do bem de família, assinale a alternativa correta.\na) É inválida a penhora.\n"
+        "Comentários\n"
+        "A alternativa correta é a letra B. Acordam os Ministros da Terceira Turma, REsp 1.792.265/SP."
+    )
+    assert (guess_type(exam), guess_subtype(exam, "doutrina")) == ("doutrina", "material_didatico")

@@ -19,7 +19,16 @@ def test_brazilian_title_with_letterhead() -> None:
         "Presidência da República\nSecretaria-Geral\nSubchefia para Assuntos Jurídicos\n"
         "DECRETO Nº 8.660, DE 29 DE JANEIRO DE 2016\nPromulga a Convenção."
     )
-    assert info == ActInfo("8.660", date(2016, 1, 29), "Presidência da República")
+    assert info == ActInfo("8.660/2016", date(2016, 1, 29), "Presidência da República")
+
+
+def test_the_number_is_cited_with_the_year_the_act_dates_itself() -> None:
+    """ "Lei nº 13.140, de 26 de junho de 2015" is Lei 13.140/2015; a number that prints its year keeps it, and an
+    act that gives no date keeps the bare number."""
+    assert act("LEI Nº 13.140, DE 26 DE JUNHO DE 2015.\nDispõe sobre a mediação").act_number == "13.140/2015"
+    assert act("RESOLUÇÃO Nº 125, DE 29 DE NOVEMBRO DE 2010\nDispõe sobre").act_number == "125/2010"
+    assert act("PROVIMENTO TRT 18ª SCR Nº 4/2012\nDe 3 de maio de 2012").act_number == "4/2012"
+    assert act("RESOLUÇÃO Nº 35\nDisciplina a aplicação").act_number == "35"
 
 
 def test_issuer_in_the_title_and_in_the_enacting_clause() -> None:
@@ -27,7 +36,7 @@ def test_issuer_in_the_title_and_in_the_enacting_clause() -> None:
         "PROVIMENTO/CGJ N. 2, DE 6 DE JANEIRO DE 2023.\n"
         "A CORREGEDORA-GERAL DE JUSTIÇA, no uso de suas atribuições legais e regulamentares,"
     )
-    assert info == ActInfo("2", date(2023, 1, 6), "Corregedora-geral de Justiça")
+    assert info == ActInfo("2/2023", date(2023, 1, 6), "Corregedora-geral de Justiça")
     info = act(
         "PODER JUDICIÁRIO DA UNIÃO\nTRIBUNAL REGIONAL DO TRABALHO DA 18ª REGIÃO\nPROVIMENTO TRT 18ª SCR Nº 4/2012"
     )
@@ -38,7 +47,7 @@ def test_a_note_citing_another_act_is_not_the_title() -> None:
     info = act(
         "Texto compilado a partir da redação dada pela\nResolução n. 392/2021.\nRESOLUÇÃO 228, DE 22 DE JUNHO DE 2016."
     )
-    assert (info.act_number, info.document_date) == ("228", date(2016, 6, 22))
+    assert (info.act_number, info.document_date) == ("228/2016", date(2016, 6, 22))
 
 
 def test_eu_acts_in_english_and_portuguese() -> None:
@@ -60,15 +69,23 @@ def test_a_corrigendum_is_not_dated_by_the_act_it_corrects() -> None:
     assert info.act_number == "593/2008" and info.document_date is None
 
 
+def test_an_enacting_clause_with_the_issuer_s_acronym() -> None:
+    info = act(
+        "RESOLUÇÃO 228, DE 22 DE JUNHO DE 2016.\nRegulamenta a aplicação.\n"
+        "O PRESIDENTE DO CONSELHO NACIONAL DE JUSTIÇA\n(CNJ), no uso de suas atribuições legais e regimentais,"
+    )
+    assert info.issuing_body == "Presidente do Conselho Nacional de Justiça"
+
+
 def test_a_code_named_by_its_title() -> None:
     info = act("CÓDIGO DE ÉTICA E DISCIPLINA DA OAB\nO CONSELHO FEDERAL DA ORDEM DOS ADVOGADOS DO BRASIL, ao instituir")
     assert info == ActInfo(None, None, "Conselho Federal da Ordem dos Advogados do Brasil")
 
 
 ARCHIVE_ACTS = {
-    "i500": ActInfo("8.660", date(2016, 1, 29), "Presidência da República"),
-    "i513": ActInfo("100", date(2020, 5, 26), "Conselho Nacional de Justiça"),
-    "i503": ActInfo("228", date(2016, 6, 22), None),
+    "i500": ActInfo("8.660/2016", date(2016, 1, 29), "Presidência da República"),
+    "i513": ActInfo("100/2020", date(2020, 5, 26), "Conselho Nacional de Justiça"),
+    "i503": ActInfo("228/2016", date(2016, 6, 22), "Presidente do Conselho Nacional de Justiça"),
     "i1042": ActInfo("2011/83/EU", date(2011, 10, 25), "European Parliament and the Council"),
     "i1045": ActInfo("2022/1925", date(2022, 9, 14), "Parlamento Europeu e Conselho"),
     "i1040": ActInfo("2005/29/CE", date(2005, 5, 11), "Parlamento Europeu e Conselho"),

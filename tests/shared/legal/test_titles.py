@@ -121,9 +121,9 @@ def test_a_compilation_is_titled_by_its_name_and_edition_not_its_table_of_conten
     )
     commented = "Direito à Moradia - Jurisprudência Comentada\n05/02/2023\nTJSP - APELAÇÃO - Município de Jundiaí"
     assert guess_title(doc(commented), "jurisprudencia_compilada") == "Direito à Moradia - Jurisprudência Comentada"
-    # a sentence naming the periodical is not a title: the first heading is kept
+    # a sentence naming the periodical is not a title, but its issue number is: the first heading is a section
     informativo = "Este periódico destaca teses jurisprudenciais.\nNúmero 736\nRECURSOS REPETITIVOS\nPROCESSO"
-    assert guess_title(doc(informativo), "jurisprudencia_compilada") == "RECURSOS REPETITIVOS"
+    assert guess_title(doc(informativo), "jurisprudencia_compilada") == "Informativo de Jurisprudência nº 736"
 
 
 @pytest.mark.parametrize(
@@ -177,3 +177,106 @@ def test_front_matter_headings_are_no_titles() -> None:
         "APRESENTAÇÃO\nOlá, pessoal, tudo certo?!\nPROVA COMENTADA TJRJ\nEste material visa a auxiliá-los na revisão."
     )
     assert guess_title(doc(text), "outro") == "PROVA COMENTADA TJRJ"
+
+
+@pytest.mark.parametrize(
+    ("text", "document_type", "expected"),
+    [
+        # a title wrapped at the page's width, without a connective at the break; its translation is not joined
+        (
+            "ANÁLISE COMPARATIVA DOS EFEITOS JURÍDICOS DAS CLÁUSULAS\nABUSIVAS NOS CONTRATOS NO BRASIL E NA UNIÃO\n"
+            "EUROPÉIA\nCOMPARATIVE ANALYSIS OF THE LEGAL EFFECTS OF UNFAIR TERMS\n*Maria Laura Santos\nRESUMO",
+            "doutrina",
+            "ANÁLISE COMPARATIVA DOS EFEITOS JURÍDICOS DAS CLÁUSULAS ABUSIVAS NOS CONTRATOS NO BRASIL E NA UNIÃO "
+            "EUROPÉIA",
+        ),
+        (
+            "ARBITRAGEM: UM MECANISMO CÉLERE PARA SOLUÇÃO DE CONFLITOS, COMO\n"
+            "AGENTE PROPULSOR DE EFICIÊNCIA DA JUSTIÇA\n"
+            "ARBITRATION: A QUICK WAY TO SOLVE CONFLICTS AS A PROPELLER AGENT OF\nJUSTICE EFFICIENCY\nRESUMO",
+            "doutrina",
+            "ARBITRAGEM: UM MECANISMO CÉLERE PARA SOLUÇÃO DE CONFLITOS, COMO AGENTE PROPULSOR DE EFICIÊNCIA DA JUSTIÇA",
+        ),
+        # a thesis cover: the city and year under the title are not part of it
+        (
+            "UNIVERSIDADE DE BRASÍLIA\nA EFICÁCIA DOS CONTRATOS NA PERSPECTIVA CIVIL\nBRASÍLIA-DF\n2012",
+            "doutrina",
+            "A EFICÁCIA DOS CONTRATOS NA PERSPECTIVA CIVIL",
+        ),
+        # numbered sections, a genre label and a date are not a work's title
+        (
+            "A Judicialização Do Direito À Saúde\nwww.nucleodoconhecimento.com.br\nARTIGO ORIGINAL\n1. INTRODUÇÃO\n"
+            "2. AS POLÍTICAS PÚBLICAS ENQUANTO FENÔMENO JURÍDICO",
+            "doutrina",
+            "A Judicialização Do Direito À Saúde",
+        ),
+        (
+            "ARTICLE\nDigital Platforms as Rule-Makers: Beyond Business\nModels to Private Regulation\nSTRATEGY\n"
+            "Published on:\nDECEMBER 13TH, 2024",
+            "doutrina",
+            "Digital Platforms as Rule-Makers: Beyond Business Models to Private Regulation",
+        ),
+        # a heading in capitals whose words run on in lower case; a roman page number does not
+        (
+            "RECOMMENDATIONS\nfor a better presentation of information to\nconsumers\nOrganisations which endorsed",
+            "outro",
+            "RECOMMENDATIONS for a better presentation of information to consumers",
+        ),
+        ("LIST OF ILLUSTRATIONS\nix\nFigure 1. The map", "outro", "LIST OF ILLUSTRATIONS"),
+        # a cover that sets its title in short lines, the publisher's name in capitals under it
+        (
+            "Manual\nda Apostila\nUm Manual\npara a operação\nHCCH – CONFERÊNCIA DA HAIA SOBRE DIREITO INTERNACIONAL",
+            "outro",
+            "Manual da Apostila",
+        ),
+        # a word in capitals inside a paragraph is not a heading
+        (
+            "APRESENTAÇÃO\nOlá, pessoal, tudo certo?!\n"
+            "nosso time de professores analisou cada uma das questões em nossa\nPROVA COMENTADA.\n"
+            "PROVA COMENTADA –\nTRIBUNAL DE JUSTIÇA DO ESTADO DO RIO DE\nJANEIRO",
+            "doutrina",
+            "PROVA COMENTADA – TRIBUNAL DE JUSTIÇA DO ESTADO DO RIO DE JANEIRO",
+        ),
+    ],
+)
+def test_titles_wrapped_labelled_or_set_in_short_lines(text: str, document_type: str, expected: str) -> None:
+    assert guess_title(doc(text), document_type) == expected
+
+
+def test_a_bare_parecer_heading_takes_its_subject() -> None:
+    text = (
+        "Parecer\nAnálise da viabilidade da autenticação digital e registro de documentos por\nadvogados em "
+        "blockchain.\nINFORMAÇÃO CONFIDENCIAL\nSumário"
+    )
+    assert guess_title(doc(text), "parecer") == (
+        "Parecer — Análise da viabilidade da autenticação digital e registro de documentos por advogados em blockchain"
+    )
+    assert guess_title(doc("PARECER Nº 16/2022 - PGJMG\nAssunto: consumo"), "parecer") == "PARECER Nº 16/2022 - PGJMG"
+
+
+def test_an_informativo_is_titled_by_its_number() -> None:
+    text = (
+        "Este periódico destaca teses jurisprudenciais e não consiste em repositório oficial de jurisprudência.\n"
+        "Número 736\nBrasília, 16 de maio de 2022.\nRECURSOS REPETITIVOS\nPROCESSO"
+    )
+    assert guess_title(doc(text), "jurisprudencia_compilada") == "Informativo de Jurisprudência nº 736"
+
+
+def test_an_author_s_address_is_not_a_work_s_title() -> None:
+    text = (
+        "Fabiola Sulpino Vieira\nPaola Zucchi\nCentro Paulista de Economia da Saúde.\nUniversidade Federal de São "
+        "Paulo. São Paulo,\nSP, Brasil\nCorrespondência | Correspondence:\nRua Botucatu, 685\n04023-062 São Paulo, "
+        "SP, Brasil\nRecebido: 30/1/2006\nDistorções causadas pelas\nações judiciais à política de\n"
+        "medicamentos no Brasil"
+    )
+    assert guess_title(doc(text), "doutrina") == (
+        "Distorções causadas pelas ações judiciais à política de medicamentos no Brasil"
+    )
+
+
+def test_a_title_set_one_word_a_line_but_not_a_name_so_set() -> None:
+    opening = "211\nRevista Eletrônica\nJaneiro / Fevereiro de 2013\nProcesso\nEletrônico\nSUMÁRIO: 1 Introdução"
+    assert guess_title(doc(opening), "doutrina") == "Processo Eletrônico"
+    assert guess_title(doc("Ana\nCarolina\nZaina\nDesembargadora\nO PROCESSO ELETRÔNICO"), "doutrina") == (
+        "O PROCESSO ELETRÔNICO"
+    )
