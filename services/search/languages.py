@@ -86,10 +86,11 @@ def centred_scores(
 ) -> np.ndarray:
     """Each passage's dense score with its language's share taken out: raw cosine in the query's language, the
     in-language equivalent in the others (module docstring). `vectors`: one unit row per passage."""
-    raw = np.asarray(vectors, dtype=np.float64) @ np.asarray(query_vector, dtype=np.float64)
+    raw = vectors @ query_vector
     if len(languages) != len(raw):
         raise ValueError(f"{len(languages)} languages for {len(raw)} vectors")
-    return raw + language_offsets(languages, query_vector, centroids, query_language, share)
+    offsets = language_offsets(languages, query_vector, centroids, query_language, share)
+    return raw + offsets if offsets.any() else raw  # one language: the raw cosine, to the last bit
 
 
 def language_query_vectors(

@@ -19,6 +19,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstra
 from services.search.ementa import ementas
 from services.search.explain import GENERIC_STEMS, explain, highlight_spans
 from services.search.grouping import Passage, WorkGroup, group_by_work
+from services.search.languages import language_centroids, language_query_vectors, query_language
 from services.search.ranking import CollectionStatistics, PoolEntry, PoolScores, Ranking, pool_matrix, score_pool
 from services.search.relevance import (
     Grade,
@@ -243,7 +244,8 @@ class SearchResult(BaseModel):
 # $2 groups, $3 types, $4 courts, $5 from, $6 to, $9 relators, $10 judging bodies, $11 cited-law prefixes,
 # $16 subtypes, $17 classes processuais (kept on documents only: looked up there, and only when asked for)
 # ($1 query vector, $7 dense candidates, $8 full-text preselection tsquery, $12 lexical candidates,
-# $13 the query's lexemes, $14 the syntax requirement or NULL, $15 the CNJ numbers the query names, digits only)
+# $13 the query's lexemes, $14 the syntax requirement or NULL, $15 the CNJ numbers the query names, digits only,
+# $18 the other languages whose own nearest passages join the pool: services/search/languages.py)
 # A cited-law prefix is compared with starts_with, not LIKE: a "%" or "_" a caller types is no wildcard.
 FILTERS = """
       public.precedente_visible(c.access_groups, c.deny_groups, $2::text[])
@@ -263,12 +265,24 @@ FILTERS = """
 
 # Dense and lexical candidates under the same filters; the lexical ones preselected by ts_rank on
 # $8, the query's informative lexemes (see preselection_query), then all re-ranked in ranking.py.
+# The nearest passages are mostly the query's language (multilingual-e5 puts it 0.02-0.03 closer, whatever
+# a passage says): each other language $18 names adds its own nearest $7, which ranking.py centres onto the
+# query's language. Within a language the centring is a constant, so its nearest by <=> $1 are its best
+# (languages.language_query_vectors); an empty $18 (one language, the usual case) scans nothing more.
 _CANDIDATES = f"""
 WITH dense AS MATERIALIZED (
     SELECT c.id FROM chunks c
     WHERE {FILTERS}
     ORDER BY c.embedding <=> $1
     LIMIT $7
+), dense_languages AS MATERIALIZED (
+    SELECT nearest.id FROM unnest($18::text[]) other(language)
+    CROSS JOIN LATERAL (
+        SELECT c.id FROM chunks c
+        WHERE c.language = other.language AND {FILTERS}
+        ORDER BY c.embedding <=> $1
+        LIMIT $7
+    ) nearest
 ), lexical AS MATERIALIZED (
     SELECT c.id
     FROM chunks c, (SELECT $8::tsquery AS query) q
@@ -281,7 +295,8 @@ WITH dense AS MATERIALIZED (
     ORDER BY c.ordinal
     LIMIT 20
 ), candidates AS (
-    SELECT id FROM dense UNION SELECT id FROM lexical UNION SELECT id FROM identified
+    SELECT id FROM dense UNION SELECT id FROM dense_languages UNION SELECT id FROM lexical
+    UNION SELECT id FROM identified
 )
 """
 
@@ -292,7 +307,7 @@ WITH dense AS MATERIALIZED (
 # pick them was most of the pool's cost. The first setweight clears any weight (to_tsvector gives none), so
 # only the query's lexemes are kept; every lexeme of a to_tsvector has positions, which ts_filter requires.
 _POOL = """
-SELECT c.id, c.document_id, c.char_start, c.char_end, c.embedding,
+SELECT c.id, c.document_id, c.char_start, c.char_end, c.embedding, c.language,
        c.lexeme_count AS lexemes, tf.terms, tf.counts, tf.firsts,
        c.document_type, c.document_subtype, c.court, c.relator, c.judging_body, c.document_date,
        d.procedural_class,
@@ -484,6 +499,7 @@ async def disjunctive_facets(
     rows: list[asyncpg.Record],
     lexemes: list[str],
     stats: CollectionStatistics,
+    languages: list[str] | None = None,
 ) -> dict[str, dict[str, int]]:
     """Facet counts as faceted search gives them: a facet with a selection is counted over the candidates of
     every other filter but its own, so its other values stay reachable (STJ selected, TJSP still offered with
@@ -499,7 +515,7 @@ async def disjunctive_facets(
         if not getattr(request.filters, facet):
             continue
         wider = without_own_selection(request, facet)
-        arguments = pool_arguments(wider, query_vector, groups, candidates, lexemes, stats, parsed)
+        arguments = pool_arguments(wider, query_vector, groups, candidates, lexemes, stats, parsed, languages)
         facets.update(_facets(await _candidates(conn, sql, arguments, candidates), (facet,)))
     return facets
 
@@ -609,21 +625,43 @@ def pool_arguments(
     lexemes: list[str],
     stats: CollectionStatistics,
     parsed: ParsedQuery | None = None,
+    languages: list[str] | None = None,
 ) -> list:
-    """The parameters of _CANDIDATES + _POOL ($1 to $17) for this request."""
+    """The parameters of _CANDIDATES + _POOL ($1 to $18) for this request; `languages`: the other languages
+    whose own nearest passages join the pool (language_query_vectors; none: the one dense list)."""
     preselection = preselection_query(lexemes, stats)
     required = (parsed or parse_query(request.query)).required
     numbers = process_numbers(request.query) or None
     arguments = _arguments(request, query_vector, groups, candidates, preselection)
-    return [*arguments, lexemes, required, numbers, request.filters.document_subtype, request.filters.procedural_class]
+    return [
+        *arguments, lexemes, required, numbers, request.filters.document_subtype, request.filters.procedural_class,
+        list(languages or []),
+    ]  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Centring:
+    """The index's language centroids, the language the query is read as, and the other languages whose own
+    nearest passages join the pool (services/search/languages.py)."""
+
+    centroids: dict[str, np.ndarray]
+    query_language: str | None
+    languages: list[str]
+
+
+async def _centring(conn: asyncpg.Connection, query: str, query_vector: np.ndarray) -> Centring:
+    centroids = await language_centroids(conn)
+    language = query_language(query, centroids)
+    return Centring(centroids, language, list(language_query_vectors(query_vector, centroids, language)))
 
 
 async def _pool(
     conn: asyncpg.Connection, request: SearchRequest, parsed: ParsedQuery, query_vector: np.ndarray,
     groups: list[str], candidates: Candidates,
-) -> tuple[list[asyncpg.Record], list[PoolEntry], list[str], CollectionStatistics]:  # fmt: skip
+) -> tuple[list[asyncpg.Record], list[PoolEntry], list[str], CollectionStatistics, Centring]:  # fmt: skip
     lexemes, stats = await _query_terms(conn, parsed.text)
-    arguments = pool_arguments(request, query_vector, groups, candidates, lexemes, stats, parsed)
+    centring = await _centring(conn, parsed.text, query_vector)
+    arguments = pool_arguments(request, query_vector, groups, candidates, lexemes, stats, parsed, centring.languages)
     rows = await _candidates(conn, _CANDIDATES + _POOL, arguments, candidates)
     pool = [
         PoolEntry(
@@ -632,10 +670,11 @@ async def _pool(
             row["lexemes"],
             dict(zip(row["terms"], row["counts"], strict=True)),
             dict(zip(row["terms"], row["firsts"], strict=True)),
+            row["language"],
         )
         for row in rows
     ]
-    return rows, pool, lexemes, stats
+    return rows, pool, lexemes, stats, centring
 
 
 async def hybrid_search(
@@ -652,9 +691,11 @@ async def hybrid_search(
     limit = limit or request.top_k
     parsed = parse_query(request.query)
     async with db.acquire() as conn:
-        rows, pool, lexemes, stats = await _pool(conn, request, parsed, query_vector, groups, candidates)
+        rows, pool, lexemes, stats, centring = await _pool(conn, request, parsed, query_vector, groups, candidates)
         embeddings = pool_matrix(pool) if pool else np.zeros((0, 1))  # ranking's and grouping's, built once
-        scores = score_pool(pool, query_vector, lexemes, stats, ranking, embeddings)
+        scores = score_pool(
+            pool, query_vector, lexemes, stats, ranking, embeddings, centring.centroids, centring.query_language
+        )
         order = [int(i) for i in np.argsort(-scores.fused, kind="stable")]
         passages = [
             Passage(i, row["work_id"], str(row["document_id"]), row["char_start"], row["char_end"])
@@ -673,7 +714,9 @@ async def hybrid_search(
         document_ids = list({detail["document_id"] for detail in details.values()} | {c["id"] for c in copies})
         documents = {row["id"]: row for row in await conn.fetch(_DOCUMENTS, document_ids)}
         ementa_of = await ementas(conn, document_ids)
-        facets = await disjunctive_facets(conn, request, parsed, query_vector, groups, candidates, rows, lexemes, stats)
+        facets = await disjunctive_facets(
+            conn, request, parsed, query_vector, groups, candidates, rows, lexemes, stats, centring.languages
+        )
     results = [_result(parsed.text, work, rows, details, documents, copies, ementa_of) for work in shown]
     relevant = sum(work.grade != "fraca" for work in works)
     features = [work.features for work in shown]
@@ -799,15 +842,15 @@ WHERE c.id = $1 AND d.stage <> 'deleted'
 """
 
 # The nearest chunks under the search's own FILTERS (the access wall among them), the source work's files out
-# ($18). Dense only: nearness is the embedding's. $8 and $12 (the full-text preselection's) are typed here so
-# pool_arguments' numbering serves as it is; that CTE is never read, so it never runs.
+# ($19). Dense only: nearness is the embedding's. $8, $12 (the full-text preselection's) and $18 (the other
+# languages') are typed here so pool_arguments' numbering serves as it is; that CTE is never read, so it never runs.
 _SIMILAR_CANDIDATES = f"""
 WITH candidates AS MATERIALIZED (
     SELECT c.id FROM chunks c
-    WHERE {FILTERS} AND NOT (c.document_id = ANY($18::uuid[]))
+    WHERE {FILTERS} AND NOT (c.document_id = ANY($19::uuid[]))
     ORDER BY c.embedding <=> $1
     LIMIT $7
-), unused AS (SELECT $8::text AS preselection, $12::int AS lexical)
+), unused AS (SELECT $8::text AS preselection, $12::int AS lexical, $18::text[] AS languages)
 """
 
 # Cosine of two passages (multilingual-e5's scale, where unrelated legal passages still score about 0.75):

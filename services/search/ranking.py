@@ -6,7 +6,10 @@ choice here was measured on JurisTCU (see the issue notes): BM25 with Anserini's
 b 0.4) beats PostgreSQL's ts_rank; z-score fusion at 0.7 dense beats reciprocal ranks; moving the
 query vector towards the mean of the top five (Rocchio, weight 0.5) lifts real users' short queries;
 a passage that opens with the query's words (the lead: an ementa or enunciado states its subject
-first, a section its heading) outranks one that mentions them in passing.
+first, a section its heading) outranks one that mentions them in passing. The dense score is centred on
+the query's language (services/search/languages.py): a passage in another language loses its language's
+share of the cosine and gets the query language's, so an English directive that answers a Portuguese query
+is no longer 0.02-0.03 behind every Portuguese passage; one in the query's language keeps its raw cosine.
 Lexical feedback and the concept layer as query expansion were measured too and lost.
 """
 
@@ -16,6 +19,7 @@ from typing import Literal
 
 import numpy as np
 
+from services.search.languages import centred_scores
 from shared.settings import Settings
 
 RRF_K = 60
@@ -23,14 +27,15 @@ RRF_K = 60
 
 @dataclass(frozen=True)
 class PoolEntry:
-    """One candidate with what ranking needs: its vector, its length, its count of each query lexeme and
-    where each first occurs (word position from 1, as in its tsvector)."""
+    """One candidate with what ranking needs: its vector, its length, its count of each query lexeme,
+    where each first occurs (word position from 1, as in its tsvector) and its language (chunks.language)."""
 
     id: int
     embedding: np.ndarray
     lexemes: int
     term_counts: dict[str, int]
     first_positions: dict[str, int] = field(default_factory=dict)
+    language: str = "pt"
 
 
 @dataclass(frozen=True)
@@ -132,7 +137,7 @@ class PoolScores:
     """The fused score of each candidate and the parts the relevance grade reads, aligned with the pool."""
 
     fused: np.ndarray
-    dense: np.ndarray  # cosine to the query as asked (before feedback)
+    dense: np.ndarray  # cosine to the query as asked (before feedback), centred on the query's language
     opening: np.ndarray  # the lead, 0..1 (zeros when the lead is off)
 
 
@@ -149,20 +154,29 @@ def score_pool(
     stats: CollectionStatistics,
     ranking: Ranking,
     vectors: np.ndarray | None = None,
+    centroids: dict[str, np.ndarray] | None = None,
+    query_language: str | None = None,
 ) -> PoolScores:
-    """`vectors`: the pool's embeddings as one float32 matrix, when the caller has it already (pool_matrix)."""
+    """`vectors`: the pool's embeddings as one float32 matrix, when the caller has it already (pool_matrix).
+    `centroids` (languages.language_centroids) and `query_language`: the dense score, and its feedback's,
+    centred on the query's language; none, the raw cosine."""
     if not pool:
         return PoolScores(np.zeros(0), np.zeros(0), np.zeros(0))
     vectors = pool_matrix(pool) if vectors is None else vectors
     lexical = bm25(pool, lexemes, stats, ranking.bm25_k1, ranking.bm25_b)
     opening = lead(pool, lexemes, stats, ranking.lead_words) if ranking.lead_weight > 0 else None
-    dense = vectors @ query_vector
+    languages = [entry.language for entry in pool]
+
+    def similarity(vector: np.ndarray) -> np.ndarray:
+        return centred_scores(vectors, languages, vector, centroids or {}, query_language)
+
+    dense = similarity(query_vector)
     scores = fuse(dense, lexical, ranking, opening)
     if ranking.feedback_docs > 0 and ranking.feedback_weight > 0:
         top = np.argsort(-scores, kind="stable")[: ranking.feedback_docs]
         moved = query_vector + ranking.feedback_weight * vectors[top].mean(axis=0)
         moved /= np.linalg.norm(moved) or 1.0
-        scores = fuse(vectors @ moved, lexical, ranking, opening)
+        scores = fuse(similarity(moved), lexical, ranking, opening)
     return PoolScores(scores, dense, opening if opening is not None else np.zeros(len(pool)))
 
 

@@ -30,7 +30,10 @@ FEATURES = ("similarity", "similarity_gap", "coverage", "lead", "standing", "kno
 
 @dataclass(frozen=True)
 class RelevanceFeatures:
-    similarity: float  # cosine of the passage and the query
+    # cosine of the passage and the query; for a passage in another language than the query's, the cosine a passage
+    # in the query's language would have: its own plus this query's language gap (services/search/languages.py,
+    # GAP_SHARE of it), so that the model, fitted on same-language queries, reads it on the scale it was fitted on
+    similarity: float
     similarity_gap: float  # similarity minus the median similarity of the query's candidates
     coverage: float  # idf-weighted share of the query's lexemes the passage holds (0..1)
     lead: float  # how early it says them (ranking.lead, 0..1)
