@@ -237,7 +237,8 @@ class SearchResult(BaseModel):
     language: str | None = Field(None, description='The document\'s language, ISO 639-1 ("pt", "en"); "und": unknown.')
     unread_pages: list[int] = Field(
         default_factory=list,
-        description="Pages of this document the index could not read (routers/search.py fills it): not searched.",
+        description="Pages of this document left out of the index (a photo, a scanned annex OCR could not read):"
+        " nothing on them was searched.",
     )
 
 
@@ -378,7 +379,7 @@ _DOCUMENTS = """
 SELECT d.id, coalesce(d.title, d.filename) AS title, d.filename, d.content_type, d.document_type, d.court,
        d.document_date, d.process_number, d.procedural_class, d.relator, d.judging_body, d.judgment_date,
        d.publication_date, d.page_count, d.document_subtype, d.act_number, d.issuing_body, d.authors, d.venue,
-       d.year, d.language
+       d.year, d.language, d.unread_pages
 FROM documents d
 WHERE d.id = ANY($1::uuid[])
 """
@@ -812,6 +813,7 @@ def _result(
         venue=document["venue"],
         year=document["year"],
         language=document["language"],
+        unread_pages=list(document["unread_pages"] or []),
     )
 
 

@@ -3,7 +3,6 @@
 
 import asyncio
 import time
-import uuid
 
 import asyncpg
 from fastapi import APIRouter, HTTPException
@@ -32,7 +31,6 @@ from services.search.query import (
 )
 from services.search.ranking import Ranking
 from services.search.store import audit
-from services.search.store.documents import unread_pages
 from services.search.syntax import parse_query
 from shared import telemetry
 from shared.accounts import Identity
@@ -132,7 +130,7 @@ async def run_search(
         picked = {result.work_id for result in chosen}
         results = chosen + [r for r in results if r.work_id not in picked]
     return SearchResponse(
-        results=await with_unread_pages(pool, results[: body.top_k]),
+        results=results[: body.top_k],
         facets=page.facets,
         total=page.total,
         relevant_total=page.relevant_total,
@@ -168,7 +166,7 @@ async def search_similar(
     )
     page = await similar_search(pool, body, source, who.groups, candidates)
     response = SearchResponse(
-        results=await with_unread_pages(pool, page.results),
+        results=page.results,
         facets=page.facets,
         total=page.total,
         relevant_total=page.relevant_total,
@@ -191,14 +189,3 @@ async def search_similar(
         detail={"passage_id": body.passage_id, "top_k": body.top_k, "results": len(response.results)},
     )
     return response
-
-
-async def with_unread_pages(pool: asyncpg.Pool, results: list[SearchResult]) -> list[SearchResult]:
-    """Each result with the pages of its document left out of the index (a photo, a scanned annex OCR could not
-    read), so the page and the CLI can say that nothing on them was searched. One query for the page of results."""
-    if not results:
-        return results
-    unread = await unread_pages(pool, list({uuid.UUID(r.document_id) for r in results}))
-    if not unread:
-        return results
-    return [r.model_copy(update={"unread_pages": unread.get(uuid.UUID(r.document_id), [])}) for r in results]

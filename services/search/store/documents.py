@@ -145,14 +145,6 @@ async def chunk_text(db: Db, document_id: uuid.UUID, chunk_id: int) -> ChunkText
     return ChunkText(**dict(row)) if row is not None else None
 
 
-async def unread_pages(db: Db, document_ids: list[uuid.UUID]) -> dict[uuid.UUID, list[int]]:
-    """The pages left out of the index of those of these documents that have any (search results say so)."""
-    rows = await db.fetch(
-        "SELECT id, unread_pages FROM documents WHERE id = ANY($1::uuid[]) AND unread_pages <> '{}'", document_ids
-    )
-    return {row["id"]: list(row["unread_pages"]) for row in rows}
-
-
 @dataclass(frozen=True)
 class Listing:
     """One page of documents and how many match in all, for paging."""
