@@ -466,5 +466,7 @@ def _doctrine(fields: CitationFields, title: str | None) -> str | None:
     thesis = _THESES.get(fields.document_subtype or "")
     where = f"{thesis} – {venue}" if thesis and venue else thesis or venue
     year = str(fields.year) if fields.year else None
+    if year and where and re.search(rf"(?<!\d){year}(?!\d)", where):
+        year = None  # the venue prints it already ("v. 25, n. 3, jul./set. 2020"): not ", 2020" once more
     parts = [authors or None, title, _join(where, year)]
     return " ".join(_sentence(p) for p in parts if p)

@@ -308,6 +308,11 @@ def test_doctrine_is_cited_by_authors_title_venue_and_year() -> None:
     assert format_citation(many) == (
         "LIMA, Ana et al. A cláusula compromissória nos contratos de adesão. Revista Pensamento Jurídico, 2019."
     )
+    # A venue that prints the year already is not followed by it once more.
+    issue = replace(artigo, venue="Pensar, Fortaleza, v. 25, n. 3, p. 1-14, jul./set. 2019")
+    assert format_citation(issue).endswith("adesão. Pensar, Fortaleza, v. 25, n. 3, p. 1-14, jul./set. 2019.")  # type: ignore[union-attr]
+    volume = replace(artigo, venue="Revista de Processo, v. 201")  # only the year as a whole number counts
+    assert format_citation(volume).endswith("Revista de Processo, v. 201, 2019.")  # type: ignore[union-attr]
     # What the metadata does not say is left out, never written as "None".
     bare = replace(artigo, authors=(), venue=None, year=None, title="Arbitragem e consumo?")
     assert format_citation(bare) == "Arbitragem e consumo?"
