@@ -110,7 +110,7 @@ def read_doctrine(doc: DocumentText, raw: DocumentText | None = None) -> Doctrin
     authors = _authors(lines, folded)
     if not authors and raw is not None:
         authors = _authors(*_opening(raw))  # a byline printed as a running head is cleaned away with it
-    cited = _self_citation(raw or doc)
+    cited = _self_citation(raw or doc) or _catalogue_card(raw or doc)
     if cited is not None:  # the work's own reference: who, where and when, as the publisher wants it cited
         authors = cited.authors or authors
         venue = cited.venue or venue
@@ -168,6 +168,43 @@ def _self_citation(doc: DocumentText) -> DoctrineInfo | None:
         title = re.sub(r"\s+(?:por|de)$", "", title) if title else None
         return DoctrineInfo([name], title=title)
     return None
+
+
+CARD_PAGES = 4
+"""A book's catalogue card (CIP) sits on the back of its title page: one of its first pages."""
+_CARD = re.compile(r"Cataloga[cç][aã]o\s+na\s+Publica[cç][aã]o|Ficha\s+catalogr[aá]fica", re.I)
+_CARD_ENTRY = re.compile(
+    r"(?P<title>[^\n/]{5,250}?)\s*/\s*(?:(?:organiza[cç][aã]o|organizadores|organizadoras|coordena[cç][aã]o|"
+    r"coordenadores|coordenadoras|editores|editado\s+por)\s*:?\s*)?(?P<who>[^./]{3,300}?)\.\s*[–-]\s*"
+    r"(?:(?P<city>[^:\n]{2,60}?)\s*:\s*)?(?P<publisher>[^,\n]{2,120}?),\s*(?P<year>(?:19|20)\d{2})\b",
+    re.I,
+)
+"""The card's entry: "I Encontro de Internacionalização do CONPEDI / organizadores: João Marcelo de Lima Assafim,
+Monica Navarro Michel. – Barcelona : Ediciones Laborum, 2015." (title / who. – City : Publisher, year)."""
+
+
+def _catalogue_card(doc: DocumentText) -> DoctrineInfo | None:
+    """A book's catalogue card (Dados Internacionais de Catalogação na Publicação): its title, organisers or
+    authors, publisher and year as the library catalogues it, where its cover and title page are images or
+    ornament (the CONPEDI volumes' first page has no text at all)."""
+    for page in doc.page_texts[:CARD_PAGES]:
+        card = _CARD.search(page)
+        if not card:
+            continue
+        text = re.sub(r"[ \t]*\n[ \t]*(?=[a-zà-ÿ])", " ", unicodedata.normalize("NFKC", page[card.end() :]))
+        entry = _CARD_ENTRY.search(re.sub(r"[ \t]+", " ", text))
+        if entry is None:
+            continue
+        names = [n.strip() for n in re.split(r",\s*|\s+e\s+|;\s*", entry["who"]) if _card_name(n.strip())]
+        title = re.sub(r"\s+", " ", entry["title"]).strip()
+        return DoctrineInfo(names[:MAX_AUTHORS], entry["publisher"].strip(), int(entry["year"]), title)
+    return None
+
+
+def _card_name(name: str) -> bool:
+    """After the card's slash come names by construction: two capitalised words or more, connectors between."""
+    words = name.split()
+    return len(words) >= 2 and all(w[:1].isupper() or w.lower() in _CONNECTORS for w in words)
 
 
 def _without_page_number(line: str) -> str:

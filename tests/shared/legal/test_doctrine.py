@@ -219,3 +219,21 @@ def test_a_journal_named_on_its_even_pages_and_the_issue_under_its_name() -> Non
     assert (info.venue, info.year) == ("Estudos – Revista de Ciências Humanas", 2010)
     issue = work("Revista Brasileira de Direito Civil em Perspectiva\nv. 9 | n. 1 | p. 01 – 16 | Jan/Jun. 2023.\nTEMA")
     assert (issue.venue, issue.year) == ("Revista Brasileira de Direito Civil em Perspectiva", 2023)
+
+
+def test_a_book_is_read_from_its_catalogue_card_when_its_cover_holds_no_text() -> None:
+    """A proceedings volume: an image cover, then the CIP card: title, organisers, publisher and year from it."""
+    card = (
+        "Dados Internacionais de Catalogação na Publicação (CIP)\n"
+        "Encontro de Internacionalização do CONPEDI (1. : 2015 : Barcelona, ES)\n"
+        "I Encontro de Internacionalização do CONPEDI / organizadores: João Marcelo \n"
+        "de Lima Assafim, Monica Navarro Michel. – Barcelona : Ediciones Laborum, 2015.\n"
+        "V. 7\nInclui bibliografia\nISBN (Internacional): 978-84-92602-86-5\n"
+    )
+    doc = DocumentText([Page(number=1, text=""), Page(number=2, text=card), Page(number=3, text="Diretoria - Conpedi")])
+    work = read_doctrine(doc, doc)
+    assert work.title == "I Encontro de Internacionalização do CONPEDI"
+    assert work.authors == ["João Marcelo de Lima Assafim", "Monica Navarro Michel"]
+    assert (work.venue, work.year) == ("Ediciones Laborum", 2015)
+    # Without the card's heading the same words are only a page of text.
+    assert read_doctrine(DocumentText([Page(number=1, text=card.split("\n", 1)[1])])).title is None
