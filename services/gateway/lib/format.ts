@@ -42,10 +42,61 @@ export function typeLabel(code: string, known?: Record<string, string>): string 
   return known?.[code] ?? DOCUMENT_TYPE_LABELS[code] ?? code;
 }
 
-/** A subtype's label as the results carried it ("resolucao" -> "Resolução"), else the code as words. */
+/** Every subtype's label, as shared/legal/codes.py DOCUMENT_SUBTYPE_LABELS (a test compares them): a facet's
+ * value is labelled before any result of it is shown. */
+export const DOCUMENT_SUBTYPE_LABELS: Record<string, string> = {
+  lei: "Lei",
+  lei_complementar: "Lei complementar",
+  decreto: "Decreto",
+  decreto_lei: "Decreto-lei",
+  medida_provisoria: "Medida provisória",
+  emenda_constitucional: "Emenda constitucional",
+  resolucao: "Resolução",
+  provimento: "Provimento",
+  portaria: "Portaria",
+  instrucao_normativa: "Instrução normativa",
+  codigo: "Código",
+  regimento: "Regimento",
+  diretiva: "Diretiva (UE)",
+  regulamento: "Regulamento (UE)",
+  decisao_ue: "Decisão (UE)",
+  retificacao: "Retificação",
+  oficio: "Ofício",
+  edital: "Edital",
+  ata: "Ata",
+  memorando: "Memorando",
+  circular: "Circular",
+  nota_tecnica: "Nota técnica",
+  decisao_administrativa: "Decisão administrativa",
+  artigo: "Artigo",
+  tese: "Tese de doutorado",
+  dissertacao: "Dissertação de mestrado",
+  monografia: "Monografia / TCC",
+  livro: "Livro / coletânea",
+  capitulo: "Capítulo de livro",
+  comentario: "Comentário de jurisprudência",
+  material_didatico: "Material didático (prova ou questões comentadas)",
+  jurisprudencia_em_teses: "Jurisprudência em Teses",
+  informativo: "Informativo de jurisprudência",
+  ementario: "Ementário",
+  jurisprudencia_comentada: "Jurisprudência comentada",
+  peticao_inicial: "Petição inicial",
+  contestacao: "Contestação",
+  replica: "Réplica",
+  recurso: "Recurso",
+  contrarrazoes: "Contrarrazões",
+  memoriais: "Memoriais",
+  manifestacao: "Manifestação",
+  sumula: "Súmula",
+  sumula_vinculante: "Súmula vinculante",
+  enunciado: "Enunciado",
+};
+
+/** A subtype's label as the results carried it ("resolucao" -> "Resolução"), else the vocabulary's, else the code
+ * as words. */
 export function subtypeLabel(code: string, known?: Record<string, string>): string {
   const words = code.replace(/_/g, " ");
-  return known?.[code] ?? words.charAt(0).toUpperCase() + words.slice(1);
+  return known?.[code] ?? DOCUMENT_SUBTYPE_LABELS[code] ?? words.charAt(0).toUpperCase() + words.slice(1);
 }
 
 /** A work's authors as a line ("Ana Souza; Pedro Queiroz"), up to three and "et al." after them. */

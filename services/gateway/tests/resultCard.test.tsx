@@ -358,7 +358,9 @@ describe("<ResultCard> of works that are not decisions", () => {
   it("writes the authors and a subtype code without its label", () => {
     expect(authorsLine(["A", " B ", "", "C", "D"])).toBe("A; B; C et al.");
     expect(authorsLine(undefined)).toBe("");
-    expect(subtypeLabel("instrucao_normativa")).toBe("Instrucao normativa");
+    expect(subtypeLabel("instrucao_normativa")).toBe("Instrução normativa");
+    expect(subtypeLabel("dissertacao")).toBe("Dissertação de mestrado");
+    expect(subtypeLabel("codigo_novo")).toBe("Codigo novo");
     expect(subtypeLabel("tese", { tese: "Tese de doutorado" })).toBe("Tese de doutorado");
   });
 });
@@ -385,7 +387,7 @@ describe("<Filters> by subtype", () => {
   it("has no subtype group without the facet, unless one is selected", () => {
     expect(filters(undefined, { document_type: { acordao: 1 } })).not.toContain("filtro-subtipo");
     expect(filters({ ...EMPTY_STATE, q: "x", subtype: ["tese"] })).toContain(
-      '<input type="checkbox" id="filtro-subtipo-0" checked="" value="tese"/><label for="filtro-subtipo-0"><span class="facet-label">Tese</span></label>',
+      '<input type="checkbox" id="filtro-subtipo-0" checked="" value="tese"/><label for="filtro-subtipo-0"><span class="facet-label">Tese de doutorado</span></label>',
     );
   });
 });

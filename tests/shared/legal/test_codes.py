@@ -107,6 +107,15 @@ def test_the_page_names_every_document_type_as_the_codes_do() -> None:
     assert dict(re.findall(r"(\w+):\s*\"([^\"]+)\"", block.group(1))) == DOCUMENT_TYPE_LABELS
 
 
+def test_the_page_names_every_document_subtype_as_the_codes_do() -> None:
+    """A subtype facet's value is labelled before any result of it is shown ("Dissertação de mestrado", never
+    "Dissertacao"): the page's map is the vocabulary's."""
+    source = (Path(__file__).parents[3] / "services" / "gateway" / "lib" / "format.ts").read_text(encoding="utf-8")
+    block = re.search(r"DOCUMENT_SUBTYPE_LABELS[^{]*\{(.*?)\};", source, re.S)
+    assert block is not None
+    assert dict(re.findall(r"(\w+):\s*\"([^\"]+)\"", block.group(1))) == DOCUMENT_SUBTYPE_LABELS
+
+
 def test_the_presidency_is_a_known_origin_with_a_label() -> None:
     """Federal decrees and laws are the Presidência da República's: a code of the vocabulary, not a free value."""
     assert is_known_court("presidencia")
