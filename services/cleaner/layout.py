@@ -28,7 +28,8 @@ Everything works on lists of already stripped lines and returns, per page, the i
 import math
 import re
 from collections.abc import Sequence
-from difflib import SequenceMatcher
+
+from rapidfuzz import fuzz, process
 
 from shared.legal.text import strip_accents
 
@@ -107,7 +108,12 @@ def _outermost(lines: Sequence[str], dropped: set[int]) -> set[int]:
 
 
 class _Clusters:
-    """Keys grouped by similarity (rule 6): each key maps to the first similar key seen."""
+    """Keys grouped by similarity (rule 6): each key maps to the most similar key seen before it (rapidfuzz's
+    normalised Indel ratio, at least FUZZY_RATIO), or stands for itself.
+
+    Every edge line of a long document is compared with every distinct one before it: difflib's matcher took
+    106 s of CPU on a 296-page book with three OCR pages (about 2,400 distinct edge lines), the whole time the
+    cleaner held the document; rapidfuzz compares them in C, with the cutoff pruning most pairs early."""
 
     def __init__(self) -> None:
         self._representatives: list[str] = []
@@ -119,18 +125,10 @@ class _Clusters:
             return found
         found = key
         if len(key) >= _FUZZY_MIN_CHARS:
-            matcher = SequenceMatcher(None, "", key, autojunk=False)  # the key's index is built once
-            for rep in self._representatives:
-                matcher.set_seq1(rep)
-                # cheap upper bounds first: most pairs of lines are far apart
-                if (
-                    matcher.real_quick_ratio() >= FUZZY_RATIO
-                    and matcher.quick_ratio() >= FUZZY_RATIO
-                    and matcher.ratio() >= FUZZY_RATIO
-                ):
-                    found = rep
-                    break
-            if found == key:
+            match = process.extractOne(key, self._representatives, scorer=fuzz.ratio, score_cutoff=FUZZY_RATIO * 100)
+            if match is not None:
+                found = match[0]
+            else:
                 self._representatives.append(key)
         self._of[key] = found
         return found

@@ -16,7 +16,7 @@
   ground truth at all (it is the
   source's text layer), so a stamp read as text costs CER but never recall.
 
-Needs rapidfuzz (a test/bench dependency, not one of the services').
+Uses rapidfuzz, as the cleaner does.
 """
 
 from __future__ import annotations

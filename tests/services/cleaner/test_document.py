@@ -1,7 +1,9 @@
 """Whole-document cleaning: running headers, footers, page numbers and stamps, on the real sample PDFs
 (their text layers) first, then on small synthetic documents for the layouts the samples lack."""
 
+import random
 import re
+import string
 from datetime import date
 from pathlib import Path
 
@@ -298,3 +300,25 @@ def test_keys_and_page_number_patterns() -> None:
     assert line_key("Página  3 de 20") == line_key("página 14 de 20") == "página # de #"
     assert is_page_number("- 3 -", 7) and is_page_number("fls. 1234", 1) and is_page_number("Página 3 de 20", 3)
     assert is_page_number("3", 3) and not is_page_number("3", 4) and not is_page_number("Art. 3", 3)
+
+
+def test_a_long_book_with_a_few_ocr_pages_loses_its_running_header_everywhere() -> None:
+    """A 300-page book, three pages of it OCR'd: the OCR pages' garbled header is grouped with the printed one, so
+    it goes from every page, and each page's own edge lines (each different) stay. Grouping by similarity compares
+    every edge line with every distinct one before it: bench/stages.py times that on such a book."""
+    rng = random.Random(7)
+    ocr = {1, 138, 228}
+    pages, own = [], []
+    for n in range(1, 301):
+        header = (
+            "I ENCONTRO DE INTERNAC1ONALIZAÇAO DO C0NPEDI"
+            if n in ocr
+            else "I ENCONTRO DE INTERNACIONALIZAÇÃO DO CONPEDI"
+        )
+        lines = ["".join(rng.choice(string.ascii_lowercase) for _ in range(14)).capitalize() + "." for _ in range(3)]
+        own.append(lines)
+        method = "ocr" if n in ocr else "text"
+        pages.append(Page(number=n, text="\n".join([header, *lines]), method=method, confidence=0.9))
+    cleaned = clean_pages(pages)
+    assert not any("ENCONTRO" in p.text for p in cleaned)
+    assert [p.text.split("\n") for p in cleaned] == own
