@@ -49,6 +49,14 @@ JUDGED = ROOT / "tests" / "data" / "cross_language_queries.json"
 Score = Callable[[np.ndarray, list[str], np.ndarray, dict[str, np.ndarray], str], np.ndarray]
 
 
+def ndcg_cells(metrics: dict, baseline: dict) -> str:
+    """nDCG@10 per group, each with its difference to the baseline's, as one row of cells."""
+    return "".join(
+        f"{100 * metrics[g]['ndcg@10']:8.1f} ({100 * (metrics[g]['ndcg@10'] - baseline[g]['ndcg@10']):+.1f})"
+        for g in ("G1", "G2", "G3", "ALL")
+    )
+
+
 def both_sides(
     vectors: np.ndarray, languages: list[str], query: np.ndarray, centroids: dict[str, np.ndarray], language: str
 ) -> np.ndarray:
@@ -121,10 +129,7 @@ def juristcu(cache: Path, distractors: str | None) -> None:
             intruders += sum(languages[i] == "en" for i in order[:10])
         metrics = evaluate(run, qrels, queries)
         baseline = baseline or metrics
-        cells = "".join(
-            f"{100 * metrics[g]['ndcg@10']:8.1f} ({100 * (metrics[g]['ndcg@10'] - baseline[g]['ndcg@10']):+.1f})"
-            for g in ("G1", "G2", "G3", "ALL")
-        )
+        cells = ndcg_cells(metrics, baseline)
         print(f"{name:<12}{cells}{intruders / len(queries):>20.2f}")
 
 
@@ -239,10 +244,7 @@ def juristcu_hybrid(cache: Path, url: str) -> None:
             intruders += sum(languages[i] == "en" for i in order[:10])
         metrics = evaluate(run, qrels, queries)
         baseline = baseline or metrics
-        cells = "".join(
-            f"{100 * metrics[g]['ndcg@10']:8.1f} ({100 * (metrics[g]['ndcg@10'] - baseline[g]['ndcg@10']):+.1f})"
-            for g in ("G1", "G2", "G3", "ALL")
-        )
+        cells = ndcg_cells(metrics, baseline)
         print(f"share {share:<6}{cells}   English in top 10 {intruders / len(queries):.2f}")
 
 
