@@ -6,7 +6,6 @@ the archive) for what the extractor and the cleaner make of them."""
 from pathlib import Path
 
 import pymupdf
-import pytest
 
 from precedente.inspect import inspect_file, inspection_json
 from services.chunker.logic import chunk_document
@@ -175,10 +174,10 @@ def test_inspect_shows_the_unread_page_and_chunks_without_it(tmp_path: Path) -> 
     assert holding and all(c.page_start <= 5 <= c.page_end for c in holding)
 
 
-@pytest.mark.skipif(not (ARCHIVE / "i245.pdf").exists(), reason="the archive is not here")
 def test_an_archive_file_with_one_scanned_page_is_indexed_without_it() -> None:
     """i245's page 7 is an image page OCR reads below the bar, among text pages: its first pages are read (OCR
     of one page), and the verdict on them is the one the whole file gets."""
+    assert (ARCHIVE / "i245.pdf").exists(), f"{ARCHIVE} is missing: ../shared must sit beside the checkout"
     with pymupdf.open(ARCHIVE / "i245.pdf") as source, pymupdf.open() as part:
         part.insert_pdf(source, to_page=min(source.page_count, 12) - 1)
         data = part.tobytes()
