@@ -62,9 +62,10 @@ lint: $(STAMP)
 test-gateway: install
 	cd $(GATEWAY) && npm test
 
-# Everything (.ci/run runs this): ruff, the page's unit tests, and every Python test, end-to-end ones included.
+# Everything (.ci/run runs this): ruff, the page's unit tests, and every Python test, end-to-end ones included;
+# the slowest 25 are named at the end, so that a CI log says where the suite's time goes.
 test: install lint test-gateway
-	$(BIN)/python -m pytest -q -ra
+	$(BIN)/python -m pytest -q -ra --durations=25
 
 # The inner loop: ruff and the Python tests but the end-to-end and slow ones (markers in pyproject.toml): no
 # stack to start, no wheel or web page to build, no whole scan to OCR. The slowest ten are named at the end.
