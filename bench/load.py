@@ -5,10 +5,12 @@ synthetic documents written straight into its database (bench/search_scale.py's 
 sentences recombined, real vectors mixed; chunks per document as a firm's base has them, about 20 on
 average), then people made through the admin API sign in and search in closed loops with JurisTCU's
 queries (each its own account and groups, with an optional think time between searches), while the real
-PDFs of ../shared/docs go through the whole pipeline. Reports throughput, p50/p95/p99 latency, errors by
+PDFs of ../shared/docs go through the whole pipeline (--archive: the 94 of ../shared/archive, all uploaded at
+once; --no-ingest: none). Reports throughput, p50/p95/p99 latency, errors by
 status, and what ingestion did meanwhile. Target (issue #8): p95 <= 1 s and no errors.
 
     .venv/bin/python bench/load.py [--documents 10000] [--searchers 20] [--seconds 120] [--think 0]
+        [--no-ingest | --archive [--warmup 120]]
 """
 
 import argparse
@@ -61,18 +63,20 @@ async def build_index(database_url: str, documents: int) -> tuple[int, int]:
     return len(made_documents), len(made_chunks)
 
 
-def ingest_in_background(stack: RunningStack, stop: threading.Event, report: dict) -> None:
-    """Upload the real sample PDFs (again and again, each time as new content) until told to stop."""
-    files = sorted((SHARED / "docs").glob("*.pdf"))
+def ingest_in_background(stack: RunningStack, stop: threading.Event, report: dict, archive: bool) -> None:
+    """Upload the real sample PDFs (again and again, each time as new content) until told to stop; with
+    `archive`, every PDF of ../shared/archive once, at once, as a firm's drive arrives: the pipeline stays busy
+    (OCR, embedding) for the whole run."""
+    files = sorted((SHARED / ("archive" if archive else "docs")).glob("*.pdf"))
     ids: dict[str, None] = {}
     with httpx.Client(base_url=stack.url, timeout=120, headers=stack.client.headers) as client:
-        for round_ in itertools.count():
+        for round_ in [0] if archive else itertools.count():
             for path in files:
                 if stop.is_set():
-                    report["uploaded"] = len(ids)
-                    report["ids"] = list(ids)
-                    return
-                data = path.read_bytes() + f"\n%% load round {round_}\n".encode()  # a new version each round
+                    break
+                data = path.read_bytes()
+                if not archive:
+                    data += f"\n%% load round {round_}\n".encode()  # a new version each round
                 answer = client.post(
                     "/documents",
                     files={"file": (path.name, data, "application/pdf")},
@@ -82,7 +86,12 @@ def ingest_in_background(stack: RunningStack, stop: threading.Event, report: dic
                     ids[answer.json()["document_id"]] = None
                 else:
                     report.setdefault("upload_errors", Counter())[answer.status_code] += 1
-                time.sleep(2)
+                if not archive:
+                    time.sleep(2)
+            if stop.is_set():
+                break
+    report["uploaded"] = len(ids)
+    report["ids"] = list(ids)
 
 
 def cpu_seconds(stack: RunningStack) -> dict[str, float]:
@@ -125,6 +134,8 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=120)
     parser.add_argument("--think", type=float, default=0.0, help="mean seconds between a searcher's searches")
     parser.add_argument("--no-ingest", action="store_true", help="searchers only, to tell their cost from ingestion's")
+    parser.add_argument("--archive", action="store_true", help="ingest ../shared/archive (94 PDFs) instead of docs/")
+    parser.add_argument("--warmup", type=float, default=5, help="seconds of ingestion before the searchers start")
     args = parser.parse_args()
     lines = (SHARED / "bench" / "juristcu" / "queries.jsonl").read_text().splitlines()
     queries = [json.loads(line)["text"] for line in lines]
@@ -142,10 +153,12 @@ def main() -> None:
             header = stack.headers(groups or None, user=f"advogado{n:02d}", roles=())
             tokens.append(header["Authorization"].removeprefix("Bearer "))
         stop, ingestion = threading.Event(), {}
-        uploader = threading.Thread(target=ingest_in_background, args=(stack, stop, ingestion), daemon=True)
+        uploader = threading.Thread(
+            target=ingest_in_background, args=(stack, stop, ingestion, args.archive), daemon=True
+        )
         if not args.no_ingest:
             uploader.start()
-            time.sleep(5)  # ingestion under way before the searchers start
+            time.sleep(args.warmup)  # ingestion under way before the searchers start
         load_before, cpu_before = os.getloadavg()[0], cpu_seconds(stack)
 
         async def run_all() -> list:
