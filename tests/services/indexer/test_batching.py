@@ -82,7 +82,7 @@ async def test_two_small_documents_handled_at_once_share_one_embedder_call(
     settings = Settings(indexer_batch_size=8)
     ctx = StageContext(settings=settings, db=pool, broker=None)  # type: ignore[arg-type]
     embedder = get_embedder(settings)
-    batcher = batcher_for(ctx, embedder, batch_size(settings))  # the one handle() uses: the stage's own
+    batcher = batcher_for(ctx, embedder, batch_size(settings, embedder))  # the one handle() uses: the stage's own
     long, despacho, email = TEXTS[:8], TEXTS[24:26], TEXTS[26:29]
     events = [await annotated(pool, texts, "Despacho") for texts in (long, despacho, email)]
     before = embedded()
