@@ -2,12 +2,12 @@
 
 Per page: get its pixels (preprocess.page_image, in the calling thread: MuPDF is not thread-safe),
 then in a worker thread clean and straighten them (preprocess.prepare_page: the fixes its measured
-signals call for, and a quarter turn when the projection profiles show the page sideways or upside
-down; then shrunk to ~195 dpi, preprocess.READING_SCALE) and hand the pixels to Tesseract's C API
-(tesserocr, which bundles libtesseract 5.5 and reads the language data Debian's tesseract-ocr-por
-installs). A first pass that still reads the page with low confidence asks Tesseract's OSD which way up
-the page is and, if it is turned, reads it again the right way up. PageOcr.steps says what each page
-got (bench/scans.py prints it).
+signals call for and the deskew at ~300 dpi; then shrunk to ~150 dpi, preprocess.READING_SCALE, and
+given a quarter turn when the projection profiles show the page sideways or upside down) and hand
+the pixels to Tesseract's C API (tesserocr, which bundles libtesseract 5.5 and reads the language
+data Debian's tesseract-ocr-por installs). A first pass that still reads the page with low confidence
+asks Tesseract's OSD which way up the page is and, if it is turned, reads it again the right way up.
+PageOcr.steps says what each page got (bench/scans.py prints it).
 
 Why the C API and not the tesseract command (pytesseract, until issue #16 item 5): the command started a
 process and loaded the model for every page (0.23 s) and took the page through a file; here each thread
@@ -16,6 +16,11 @@ borrows an initialised Tesseract (_Engines) and hands it the numpy buffer. On th
 path went from 0.56 to 0.79 pages/s per core, body word recall 98.43% -> 98.39% (Tesseract 5.3 -> 5.5);
 0.83 with preprocess's cheaper speck count (0.52 -> 0.74 with the old and new paths run side by side on
 the loaded 2-core machine: CPU seconds grow with the load, compare runs made together).
+Reading at 150 dpi instead of 195, with cheaper speck, streak and skew measures and the quick orientation judged
+on the shrunk page in preprocess (issue #16 item 5, last gap): the six scans 1.02-1.04 -> 1.24-1.29 pages/s per
+core, the faded copy 0.80-0.82 -> 0.91-0.99, the turned decree 0.75-0.78 -> 0.86-0.93, the fax 0.77-0.85 ->
+1.03-1.09 (bench/scans.py, the old and new code run in turn on the loaded machine); body word recall 98.83% ->
+98.85% over the six, the worst scan (the fax) 97.20% -> 97.05%.
 Tesseract releases the GIL while it reads, so the pages of one process still run in parallel.
 
 The time limit: Tesseract's recogniser checks a deadline (Recognize(timeout)) between words, so a page

@@ -55,19 +55,26 @@ MAX_PAGE_PIXELS = 25_000_000
 """A page image larger than this is made at a lower resolution: A3 at 300 dpi is 17 Mpx, A2 would be
 35. Tesseract needs several bytes per pixel, and an extractor replica has 1.5 GiB for two pages."""
 
-READING_SCALE = 0.65
-"""Tesseract reads the prepared page at 0.65 of its ~300 dpi (~195 dpi, x-heights of ~15 px on 12 pt text).
-The fixes above are tuned in 300 dpi pixels, so they run first and the page is shrunk last. Tesseract's
-cost is a part that grows with the pixels (layout analysis, its PNG round trip of every text line)
-and one that does not (the LSTM sees each line at 36 px high whatever the resolution): its CPU per
-page fell 27% (2.11 -> 1.55 s, the six scans' 37 pages) while body word recall held or rose on every
-scan (0.75: 1.90 s, the same recall); no scan lost more than 0.3 point (office scan 100% -> 99.8%)."""
+READING_SCALE = 0.5
+"""Tesseract reads the prepared page at half its ~300 dpi (~150 dpi, x-heights of ~11 px on 12 pt text).
+The fixes above are tuned in 300 dpi pixels, so they run first (the deskew too) and the page is shrunk
+before the quarter turn (prepare_page). Tesseract's cost is a part that grows with the pixels (layout analysis, its
+PNG round trip of every text line) and one that does not (the LSTM sees each line at 36 px high whatever
+the resolution, ~80% of a page's time at 150 dpi): at 0.65 its CPU per page fell 27% from 300 dpi (2.11 ->
+1.55 s, the six scans' 37 pages), and 0.5 took another 16% (Tesseract alone on the same prepared pages,
+0.82 -> 0.68 s a page). Body word recall, 0.65 -> 0.5 with this module's other changes of issue #16 item 5
+(bench/scans.py): stamped 98.26 -> 98.55, faded 99.29 -> 99.53, turned decree 98.85 -> 98.62, fax 97.20 ->
+97.05 (one word), office 100 -> 100, dark edges 99.37 -> 99.37; Tesseract alone at 0.5 kept both scans of
+../shared/docs/scanned (99.55 -> 99.55, 99.72 -> 99.65). 0.55 read the fax at 96.9: the recall moves a word
+or two either way with the scale, and the fax's 6-8 pt print keeps it near the 0.97 bar at any of them.
+A half is also a whole factor: OpenCV shrinks by averaging 2 x 2 blocks, 1 ms a page where 0.65 took 16."""
 
 MAX_SKEW_DEGREES = 5.0
 """Scanner skew beyond this is rare; a wider search costs time and finds false angles in tables."""
 
 _SKEW_PROBE_WIDTH = 800
-"""Width of the thumbnail the skew is measured on: ~100 dpi for A4 is plenty for line profiles."""
+"""Least width of the thumbnail the skew is measured on (800-1600 px: the page shrunk by a whole factor):
+~100 dpi for A4 is plenty for line profiles."""
 
 _MIN_SKEW_DEGREES = 0.1
 """Below this, rotating costs an interpolation pass and gains nothing."""
@@ -152,10 +159,11 @@ def _native_scan(page: pymupdf.Page, max_pixels: int) -> np.ndarray | None:
         return None
     if any(span["type"] != 3 for span in page.get_texttrace()):  # type 3: invisible text (an OCR layer)
         return None
-    infos = page.get_image_info(xrefs=True)
-    if len(infos) != 1 or not infos[0].get("xref"):
+    infos = page.get_image_info()  # xrefs=True would hash the image's pixels (~6 ms a page): get_images names it
+    images = page.get_images()
+    if len(infos) != 1 or len(images) != 1 or not images[0][0]:
         return None
-    info = infos[0]
+    info, xref = infos[0], images[0][0]
     a, b, c, d, _, _ = info["transform"]
     if abs(b) > 1e-3 or abs(c) > 1e-3 or a <= 0 or d <= 0:
         return None  # rotated or mirrored placement: let MuPDF render it
@@ -165,7 +173,7 @@ def _native_scan(page: pymupdf.Page, max_pixels: int) -> np.ndarray | None:
     if info["width"] * info["height"] > 4 * max_pixels:
         return None
     try:
-        pix = pymupdf.Pixmap(page.parent, info["xref"])
+        pix = pymupdf.Pixmap(page.parent, xref)
         if pix.alpha or pix.n != 1:
             pix = pymupdf.Pixmap(pymupdf.csGRAY, pymupdf.Pixmap(pix, 0) if pix.alpha else pix)
         image = _pixmap_array(pix)
@@ -211,10 +219,14 @@ def prepare(image: np.ndarray, options: PreprocessOptions) -> np.ndarray:
 
 
 def prepare_page(image: np.ndarray, options: PreprocessOptions) -> Prepared:
-    """The enabled fixes, in the order that works: dark edges, specks, streaks, deskew, stamps, turn.
+    """The enabled fixes, in the order that works: dark edges, specks, streaks, deskew, stamps, shrink to the
+    reading scale, turn.
 
     Edges go first because every later signal (paper level, line profiles) would read the shadow
-    as ink; specks and streaks are removed before deskew so that its line profiles see the text.
+    as ink; specks and streaks are removed before the skew is measured so that its line profiles see
+    the text. Every step up to the stamps works on the ~300 dpi page its constants are tuned for; the
+    quarter turn is judged and made on the page shrunk to the size Tesseract reads (the quick
+    orientation's 1150 px thumbnail is about that size already, and the turn moves a quarter of the pixels).
     """
     steps: list[str] = []
     if options.dark_edges:
@@ -224,12 +236,16 @@ def prepare_page(image: np.ndarray, options: PreprocessOptions) -> Prepared:
     if options.denoise or (options.despeckle and speckle_density(image) >= SPECKLE_PER_MPX):
         image = denoise(image)
         steps.append("despeckle")
-    if options.streaks and streak_lines(image) >= MIN_STREAK_LINES:
-        image = remove_streaks(image)
-        steps.append("streaks")
+    if options.streaks:
+        opened = _horizontal_opening(image)
+        if _streak_count(opened, image.shape[1]) >= MIN_STREAK_LINES:
+            image = remove_streaks(image, opened)
+            steps.append("streaks")
     if options.deskew:
         angle = skew_angle(image)
         if abs(angle) >= _MIN_SKEW_DEGREES:
+            # At 300 dpi: straightening the page shrunk to 150 dpi saved ~11 ms a page but read the stamped
+            # scan (+-3 degrees) at 97.97% body word recall, where this order reads it at 98.55%.
             image = _rotate(image, angle)
             steps.append(f"deskew {angle:+.1f}")
     if options.remove_stamps:
@@ -237,15 +253,15 @@ def prepare_page(image: np.ndarray, options: PreprocessOptions) -> Prepared:
         image = remove_stamps(image)
         if image is not before:
             steps.append("stamps")
+    if options.reading_scale < 1.0:
+        image = reading_size(image, options.reading_scale)
+        steps.append(f"scale {options.reading_scale:g}")
     rotated = 0
     if options.quick_orientation:
         rotated = quick_orientation(image)
         if rotated:
             image = rotate_quarter(image, rotated)
             steps.append(f"turn {rotated}")
-    if options.reading_scale < 1.0:
-        image = reading_size(image, options.reading_scale)
-        steps.append(f"scale {options.reading_scale:g}")
     if options.binarise:
         image = binarise(image)
         steps.append("binarise")
@@ -337,16 +353,19 @@ _SPECK_CONTRAST = 50
 def speckle_density(image: np.ndarray) -> float:
     """Tiny dark connected components per megapixel: salt-and-pepper noise, not letters or dots.
 
-    16-bit labels take 28 ms a page where 32-bit ones take 68 (the six scans); a page of more than 65535
-    dark blobs overflows them and is counted again with 32-bit labels.
+    16-bit labels take 28 ms a page where 32-bit ones take 68 (the six scans), and their areas counted by a
+    histogram of the labels 17 ms (the same counts: the other statistics are not needed); a page of more than
+    65535 dark blobs overflows them and is counted again with 32-bit labels.
     """
     below = background_level(image) - _SPECK_CONTRAST  # dark: grey < below
     _, dark = cv2.threshold(image, below - 1, 1, cv2.THRESH_BINARY_INV)
     try:
-        _, _, stats, _ = cv2.connectedComponentsWithStats(dark, connectivity=8, ltype=cv2.CV_16U)
+        count, labels = cv2.connectedComponents(dark, connectivity=8, ltype=cv2.CV_16U)
+        areas = cv2.calcHist([labels], [0], None, [count], [0, count]).ravel()  # one bin per label
     except cv2.error:
-        _, _, stats, _ = cv2.connectedComponentsWithStats(dark, connectivity=8, ltype=cv2.CV_32S)
-    tiny = int(np.count_nonzero(stats[1:, cv2.CC_STAT_AREA] <= _SPECK_AREA))
+        count, labels = cv2.connectedComponents(dark, connectivity=8, ltype=cv2.CV_32S)
+        areas = np.bincount(labels.ravel(), minlength=count)
+    tiny = int(np.count_nonzero(areas[1:] <= _SPECK_AREA))
     return tiny / max(image.size / 1e6, 1e-6)
 
 
@@ -361,18 +380,21 @@ MIN_STREAK_LINES = 15
 page is treated as fax-like: the fax measures 21-145 a page, the other sample pages 0-7."""
 
 
-def _horizontal_excess(image: np.ndarray) -> tuple[np.ndarray, int]:
-    inverted = cv2.bitwise_not(image)
+def _horizontal_opening(image: np.ndarray) -> np.ndarray:
+    """The inverted page opened with a long horizontal line: only rules and streaks are left (ink is bright)."""
     kernel = cv2.getStructuringElement(cv2.MORPH_RECT, (_STREAK_KERNEL, 1))
-    opened = cv2.morphologyEx(inverted, cv2.MORPH_OPEN, kernel)
-    return opened, 255 - background_level(image)
+    return cv2.morphologyEx(cv2.bitwise_not(image), cv2.MORPH_OPEN, kernel)
 
 
 def streak_lines(image: np.ndarray) -> int:
     """How many thin long horizontal dark streaks (fax scan lines, rules) the page has."""
-    opened, _ = _horizontal_excess(image)
+    return _streak_count(_horizontal_opening(image), image.shape[1])
+
+
+def _streak_count(opened: np.ndarray, width: int) -> int:
     level = int(np.median(opened[::7, ::7]))  # the opened paper: its noise floor, not the paper's median
-    rows = (opened > level + _STREAK_EXCESS).sum(axis=1) >= _STREAK_MIN_SHARE * image.shape[1]
+    rows = cv2.reduce((opened > level + _STREAK_EXCESS).view(np.uint8), 1, cv2.REDUCE_SUM, dtype=cv2.CV_32S)
+    rows = rows.ravel() >= _STREAK_MIN_SHARE * width
     edges = np.flatnonzero(np.diff(np.concatenate(([0], rows.astype(np.int8), [0]))))
     thickness = edges[1::2] - edges[::2]
     return int(np.count_nonzero(thickness <= _STREAK_MAX_THICKNESS))
@@ -386,19 +408,21 @@ none, every pixel lightened by the streak's darkness 94.5% (CER 4.2%); 10: 97.0%
 bottom of every letter sitting on a streak (fax streaks run along the baselines) and most of 6-8 pt print."""
 
 
-def remove_streaks(image: np.ndarray) -> np.ndarray:
+def remove_streaks(image: np.ndarray, opened: np.ndarray | None = None) -> np.ndarray:
     """Subtract long horizontal dark structures down to the paper's grey, except where a letter crosses them.
 
     A fax page read 0% of its words with the streaks and 96% without (Tesseract's layout analysis takes
     struck lines for rules). Pixels of a streak go to the paper's grey; a stroke darker than the streak
     under it (_STROKE_OVER_STREAK) keeps its grey, so letters on a streak stay whole.
     """
-    opened, paper = _horizontal_excess(image)
-    excess = cv2.subtract(opened, np.full_like(opened, paper))
+    if opened is None:
+        opened = _horizontal_opening(image)
+    paper = 255 - background_level(image)
+    excess = cv2.subtract(opened, paper)  # a scalar: saturating, like the arrays it replaces
     inverted = cv2.bitwise_not(image)
     cleaned = cv2.subtract(inverted, excess)
-    stroke = inverted > cv2.add(opened, np.full_like(opened, _STROKE_OVER_STREAK))
-    cleaned[stroke] = inverted[stroke]
+    stroke = cv2.compare(inverted, cv2.add(opened, _STROKE_OVER_STREAK), cv2.CMP_GT)
+    cv2.copyTo(inverted, stroke, cleaned)
     return cv2.bitwise_not(cleaned)
 
 
@@ -484,8 +508,9 @@ def skew_angle(image: np.ndarray, max_degrees: float = MAX_SKEW_DEGREES) -> floa
     rotating the dark pixels' coordinates, not the image, so it takes a few milliseconds.
     """
     height, width = image.shape
-    scale = min(1.0, _SKEW_PROBE_WIDTH / max(width, 1))
-    small = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) if scale < 1 else image
+    # A whole factor: OpenCV averages k x k blocks then (3.5 ms a 300 dpi page), where 800 / width took 12 ms.
+    factor = max(1, width // _SKEW_PROBE_WIDTH)
+    small = cv2.resize(image, None, fx=1 / factor, fy=1 / factor, interpolation=cv2.INTER_AREA) if factor > 1 else image
     _, dark = cv2.threshold(small, 0, 255, cv2.THRESH_BINARY_INV | cv2.THRESH_OTSU)
     ys, xs = np.nonzero(dark)
     if len(xs) < 200 or len(xs) > 0.5 * dark.size:
