@@ -34,7 +34,7 @@ from precedente.admin_cli import audit_command, keys_app, password_command, user
 from precedente.credentials import api_client, auth_headers  # noqa: E402
 from precedente.harness import FINAL  # noqa: E402
 from precedente.panel_command import panel_app  # noqa: E402
-from precedente.review_cli import review_app  # noqa: E402
+from precedente.review_cli import review_app, unread_line  # noqa: E402
 from shared import pipeline  # noqa: E402
 from shared.contracts import EVERYONE  # noqa: E402
 from shared.legal.codes import (  # noqa: E402
@@ -924,6 +924,8 @@ def status_command(
     for title, counts in (("in review", report["review_reasons"]), ("failed", report["failure_reasons"])):
         if counts:
             console.print(f"{title}: " + ", ".join(f"{n} {code}" for code, n in counts.items()))
+    if line := unread_line(report):
+        console.print(line, markup=False)
     if report.get("slowest"):
         slow = _table("document", "file", "total s", "slowest stage", "its s", title="slowest of the last hour")
         for item in report["slowest"]:

@@ -146,6 +146,18 @@ def done(result: dict[str, Any], as_json: bool) -> None:
     console.print(f"{result['document_id']}: {what} (now {result['stage']})", markup=False, highlight=False)
 
 
+def unread_line(report: dict[str, Any]) -> str | None:
+    """GET /status's indexed documents with unread pages, as their own line: searchable, so in no review count."""
+    unread = report.get("unread_pages") or {}
+    if not unread.get("documents"):
+        return None
+    documents, pages = unread["documents"], unread.get("pages", 0)
+    return (
+        f"{documents} document{'s' if documents != 1 else ''} indexed with unread pages"
+        f" ({pages} page{'s' if pages != 1 else ''}): `precedente review --reason unread_pages`"
+    )
+
+
 def status(api: ApiOption = None) -> None:
     """Documents per stage, review and failure counts per reason, and the latest stopped documents."""
     with client(api) as http:
@@ -157,6 +169,8 @@ def status(api: ApiOption = None) -> None:
     for title, counts in (("in review", report["review_reasons"]), ("failed", report["failure_reasons"])):
         if counts:
             console.print(f"{title}: " + ", ".join(f"{n} {code}" for code, n in counts.items()))
+    if line := unread_line(report):
+        console.print(line, markup=False)
     for item in report["latest_stopped"]:
         line = f"{item['at']} {item['filename']} {item['stage']} [{item['reason_code']}] {item['reason']}"
         console.print(line, markup=False)

@@ -251,3 +251,19 @@ export function indexableText(pages: { text: string }[]): { pages: number; withT
 export function plural(n: number, one: string, many: string): string {
   return `${n.toLocaleString("pt-BR")} ${n === 1 ? one : many}`;
 }
+
+/** GET /status's review reasons, one row each, then the documents indexed with unread pages as their own row,
+ * "2 documentos (5 páginas)": searchable, so in no review count of the API, yet each waits for a reviewer
+ * (the queue lists them under "unread_pages"). An older API without the count gives just the reasons. */
+export function reviewReasonRows(status: {
+  review_reasons: Record<string, number>;
+  unread_pages?: { documents: number; pages: number };
+}): [string, string][] {
+  const rows = Object.entries(status.review_reasons).map(([code, n]): [string, string] => [code, n.toLocaleString("pt-BR")]);
+  const unread = status.unread_pages;
+  if (unread && unread.documents > 0) {
+    const documents = plural(unread.documents, "documento", "documentos");
+    rows.push(["unread_pages", `${documents} (${plural(unread.pages, "página", "páginas")})`]);
+  }
+  return rows;
+}

@@ -227,6 +227,8 @@ export interface IngestionStatus {
   stages: Record<string, number>;
   review_reasons: Record<string, number>;
   failure_reasons: Record<string, number>;
+  /** Indexed with pages left out unread (review code "unread_pages"): searchable, so in no review count. */
+  unread_pages?: { documents: number; pages: number };
   latest_stopped: {
     document_id: string;
     filename: string;

@@ -5,6 +5,7 @@ import { renderToStaticMarkup } from "react-dom/server";
 import { describe, expect, it } from "vitest";
 import { IngestionPanel } from "../components/IngestionPanel";
 import { approvalSummary } from "../components/ReviewQueuePage";
+import { Counts } from "../components/StatusCounts";
 import { accessGroupsField, listQuery, STATE_FILTERS } from "../lib/documents";
 import { menuFor, may, parseIdentity } from "../lib/identity";
 import {
@@ -13,6 +14,7 @@ import {
   REASON_LABELS,
   reasonLabel,
   reasonText,
+  reviewReasonRows,
   SERVICE_LABELS,
   STAGE_LABELS,
   STAGE_ORDER,
@@ -199,5 +201,25 @@ describe("approving says what will be indexed", () => {
   it("has nothing to approve without text (a locked PDF, an empty scan)", () => {
     expect(approvalSummary({ pages: [], ocr_confidence: null, weak_pages: [] })).toBeNull();
     expect(approvalSummary({ pages: [page(1, "  \n ")], ocr_confidence: 0, weak_pages: [1] })).toBeNull();
+  });
+});
+
+describe("the ingestion page's review counts (GET /status)", () => {
+  const box = (status: Parameters<typeof reviewReasonRows>[0]) =>
+    renderToStaticMarkup(<Counts title="Aguardando revisão, por motivo" counts={reviewReasonRows(status)} label={reasonLabel} />);
+
+  it("lists the documents indexed with unread pages as their own line, with their pages", () => {
+    const html = box({ review_reasons: { low_ocr_confidence: 2 }, unread_pages: { documents: 3, pages: 5 } });
+    expect(html).toContain("<dt>Leitura (OCR) pouco confiável</dt><dd>2</dd>");
+    expect(html).toContain("<dt>Indexado sem algumas páginas</dt><dd>3 documentos (5 páginas)</dd>");
+    expect(html.indexOf("pouco confiável")).toBeLessThan(html.indexOf("sem algumas páginas"));
+    expect(box({ review_reasons: {}, unread_pages: { documents: 1, pages: 1 } })).toContain(
+      "<dd>1 documento (1 página)</dd>",
+    );
+  });
+
+  it("shows no such line when none, or when an older API does not send the count", () => {
+    expect(box({ review_reasons: {}, unread_pages: { documents: 0, pages: 0 } })).toContain("<p>Nenhum.</p>");
+    expect(reviewReasonRows({ review_reasons: { needs_review: 1 } })).toEqual([["needs_review", "1"]]);
   });
 });

@@ -5,6 +5,9 @@ statement here, so no count reveals a hidden document):
 
 - `stages`: documents per ledger stage (`documents.stage`, the current version of each document);
 - `review_reasons` / `failure_reasons`: counts per reason code, and `latest_stopped`;
+- `unread_pages`: documents indexed with pages left out unread (services/extractor/policy.py's middle outcome;
+  GET /review lists them under reason code "unread_pages") and how many pages: they are searchable, so they
+  stand in `stages` as "indexed", not in `review_reasons`, yet each waits for a reviewer;
 - `pipeline`: one row per pipeline service, in shared/pipeline.py's order (extractor ... indexer). For a
   service S that consumes the ledger stage I (its input) and records the stage O (its output):
 
@@ -93,11 +96,19 @@ class SlowDocument(BaseModel):
     stage_seconds: dict[str, float]
 
 
+class UnreadPages(BaseModel):
+    """Indexed documents with pages left out of the index (documents.unread_pages), and those pages in all."""
+
+    documents: int = 0
+    pages: int = 0
+
+
 class IngestionStatus(BaseModel):
     stages: dict[str, int]
     review_reasons: dict[str, int]
     failure_reasons: dict[str, int]
     latest_stopped: list[StoppedDocument]
+    unread_pages: UnreadPages = UnreadPages()
     pipeline: list[StageStatus] = []
     lag_error: str | None = None
     slowest: list[SlowDocument] = []
@@ -112,6 +123,7 @@ async def ingestion_status(db: DbDep, who: ReaderDep, settings: SettingsDep) -> 
     by_stage = await store.stage_counts(db, who.groups)
     reasons = await store.reason_counts(db, who.groups)
     stopped = await store.latest_stopped(db, who.groups)
+    unread_documents, unread_pages = await store.unread_counts(db, who.groups)
     halted_by = await store.halted_counts(db, who.groups)
     done = await store.reached_counts(db, who.groups, list(SERVICE_OF_STAGE))
     slowest = await slowest_documents(db, who.groups)
@@ -154,6 +166,7 @@ async def ingestion_status(db: DbDep, who: ReaderDep, settings: SettingsDep) -> 
         review_reasons=reasons["review"],
         failure_reasons=reasons["failed"],
         latest_stopped=[StoppedDocument(**dataclasses.asdict(s)) for s in stopped],
+        unread_pages=UnreadPages(documents=unread_documents, pages=unread_pages),
         pipeline=rows,
         lag_error=lag_error,
         slowest=slowest,

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from services.search.store.documents import ACCESS_CLAUSE, Db
+from services.search.store.review import UNREAD_CLAUSE
 
 ACCESS = ACCESS_CLAUSE.replace("$2", "$1")
 
@@ -49,6 +50,17 @@ async def reason_counts(db: Db, groups: list[str]) -> dict[str, dict[str, int]]:
     for r in rows:
         counts[r["stage"]][r["code"]] = r["n"]
     return counts
+
+
+async def unread_counts(db: Db, groups: list[str]) -> tuple[int, int]:
+    """Documents indexed without some pages (the review queue's "unread_pages"), and those pages: searchable, so
+    in no stopped stage's count, yet a reviewer's to read."""
+    row = await db.fetchrow(
+        "SELECT count(*) AS documents, coalesce(sum(cardinality(unread_pages)), 0) AS pages FROM documents"
+        f" WHERE {UNREAD_CLAUSE} AND {ACCESS}",
+        groups,
+    )
+    return (row["documents"], row["pages"]) if row else (0, 0)
 
 
 async def latest_stopped(db: Db, groups: list[str], limit: int = 20) -> list[Stopped]:

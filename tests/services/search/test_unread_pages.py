@@ -12,6 +12,8 @@ import asyncpg
 import httpx
 import pytest
 
+import services.search.routers.status as status_module
+from precedente.review_cli import unread_line
 from services.search.app import create_app
 from shared import ledger, pipeline
 from shared.broker import topic_name
@@ -85,8 +87,15 @@ class Pipeline:
         return submission.document_id
 
 
+async def _no_broker(settings: Settings, timeout: float = 0) -> dict:
+    raise RuntimeError("no broker in this test")
+
+
 @pytest.fixture
-async def world(pool: asyncpg.Pool, database_url: str) -> AsyncIterator[tuple[Pipeline, httpx.AsyncClient]]:
+async def world(
+    pool: asyncpg.Pool, database_url: str, monkeypatch: pytest.MonkeyPatch
+) -> AsyncIterator[tuple[Pipeline, httpx.AsyncClient]]:
+    monkeypatch.setattr(status_module, "consumer_lag", _no_broker)  # GET /status: the ledger's numbers only
     settings = Settings(
         database_url=database_url, rate_limit_searches_per_minute=0, ocr_workers=1, extractor_concurrency=1
     )
@@ -135,6 +144,14 @@ async def test_a_photo_page_is_flagged_everywhere_and_its_correction_is_indexed(
     found = (await client.post("/search", json={"query": "pasta ornitorrinca"}, headers=reviewer)).json()
     assert [(r["document_id"], r["unread_pages"]) for r in found["results"]][:1] == [(str(document_id), [4])]
 
+    # GET /status: indexed (searchable), so not in a review count, and counted as its own line with its page.
+    report = (await client.get("/status", headers=reviewer)).json()
+    assert report["unread_pages"] == {"documents": 1, "pages": 1}, report
+    assert report["stages"] == {"indexed": 1} and report["review_reasons"] == {}
+    assert unread_line(report) == (  # `precedente status` prints it as its own line
+        "1 document indexed with unread pages (1 page): `precedente review --reason unread_pages`"
+    )
+
     queue = (await client.get("/review", params={"reason_code": "unread_pages"}, headers=reviewer)).json()
     item = next(i for i in queue["items"] if i["document_id"] == str(document_id))
     assert (item["stage"], item["reason_code"], item["unread_pages"]) == ("indexed", "unread_pages", [4])
@@ -164,6 +181,9 @@ async def test_a_photo_page_is_flagged_everywhere_and_its_correction_is_indexed(
     assert hit["unread_pages"] == []
     queue = (await client.get("/review", headers=reviewer)).json()
     assert str(document_id) not in [i["document_id"] for i in queue["items"]]
+    report = (await client.get("/status", headers=reviewer)).json()
+    assert report["unread_pages"] == {"documents": 0, "pages": 0}
+    assert unread_line(report) is None
     actions = await pool.fetch("SELECT action, actor, detail FROM review_actions WHERE document_id = $1", document_id)
     assert [(a["action"], a["actor"], a["detail"]["page"]) for a in actions] == [("correct", "dra.helena", 4)]
 
@@ -217,3 +237,62 @@ async def test_approving_unread_pages_accepts_them_as_they_are(
     assert (row["stage"], row["unread_pages"]) == ("indexed", [])
     detail = await pool.fetchval("SELECT detail FROM review_actions WHERE document_id = $1", second)
     assert detail == {"unread_pages": [2], "indexed_again": True}
+
+
+async def test_status_counts_documents_with_unread_pages_and_their_pages_within_the_access_list(
+    world: tuple[Pipeline, httpx.AsyncClient], pool: asyncpg.Pool
+) -> None:
+    _, client = world
+    made = []
+    # (stage, unread pages, allowed groups, denied groups): only an indexed document with unread pages counts.
+    for stage, unread, allow, deny in [
+        ("indexed", [2, 5], ["*"], []),
+        ("indexed", [3], ["socios"], []),
+        ("indexed", [7, 8, 9], ["*"], ["estagiarios"]),
+        ("indexed", [], ["*"], []),
+        ("review", [], ["*"], []),
+    ]:
+        data = uuid.uuid4().bytes
+        submission = await ledger.register_submission(
+            pool,
+            external_id=f"test:{data.hex()}",
+            filename="com_paginas.pdf",
+            content_type="application/pdf",
+            content_hash=hashlib.sha256(data).hexdigest(),
+            size_bytes=len(data),
+            source=Source.CLI,
+            access_groups=allow,
+            hints=MetadataHints(),
+        )
+        await pool.execute(
+            "UPDATE documents SET stage = $2, unread_pages = $3, deny_groups = $4,"
+            " reason_code = CASE WHEN $2 = 'review' THEN 'low_ocr_confidence' END WHERE id = $1",
+            submission.document_id,
+            stage,
+            unread,
+            deny,
+        )
+        made.append(submission.document_id)
+    rows = await pool.fetch("SELECT stage, unread_pages, access_groups, deny_groups FROM documents")
+
+    def expected(groups: set[str]) -> dict[str, int]:
+        """The reference model: visible (a shared group or "*", none denied), indexed, with unread pages."""
+        seen = groups | {"*"}
+        counted = [
+            r["unread_pages"]
+            for r in rows
+            if r["stage"] == "indexed"
+            and r["unread_pages"]
+            and seen & set(r["access_groups"])
+            and not seen & set(r["deny_groups"])
+        ]
+        return {"documents": len(counted), "pages": sum(map(len, counted))}
+
+    for groups, mine in [(["socios"], (3, 6)), (["contencioso"], (2, 5)), (["estagiarios"], (1, 2))]:
+        headers = await person_headers(pool, groups)
+        report = (await client.get("/status", headers=headers)).json()
+        assert report["unread_pages"] == expected(set(groups)), groups
+        # the documents made here account for exactly these (what earlier tests left has no unread pages)
+        assert (report["unread_pages"]["documents"], report["unread_pages"]["pages"]) == mine, groups
+        assert "unread_pages" not in report["review_reasons"]
+    await pool.execute("DELETE FROM documents WHERE id = ANY($1)", made)

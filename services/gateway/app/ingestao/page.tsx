@@ -1,30 +1,11 @@
 import { unstable_rethrow } from "next/navigation";
 import { IngestionPanel } from "../../components/IngestionPanel";
+import { Counts } from "../../components/StatusCounts";
 import { formatDateTime } from "../../lib/format";
 import { may } from "../../lib/identity";
-import { reasonHint, reasonLabel, reasonText, stageLabel, STAGE_ORDER, stateLabel } from "../../lib/labels";
+import { reasonHint, reasonLabel, reasonText, reviewReasonRows, stageLabel, STAGE_ORDER, stateLabel } from "../../lib/labels";
 import { apiGet, requireIdentity } from "../../lib/server";
 import type { IngestionStatus } from "../../lib/types";
-
-function Counts({ title, counts, label }: { title: string; counts: [string, number][]; label: (code: string) => string }) {
-  return (
-    <section className="counts">
-      <h2>{title}</h2>
-      {counts.length === 0 ? (
-        <p>Nenhum.</p>
-      ) : (
-        <dl>
-          {counts.map(([key, n]) => (
-            <div key={key}>
-              <dt>{label(key)}</dt>
-              <dd>{n}</dd>
-            </div>
-          ))}
-        </dl>
-      )}
-    </section>
-  );
-}
 
 type Props = { searchParams: Promise<Record<string, string | string[] | undefined>> };
 
@@ -74,7 +55,7 @@ export default async function Ingestion({ searchParams }: Props) {
       </p>
       <div className="count-grid">
         <Counts title="Documentos por situação" counts={stages} label={stageLabel} />
-        <Counts title="Aguardando revisão, por motivo" counts={Object.entries(status.review_reasons)} label={reasonLabel} />
+        <Counts title="Aguardando revisão, por motivo" counts={reviewReasonRows(status)} label={reasonLabel} />
         <Counts title="Não processados, por motivo" counts={Object.entries(status.failure_reasons)} label={reasonLabel} />
       </div>
       <section>
