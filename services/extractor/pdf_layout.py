@@ -29,6 +29,9 @@ MIN_COLUMN_LINES = 3
 MIN_COLUMN_CHARS = 80
 MIN_GUTTER = 8.0
 """Points of white space between columns; MuPDF already splits lines at gaps of about 10 points."""
+EDGE_SLACK = 0.5
+"""Points within which a line touches the gutter's edge: the gutter is measured from the lines beside it, so a
+line of a column ends (or starts) exactly there."""
 MAX_GRID_PATHS = 3000
 """A page with more vector paths is a drawing or a plan, not a ruled table; find_tables is not tried."""
 MAX_DEPTH = 2
@@ -92,10 +95,23 @@ def _order(items: list[_Item], depth: int) -> list[_Item] | None:
         return None
     left_edge, right_edge = gutter
 
+    # The edges a column's lines are set against: where at least MIN_COLUMN_LINES lines with text end (left of
+    # the gutter) or start (right of it). A lone page number that defines the gutter's edge does not make one.
+    written = [it for it in items if it.text.strip()]
+    left_set = sum(abs(it.x1 - left_edge) < EDGE_SLACK for it in written) >= MIN_COLUMN_LINES
+    right_set = sum(abs(it.x0 - right_edge) < EDGE_SLACK for it in written) >= MIN_COLUMN_LINES
+
     def spans(it: _Item) -> bool:
-        # Crossing the gutter, or centred on it like a page number, belongs to neither column.
+        # Crossing the gutter, or centred on it like a page number, belongs to neither column. A short word
+        # flush with a column's edge ("é" ending a justified line of a narrow side column) is that column's,
+        # not a cut across the page; a blank line there still separates rows (margin notes beside articles).
+        if it.x1 > left_edge and it.x0 < right_edge:
+            return True
+        flush = bool(it.text.strip()) and (
+            (left_set and abs(it.x1 - left_edge) < EDGE_SLACK) or (right_set and abs(it.x0 - right_edge) < EDGE_SLACK)
+        )
         centre = (it.x0 + it.x1) / 2
-        return (it.x1 > left_edge and it.x0 < right_edge) or left_edge - MIN_GUTTER <= centre <= right_edge + MIN_GUTTER
+        return not flush and left_edge - MIN_GUTTER <= centre <= right_edge + MIN_GUTTER
 
     spanning = sorted((it for it in items if spans(it)), key=lambda it: it.middle)
     cuts = [it.middle for it in spanning]

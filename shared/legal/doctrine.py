@@ -268,7 +268,37 @@ def _authors(lines: list[str], folded: list[str]) -> list[str]:
                 out.append(name)
         if len(out) >= MAX_AUTHORS:
             break
-    return out[:MAX_AUTHORS]
+    return out[:MAX_AUTHORS] or _introduced(lines, folded)
+
+
+_BIO = re.compile(rf"^(?P<name>{_NAME_WORD}(?:\s+{_NAME_WORD}){{1,5}}?)\s+(?:e|is)\s+(?:an?\s+)?(?P<role>\w+)")
+_BIO_ROLE = re.compile(
+    r"^(?:Desembargador|Ministr[oa]|Magistrad[oa]|Juiz|Juiza|Defensor|Delegad[oa]|Professor|Docente|Advogad[oa]|"
+    r"Procurador|Promotor|Pesquisador|Mestre|Doutor|Doutorand[oa]|Mestrand[oa]|Bacharel|Auditor|Analista|Assessor|"
+    r"Lecturer|Researcher|Judge|Attorney|Associate|Assistant)a?s?$",
+    re.I,
+)
+SIDEBAR_WORDS = 2
+"""Words a line of a narrow side column holds at most: a byline set one or two words a line ("Ana" / "Carolina" /
+"Zaina é" / "Desembargadora")."""
+
+
+def _introduced(lines: list[str], folded: list[str]) -> list[str]:
+    """The author a work introduces in a sentence, "Ana Carolina Zaina é Desembargadora Federal do Trabalho...",
+    printed on one line or down a narrow side column one or two words a line (the lines are joined first): the
+    name, then "é" (or "is") and a role. Only looked for when no byline is marked otherwise."""
+    for i in range(len(folded)):
+        end = i + 1
+        while end < len(folded) and end - i < 8 and len(folded[end - 1].split()) <= SIDEBAR_WORDS:
+            end += 1  # a side column's short lines, and the line they run into
+        original, line = " ".join(lines[i:end]), " ".join(folded[i:end])
+        bio = _BIO.match(line)
+        if not bio or not _BIO_ROLE.match(bio["role"]) or not _name_like(bio["name"]):
+            continue
+        if original[bio.end("name") :].lstrip()[:1] not in "éi":  # "é", not the name's "e" ("Maria e Silva")
+            continue
+        return [_title_case(original[: bio.end("name")])]
+    return []
 
 
 _NOUN_ENDING = re.compile(r"(?:cao|coes|dade|dades|encia|ancia|mento|mentos|ismo|ivas?|ais|icas?|ion|ions|ency)$", re.I)

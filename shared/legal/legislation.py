@@ -80,7 +80,10 @@ def _tidy(text: str) -> str:
     if not any(c.islower() for c in text if c not in "ºª"):
         small = {"de", "da", "do", "das", "dos", "e", "of", "the", "and", "na", "no"}
         words = text.lower().split()
-        text = " ".join(w if w in small and i else w.capitalize() for i, w in enumerate(words))
+        text = " ".join(
+            w if w in small and i else "-".join(part.capitalize() for part in w.split("-"))  # "Corregedoria-Geral"
+            for i, w in enumerate(words)
+        )
     return re.sub(
         r"\b(and|e)\s+(?:(of)\s+the|do|da)\s+", lambda m: f"{m[1]} {'the ' if m[2] else ''}", text, flags=re.I
     )
@@ -133,5 +136,30 @@ def _issuer(lines: list[str], folded: list[str], title: int) -> str | None:
     match = _ENACTING.search(fold(below))
     if match:
         start = match.start("who")
-        return _tidy(below[start : start + len(match["who"])])
+        return _tidy(_office(below[start : start + len(match["who"])]))
     return None
+
+
+_OFFICES = [
+    (re.compile(r"^PRESIDENT[EA]\s+DA\s+REPUBLICA\b"), "PRESIDÊNCIA DA REPÚBLICA"),
+    (re.compile(r"^PRESIDENT[EA]\s+D[OA]S?\s+(?=[A-Z])"), ""),
+    (re.compile(r"^CORREGEDOR[A]?(?=[\s-])"), "CORREGEDORIA"),
+    (re.compile(r"^PROCURADOR[A]?(?=[\s-])"), "PROCURADORIA"),
+    (re.compile(r"^(?:MINISTR[OA]\s+DE\s+ESTADO|MINISTR[OA])\s+(?=D[AEO]S?\s)"), "MINISTÉRIO "),
+    (re.compile(r"^SECRETARI[OA](?=[\s-])"), "SECRETARIA"),
+    (re.compile(r"^GOVERNADOR[A]?(?=\s+DO\s+ESTADO)"), "GOVERNO"),
+    (re.compile(r"^PREFEIT[OA](?=\s+D[OE]\s+MUNICIPIO)"), "PREFEITURA"),
+]
+"""The authority of an enacting clause and the body whose act it signs: "O CORREGEDOR NACIONAL DE JUSTIÇA" enacts
+the Corregedoria Nacional de Justiça's provimento, "O PRESIDENTE DO CONSELHO NACIONAL DE JUSTIÇA" the Conselho's
+resolução, "O MINISTRO DE ESTADO DA FAZENDA" the Ministério's portaria (matched on the folded name)."""
+
+
+def _office(who: str) -> str:
+    """The issuing body of an enacting clause's authority (_OFFICES); a body that enacts itself ("O CONSELHO
+    FEDERAL DA ORDEM DOS ADVOGADOS DO BRASIL") stays as it is."""
+    folded = fold(who)
+    for pattern, body in _OFFICES:
+        if match := pattern.match(folded):
+            return body + who[match.end() :]
+    return who

@@ -211,7 +211,7 @@ def _heading_title(doc: DocumentText, work: bool = False) -> str | None:
     mixed-case title takes the lines it wraps onto."""
     candidates = []
     lines = doc.head_lines[:40]
-    if work and (labelled := _after_genre_label(lines[:5])):
+    if work and (labelled := _after_genre_label(lines[:GENRE_LINES])):
         return labelled
     for i, (_, line) in enumerate(lines):
         letters = [ch for ch in line if ch.isalpha()]
@@ -349,18 +349,26 @@ PARAGRAPH_LINE = 60
 """An all-caps title line at least this long that runs onto another all-caps line was wrapped at the page's width."""
 
 
+GENRE_LINES = 40
+"""Opening lines a genre label is looked for in: a journal prints its section and the title block after the
+first page's summary and footnotes when it draws the title block last (the text layer then reads it last)."""
 _GENRE_LABEL = re.compile(
-    r"^(?:ARTICLE|ARTIGO(?:\s+ORIGINAL)?|ORIGINAL\s+ARTICLE|RESEARCH\s+ARTICLE|REVIEW\s+ARTICLE|ENSAIO|ESSAY)\s*$", re.I
+    r"^(?:ARTICLES?|ARTIGOS?(?:\s+ORIGINAL)?|ORIGINAL\s+ARTICLE|RESEARCH\s+ARTICLE|REVIEW\s+ARTICLE|ENSAIO|ESSAY)\s*$",
+    re.I,
 )
+"""A work's genre, or its journal's section ("Artigos"), printed alone on a line above the title."""
 
 
 def _after_genre_label(lines: list[tuple[int, str]]) -> str | None:
     """The title printed right under a work's genre label ("ARTICLE" / "Digital Platforms as Rule-Makers: Beyond
-    Business" / "Models to Private Regulation"), with the lines it wraps onto."""
+    Business" / "Models to Private Regulation"), with the lines it wraps onto; also a title whose subtitle runs
+    onto the next line after its colon ("Valor Probante do Documento Eletrônico:" / "sua aceitação e limites")."""
     for i, (_, line) in enumerate(lines[:-1]):
         nxt = lines[i + 1][1]
+        after = lines[i + 2][1] if i + 2 < len(lines) else ""
         labelled = _GENRE_LABEL.match(fold(line)) and any(ch.islower() for ch in nxt)
-        titled = len(nxt.split()) >= 3 and not is_plain_name(nxt) and nxt[-1] not in ",;:"
+        subtitled = nxt.endswith(":") and after[:1].islower()
+        titled = len(nxt.split()) >= 3 and not is_plain_name(nxt) and (nxt[-1] not in ",;:" or subtitled)
         if labelled and titled and not _FURNITURE.search(fold(nxt)):
             return _wrapped(nxt.rstrip("."), [other for _, other in lines[i + 2 : i + 4]])
     return None

@@ -103,6 +103,40 @@ def test_single_column_court_documents_keep_mupdfs_text_exactly():
                 assert page_text(page) == page.get_text(), (path.name, page.number + 1)
 
 
+SIDE = ["Trabalho do Tribunal Regional", "do Trabalho da Nona Região, e", "Mestre em Direito Empresarial", "e mais."]
+"""A side column's justified lines (in Courier: as wide as they are long), all but the last ending on its edge."""
+MAIN = [f"Linha {i} do sumário e da introdução, que corre pela coluna" if i % 4 else f"Fim {i}." for i in range(16)]
+
+
+def _widths(texts: list[str]) -> dict[str, float]:
+    """Each text's width as MuPDF reads its line back (the box a column's edge is measured from)."""
+    page = pymupdf.open().new_page()
+    for i, text in enumerate(texts):
+        page.insert_text((10, 20 + 14 * i), text, fontsize=10, fontname="cour")
+    lines = [line for block in page.get_text("dict")["blocks"] for line in block.get("lines", ())]
+    return {"".join(s["text"] for s in line["spans"]): line["bbox"][2] - line["bbox"][0] for line in lines}
+
+
+def test_a_short_word_flush_with_a_side_column_s_edge_stays_in_that_column():
+    """A narrow side column beside the text (an article's author note), drawn after it, its justified lines split
+    into words: the last word of a line ends on the column's edge, beside the gutter. It is that column's word, not
+    a line across the page that cuts both columns into bands (which read "Zaina" / "Fim 0." / ... / "é")."""
+    width = _widths([*SIDE, "é", "do"])
+    edge = 52 + width[SIDE[0]]
+    page = pymupdf.open().new_page()
+    for i, line in enumerate(MAIN):  # the text's column, drawn first
+        page.insert_text((edge + 18, 232 + 14 * i), line, fontsize=10)
+    for x, word in [(52, "Ana"), (88, "Carolina"), (146, "Zaina"), (edge - width["é"], "é")]:
+        page.insert_text((x, 260), word, fontsize=10, fontname="cour")
+    page.insert_text((52, 274), "Desembargadora", fontsize=10, fontname="cour")
+    page.insert_text((edge - width["do"], 274), "do", fontsize=10, fontname="cour")
+    for i, line in enumerate(SIDE):
+        page.insert_text((52, 288 + 14 * i), line, fontsize=10, fontname="cour")
+
+    lines = page_text(page).splitlines()
+    assert lines == ["Ana", "Carolina", "Zaina", "é", "Desembargadora", "do", *SIDE, *MAIN]
+
+
 def test_label_value_header_is_not_taken_for_two_columns():
     doc = pymupdf.open()
     page = doc.new_page()

@@ -113,6 +113,7 @@ CLEANED_AND_RAW = {
     "i1052": (["Karin Sein"], "JURIDICA INTERNATIONAL XVIII/2011", 2011),
     "i1062": (["Pedro Gomes de Queiroz"], "RJLB, Ano 1 (2015), nº 1", 2015),
     "i1053": (["Marcelo Cama Proença Fernandes"], "UNIVERSIDADE DE BRASÍLIA", None),
+    "i332": (["Ana Carolina Zaina"], "Revista Eletrônica", 2013),  # introduced down a side column: "Zaina é ..."
 }
 
 
@@ -237,3 +238,17 @@ def test_a_book_is_read_from_its_catalogue_card_when_its_cover_holds_no_text() -
     assert (work.venue, work.year) == ("Ediciones Laborum", 2015)
     # Without the card's heading the same words are only a page of text.
     assert read_doctrine(DocumentText([Page(number=1, text=card.split("\n", 1)[1])])).title is None
+
+
+def test_an_author_introduced_in_a_sentence_down_a_side_column_or_on_one_line() -> None:
+    """No byline marked otherwise: the work says who wrote it, "<name> é <role>", down a narrow side column one or
+    two words a line, or on one line; the name's own "e" ("Maria e Silva") is no "é", and a role is needed."""
+    side = "Artigos\nValor Probante do Documento:\nsua aceitação\nAna\nCarolina\nZaina é\nDesembargadora\nFederal do"
+    assert work(side + " Trabalho do Tribunal Regional do Trabalho da 9ª Região. Mestre em Direito").authors == [
+        "Ana Carolina Zaina"
+    ]
+    assert work("O PROCESSO ELETRÔNICO\nJoão Batista Pereira é professor de Direito Processual").authors == [
+        "João Batista Pereira"
+    ]
+    assert work("O PROCESSO ELETRÔNICO\nJoão Pereira e Silva Desembargador aposentado").authors == []
+    assert work("O PROCESSO ELETRÔNICO\nAna Carolina Zaina é autora de outros livros").authors == []

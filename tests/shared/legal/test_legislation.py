@@ -36,7 +36,7 @@ def test_issuer_in_the_title_and_in_the_enacting_clause() -> None:
         "PROVIMENTO/CGJ N. 2, DE 6 DE JANEIRO DE 2023.\n"
         "A CORREGEDORA-GERAL DE JUSTIÇA, no uso de suas atribuições legais e regulamentares,"
     )
-    assert info == ActInfo("2/2023", date(2023, 1, 6), "Corregedora-geral de Justiça")
+    assert info == ActInfo("2/2023", date(2023, 1, 6), "Corregedoria-Geral de Justiça")  # the body, not who signs
     info = act(
         "PODER JUDICIÁRIO DA UNIÃO\nTRIBUNAL REGIONAL DO TRABALHO DA 18ª REGIÃO\nPROVIMENTO TRT 18ª SCR Nº 4/2012"
     )
@@ -74,7 +74,28 @@ def test_an_enacting_clause_with_the_issuer_s_acronym() -> None:
         "RESOLUÇÃO 228, DE 22 DE JUNHO DE 2016.\nRegulamenta a aplicação.\n"
         "O PRESIDENTE DO CONSELHO NACIONAL DE JUSTIÇA\n(CNJ), no uso de suas atribuições legais e regimentais,"
     )
-    assert info.issuing_body == "Presidente do Conselho Nacional de Justiça"
+    assert info.issuing_body == "Conselho Nacional de Justiça"
+
+
+@pytest.mark.parametrize(
+    ("authority", "body"),
+    [
+        ("O CORREGEDOR NACIONAL DE JUSTIÇA", "Corregedoria Nacional de Justiça"),
+        ("O PRESIDENTE DA REPÚBLICA", "Presidência da República"),
+        ("A PRESIDENTE DO SUPERIOR TRIBUNAL DE JUSTIÇA", "Superior Tribunal de Justiça"),
+        ("O MINISTRO DE ESTADO DA FAZENDA", "Ministério da Fazenda"),
+        ("O PROCURADOR-GERAL DA FAZENDA NACIONAL", "Procuradoria-Geral da Fazenda Nacional"),
+        ("O SECRETÁRIO ESPECIAL DA RECEITA FEDERAL DO BRASIL", "Secretaria Especial da Receita Federal do Brasil"),
+        ("O GOVERNADOR DO ESTADO DE SÃO PAULO", "Governo do Estado de São Paulo"),
+        ("O CONSELHO FEDERAL DA ORDEM DOS ADVOGADOS DO BRASIL", "Conselho Federal da Ordem dos Advogados do Brasil"),
+        ("A DIRETORIA COLEGIADA DA AGÊNCIA NACIONAL DE SAÚDE", "Diretoria Colegiada da Agência Nacional de Saúde"),
+    ],
+)
+def test_the_enacting_authority_gives_the_body_it_acts_for(authority: str, body: str) -> None:
+    """The enacting clause names who signs ("O CORREGEDOR NACIONAL DE JUSTIÇA, no uso de suas atribuições"); the
+    act is its office's (the Corregedoria's provimento); a body that enacts itself stays as it is."""
+    info = act(f"PORTARIA Nº 12, DE 3 DE MARÇO DE 2021.\nDispõe sobre.\n{authority}, no uso de suas atribuições,")
+    assert info.issuing_body == body
 
 
 def test_a_code_named_by_its_title() -> None:
@@ -85,7 +106,7 @@ def test_a_code_named_by_its_title() -> None:
 ARCHIVE_ACTS = {
     "i500": ActInfo("8.660/2016", date(2016, 1, 29), "Presidência da República"),
     "i513": ActInfo("100/2020", date(2020, 5, 26), "Conselho Nacional de Justiça"),
-    "i503": ActInfo("228/2016", date(2016, 6, 22), "Presidente do Conselho Nacional de Justiça"),
+    "i503": ActInfo("228/2016", date(2016, 6, 22), "Conselho Nacional de Justiça"),
     "i1042": ActInfo("2011/83/EU", date(2011, 10, 25), "European Parliament and the Council"),
     "i1045": ActInfo("2022/1925", date(2022, 9, 14), "Parlamento Europeu e Conselho"),
     "i1040": ActInfo("2005/29/CE", date(2005, 5, 11), "Parlamento Europeu e Conselho"),

@@ -280,3 +280,16 @@ def test_a_title_set_one_word_a_line_but_not_a_name_so_set() -> None:
     assert guess_title(doc("Ana\nCarolina\nZaina\nDesembargadora\nO PROCESSO ELETRÔNICO"), "doutrina") == (
         "O PROCESSO ELETRÔNICO"
     )
+
+
+def test_a_title_under_its_journal_s_section_label_after_the_first_page_s_notes() -> None:
+    """A journal that draws its title block last: the summary, the text and its footnotes come first, then the
+    section ("Artigos"), the title and its subtitle after the colon, the author. A footnote's line is no title."""
+    text = (
+        "SUMÁRIO: 1 Introdução; 2 A Lei 11.419/2009; 3 Conclusão.\n1 INTRODUÇÃO\n"
+        "As complexas mutações impactam a vida humana2 e da Terra3, impondo-lhes incertezas.\n"
+        "4 ONU. Relatório Brundtland:\nNosso futuro comum e relatório Um mundo mais seguro: nossa responsabilidade.\n"
+        "8 CAPELLETTI, Mauro. Acesso à justiça. Porto Alegre:\nFabris, 1988.\n"
+        "Artigos\nValor Probante do Documento Eletrônico:\nsua aceitação e limites\nAna\nCarolina\nZaina é"
+    )
+    assert guess_title(doc(text), "doutrina") == "Valor Probante do Documento Eletrônico: sua aceitação e limites"
