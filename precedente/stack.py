@@ -298,11 +298,14 @@ class Stack:
             start_new_session=True,
         )
         out.close()
-        if name in PIPELINE_SERVICES and self.settings.up_pipeline_nice:
+        if name in PIPELINE_SERVICES and self.settings.up_pipeline_nice > 0:
             # Ingestion is batch work and search is a person waiting: on one machine the scheduler should
             # prefer the search API when both want the CPU (the database serves both at normal priority).
+            # Relative to this process's niceness, which search keeps: `nice precedente up` still ranks them
+            # so (an absolute value would put the pipeline level with search, or above it, under a niced up).
+            # The extractor's readers and their Tesseract runs inherit it.
             with contextlib.suppress(psutil.Error):
-                psutil.Process(process.pid).nice(self.settings.up_pipeline_nice)
+                psutil.Process(process.pid).nice(min(psutil.Process().nice() + self.settings.up_pipeline_nice, 19))
         self.children[key] = Child(name, replica, process, time.monotonic(), restarts)
 
     def _metrics_port(self, key: str) -> int:

@@ -45,6 +45,14 @@ def _query_stems(query: str) -> dict[str, tuple[int, str]]:
     return stems
 
 
+@lru_cache(maxsize=512)
+def _stem_openings(query: str) -> tuple[list[int], int, frozenset[str]]:
+    """The query stems' lengths, the shortest, and every stem cut to it: a word whose opening is not one of these
+    matches no stem, so _matches skips it with one set lookup (most of a passage's words)."""
+    lengths = sorted({len(stem) for stem in _query_stems(query)})
+    return lengths, lengths[0], frozenset(stem[: lengths[0]] for stem in _query_stems(query))
+
+
 @lru_cache(maxsize=256)
 def _folded(passage: str) -> str:
     """fold_lower of a passage, once: a shown passage is folded for its highlights, its explanation and the
@@ -63,14 +71,16 @@ def _matches(query: str, passage: str) -> tuple[tuple[int, int, str], ...]:
     stems = _query_stems(query)
     if not stems:
         return ()
-    lengths = sorted({len(stem) for stem in stems})
+    lengths, shortest, openings = _stem_openings(query)
     folded = _folded(passage)
     addresses = [match.span() for match in _ADDRESS.finditer(folded)]
     found = []
     for match in _WORD.finditer(folded):
+        word = match.group()
+        if word[:shortest] not in openings:  # most words: no stem can match (a stem is at least `shortest` long)
+            continue
         if addresses and any(start <= match.start() < end for start, end in addresses):
             continue
-        word = match.group()
         hits = [stems[word[:n]] for n in lengths if word[:n] in stems]
         if hits:
             found.append((match.start(), match.end(), min(hits)[1]))

@@ -81,12 +81,14 @@ def bm25(pool: list[PoolEntry], lexemes: list[str], stats: CollectionStatistics,
     total = max(stats.chunks, len(pool))
     mean_length = stats.mean_lexemes or float(np.mean([entry.lexemes for entry in pool])) or 1.0
     scores = np.zeros(len(pool))
+    # Per lexeme over the whole pool at once, each term in the order (and so to the bit) of the scalar formula
+    # idf * tf * (k1 + 1) / (tf + k1 * (1 - b + b * length / mean_length)).
+    norm = k1 * (1 - b + b * np.array([entry.lexemes for entry in pool], dtype=np.float64) / mean_length)
     for lexeme in dict.fromkeys(lexemes):
         idf = _idf(min(stats.document_frequency.get(lexeme, 0), total), total)
-        for i, entry in enumerate(pool):
-            tf = entry.term_counts.get(lexeme, 0)
-            if tf:
-                scores[i] += idf * tf * (k1 + 1) / (tf + k1 * (1 - b + b * entry.lexemes / mean_length))
+        tf = np.array([entry.term_counts.get(lexeme, 0) for entry in pool], dtype=np.float64)
+        held = tf > 0
+        scores[held] += idf * tf[held] * (k1 + 1) / (tf[held] + norm[held])
     return scores
 
 
@@ -104,10 +106,12 @@ def lead(pool: list[PoolEntry], lexemes: list[str], stats: CollectionStatistics,
     }
     norm = sum(weights.values()) or 1.0
     scores = np.zeros(len(pool))
-    for i, entry in enumerate(pool):
-        for lexeme, weight in weights.items():
-            if (position := entry.first_positions.get(lexeme)) is not None:
-                scores[i] += weight / (1 + (position - 1) / words)
+    for lexeme, weight in weights.items():  # lexeme by lexeme, as each candidate's sum adds them
+        positions = [entry.first_positions.get(lexeme) for entry in pool]
+        held = np.array([position is not None for position in positions], dtype=bool)
+        if held.any():
+            first = np.array([position for position in positions if position is not None], dtype=np.float64)
+            scores[held] += weight / (1 + (first - 1) / words)
     return scores / norm
 
 

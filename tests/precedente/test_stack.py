@@ -1,4 +1,5 @@
-"""`precedente up` ends what an earlier run on its data directory left behind, and nothing else."""
+"""`precedente up` ends what an earlier run on its data directory left behind, and nothing else; it runs the
+pipeline's services at a lower CPU priority than search."""
 
 import os
 import subprocess
@@ -7,8 +8,11 @@ import time
 from pathlib import Path
 
 import psutil
+import pytest
 
-from precedente.stack import end_orphans, module_command, orphans_of
+from precedente import stack
+from precedente.stack import PIPELINE_SERVICES, Stack, end_orphans, module_command, orphans_of
+from shared.settings import Settings
 
 
 def _sleeper(data_dir: Path) -> subprocess.Popen:
@@ -47,3 +51,26 @@ def test_services_start_from_a_folder_that_holds_decoys_of_our_packages(tmp_path
         timeout=120,
     )  # fmt: skip
     assert plain.returncode != 0 and "decoy" in plain.stderr
+
+
+@pytest.mark.parametrize("nice", [10, 0])
+def test_the_pipeline_services_run_nicer_than_search(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, nice: int
+) -> None:
+    """Every ingestion process `up` starts (the extractor, whose OCR runs inherit it, the indexers...) gets
+    up_pipeline_nice more niceness than this process, which search keeps: a query wins the CPU from ingestion."""
+    monkeypatch.setattr(stack, "module_command", lambda *args: ["sleep", "60"])  # a stand-in for each service
+    running = Stack(Settings(up_pipeline_nice=nice), tmp_path, port=0)
+    running.logs.mkdir(parents=True)
+    ours = psutil.Process().nice()
+    try:
+        for name in [*PIPELINE_SERVICES, "search"]:
+            running._spawn(name, 0)
+        niceness = {child.name: psutil.Process(child.process.pid).nice() for child in running.children.values()}
+    finally:
+        for child in running.children.values():
+            child.process.kill()
+            child.process.wait(timeout=5)
+    assert niceness.pop("search") == ours
+    assert set(niceness) == set(PIPELINE_SERVICES) and len(PIPELINE_SERVICES) >= 4
+    assert all(value == min(ours + nice, 19) for value in niceness.values()), niceness
