@@ -10,6 +10,8 @@ JurisTCU's queries: no filter, filtered, and 4 concurrent clients; splits the ti
 and SQL (query.py run directly); and, when p95 is over the target, explains the slowest plans.
 
     .venv/bin/python bench/search_scale.py [--sizes 10000,100000] [--queries 150]
+    .venv/bin/python bench/search_scale.py --sizes 1000000 --build after --keep /tmp/scale-1m \\
+        --maintenance-work-mem 3GB      # a million chunks, streamed in batches; the database is kept and reused
 """
 
 import argparse
@@ -27,7 +29,7 @@ import tempfile
 import time
 import uuid
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 from pathlib import Path
@@ -60,6 +62,7 @@ ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
 CACHE = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "precedente-bench"
 TARGET_P95_MS = 250
+MIB = 1024 * 1024
 GROUPS_HEADER = "contencioso,tributario"  # the caller: sees "*" documents and these two groups
 NOISE = 0.15  # norm of the noise added to a mixed vector (unit vectors; sources' mutual cosine is ~0.8)
 SEED = 20260
@@ -281,23 +284,71 @@ async def copy_chunks(conn: asyncpg.Connection, table: str, chunks: list[dict]) 
 
 async def load(conn: asyncpg.Connection, documents: list[dict], chunks: list[dict], strategy: str) -> dict:
     """Documents, then chunks by COPY, into indexed chunks ("before") or with indexes dropped and rebuilt ("after")."""
-    timings: dict[str, float] = {}
-    if documents:
-        columns, rows = records(documents, list(documents[0]))
-        await conn.copy_records_to_table("documents", columns=columns, records=rows)
+    return await load_stream(conn, [(documents, chunks)], strategy)
+
+
+def batches(corpus: "Corpus", count: int, leftover: list, size: int) -> Iterator[tuple[list[dict], list[dict]]]:
+    """The next `count` chunks `size` at a time: a million chunks as dicts would hold several GB in Python."""
+    while count > 0:
+        step = min(size, count)
+        yield corpus.take(step, leftover)
+        count -= step
+
+
+async def load_stream(
+    conn: asyncpg.Connection, parts: Iterable[tuple[list[dict], list[dict]]], strategy: str
+) -> dict[str, float]:
+    """load() over batches generated as they are copied: each batch's documents, then its chunks."""
+    timings: dict[str, float] = {"generate": 0.0, "copy": 0.0}
     dropped = await secondary_indexes(conn) if strategy == "after" else []
     for name, _ in dropped:
         await conn.execute(f"DROP INDEX {name}")
-    timings["copy"] = await copy_chunks(conn, "chunks", chunks)
+    made = time.perf_counter()
+    for documents, chunks in parts:
+        timings["generate"] += time.perf_counter() - made
+        if documents:
+            columns, rows = records(documents, list(documents[0]))
+            await conn.copy_records_to_table("documents", columns=columns, records=rows)
+        if chunks:
+            timings["copy"] += await copy_chunks(conn, "chunks", chunks)
+        made = time.perf_counter()
     for name, definition in dropped:
         started = time.perf_counter()
         await conn.execute(definition)
         timings[f"index {name}"] = time.perf_counter() - started
+        print(f"  built {name} in {timings[f'index {name}']:.0f} s", flush=True)
     started = time.perf_counter()
     await conn.execute("VACUUM ANALYZE chunks")
     await conn.execute("VACUUM ANALYZE documents")
     timings["vacuum analyze"] = time.perf_counter() - started
     return timings
+
+
+async def sizes(conn: asyncpg.Connection) -> None:
+    """What the chunks take on disk (heap, TOAST, each index) and what PostgreSQL is given and holds in memory."""
+    rows = await conn.fetch(
+        "SELECT i.relname, pg_relation_size(i.oid) FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid"
+        " WHERE x.indrelid = 'chunks'::regclass ORDER BY 2 DESC"
+    )
+    heap = await conn.fetchval("SELECT pg_relation_size('chunks')")
+    toast = await conn.fetchval("SELECT pg_total_relation_size(reltoastrelid) FROM pg_class WHERE relname = 'chunks'")
+    print(f"  chunks heap {heap / MIB:.0f} MiB, TOAST {(toast or 0) / MIB:.0f} MiB; indexes:"
+          + ", ".join(f" {name} {size / MIB:.0f} MiB" for name, size in rows))  # fmt: skip
+    names = ("shared_buffers", "effective_cache_size", "work_mem", "maintenance_work_mem")
+    held = [await conn.fetchval("SELECT current_setting($1)", name) for name in names]
+    print("  " + ", ".join(f"{name} {value}" for name, value in zip(names, held, strict=True)))
+
+
+def postgres_memory(pgdata: Path) -> str:
+    """PostgreSQL's processes' proportional set size (shared buffers counted once) and their resident sizes."""
+    postmaster = psutil.Process(int((pgdata / "postmaster.pid").read_text().split()[0]))
+    pss = rss = 0
+    for p in [postmaster, *postmaster.children(recursive=True)]:
+        with contextlib.suppress(psutil.NoSuchProcess, psutil.AccessDenied):
+            info = p.memory_full_info()
+            pss += info.pss
+            rss = max(rss, info.rss)
+    return f"PostgreSQL PSS {pss / MIB:.0f} MiB (largest process RSS {rss / MIB:.0f} MiB)"
 
 
 async def probe_before(conn: asyncpg.Connection, chunks: list[dict]) -> float:
@@ -587,27 +638,40 @@ async def bench(
     splits: list = []
     try:
         async with pool.acquire() as conn:
-            await conn.execute("SET maintenance_work_mem = '1GB'")  # an HNSW graph built outside memory is slow
+            # An HNSW graph built outside memory is slow: 1M x 384 floats need about 2.5 GB.
+            await conn.execute(f"SET maintenance_work_mem = '{args.maintenance_work_mem}'")
+            held = await conn.fetchval("SELECT count(*) FROM chunks")
+            if held:
+                print(f"reusing the {held} chunks already in {args.keep}: sizes up to that are not rebuilt")
             for size in args.sizes:
-                started = time.perf_counter()
-                documents, chunks = corpus.take(size - current, leftover)
-                print(f"\n== {size} chunks: generated {len(chunks)} chunks of {len(documents)} new documents"
-                      f" in {time.perf_counter() - started:.0f} s", flush=True)  # fmt: skip
-                step = "after" if strategy == "auto" else strategy
-                timings = await load(conn, documents, chunks, step)
-                started = time.perf_counter()
-                await refresh_statistics(pool)
-                timings["BM25 statistics refresh"] = time.perf_counter() - started
-                for what, seconds in timings.items():
-                    print(f"  {what:32} {seconds:7.1f} s")
-                total = timings["copy"] + sum(s for w, s in timings.items() if w.startswith("index"))
-                print(f"  load ({'COPY, then indexes' if step == 'after' else 'COPY into indexed table'}):"
-                      f" {total:.1f} s", flush=True)  # fmt: skip
-                if strategy == "auto":
-                    before = await probe_before(conn, chunks)
-                    strategy = "before" if before < total else "after"
-                    print(f"  the same COPY into an already indexed table: {before:.1f} s -> growing with {strategy!r}")
-                current = size
+                if size <= held:
+                    print(f"\n== {size} chunks: reused ({held} in the table)", flush=True)
+                    current = size
+                else:
+                    step = "after" if strategy == "auto" else strategy
+                    print(f"\n== {size} chunks: generating and copying {size - current} chunks", flush=True)
+                    if strategy == "auto":  # the probe copies the same chunks again: they are kept
+                        part = corpus.take(size - current, leftover)
+                        timings = await load_stream(conn, [part], step)
+                    else:
+                        timings = await load_stream(conn, batches(corpus, size - current, leftover, args.batch), step)
+                    started = time.perf_counter()
+                    await refresh_statistics(pool)
+                    timings["BM25 statistics refresh"] = time.perf_counter() - started
+                    for what, seconds in timings.items():
+                        print(f"  {what:32} {seconds:7.1f} s")
+                    total = timings["copy"] + sum(s for w, s in timings.items() if w.startswith("index"))
+                    print(f"  load ({'COPY, then indexes' if step == 'after' else 'COPY into indexed table'}):"
+                          f" {total:.1f} s; Python RSS {psutil.Process().memory_info().rss / MIB:.0f} MiB",
+                          flush=True)  # fmt: skip
+                    if strategy == "auto":
+                        before = await probe_before(conn, part[1])
+                        strategy = "before" if before < total else "after"
+                        print(f"  the same COPY into an already indexed table: {before:.1f} s -> growing with"
+                              f" {strategy!r}")  # fmt: skip
+                    current = size
+                await sizes(conn)
+                print(f"  {postgres_memory(postgres.pgdata)}", flush=True)
                 size_mb = await conn.fetchval("SELECT pg_total_relation_size('chunks') / 1048576")
                 print(f"  chunks table with indexes and TOAST: {size_mb} MiB; load average {os.getloadavg()[0]:.1f}")
                 await measure(postgres, bootstrap, tmp, size, plain, filtered, kinds, table)
@@ -661,6 +725,7 @@ async def measure(
             latencies, wall, short, cpu = await run_pass(server, bodies, meter, concurrency, warm=concurrency == 1)
             table.append((size, mode, latencies, wall, short, cpu))
             print(row(size, mode, latencies, wall, cpu) + f"   load average {os.getloadavg()[0]:.1f}", flush=True)
+            print(f"    {postgres_memory(postgres.pgdata)}", flush=True)
             if mode == "filtered":
                 for i, kind in enumerate(kinds):
                     s = summary(latencies[i :: len(kinds)])
@@ -678,7 +743,10 @@ def main() -> None:
     parser.add_argument("--explain", action="store_true", help="explain the slowest plans even under the target")
     parser.add_argument("--check-vectors", type=int, default=16, help="synthetic chunks embedded for real, to compare")
     parser.add_argument("--split-queries", type=int, default=50, help="queries per mode for the time split")
-    parser.add_argument("--keep", type=Path, help="build the database in this folder and keep it (stopped)")
+    parser.add_argument("--keep", type=Path, help="build the database in this folder and keep it (stopped);"
+                        " a kept database's chunks are reused: only sizes above what it holds are loaded")  # fmt: skip
+    parser.add_argument("--batch", type=int, default=50_000, help="chunks generated and copied at a time")
+    parser.add_argument("--maintenance-work-mem", default="1GB", help="for the index builds (HNSW: in memory)")
     args = parser.parse_args()
     started = time.perf_counter()
     settings = Settings()

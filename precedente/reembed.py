@@ -152,8 +152,10 @@ async def _reembed(pool: asyncpg.Pool, embedder: Embedder, batch_size: int, prog
         done += await _embed_pending(pool, embedder, "embedding_next", batch_size, progress, first.pending)
         # Built once over the finished side column (faster than growing it row by row); later catch-up
         # writes keep it current. Building blocks indexer writes for a while, never searches.
+        # Half precision, as migration 0024 made chunks_embedding (the search orders by that expression).
         await pool.execute(
-            "CREATE INDEX IF NOT EXISTS chunks_embedding_next ON chunks USING hnsw (embedding_next vector_cosine_ops)"
+            "CREATE INDEX IF NOT EXISTS chunks_embedding_next ON chunks"
+            f" USING hnsw ((embedding_next::halfvec({int(target.dimensions)})) halfvec_cosine_ops)"
         )
         if await _swap(pool, target):
             return Result(done, switched=True, state=target)

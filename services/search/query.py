@@ -242,6 +242,17 @@ class SearchResult(BaseModel):
     )
 
 
+# The nearest passages' order: the HNSW index's own expression (migration 0024), half-precision vectors in half
+# the float index's memory; chunks.embedding stays float and the pool scores it exactly. The dimension is the
+# query vector's, which is the index's (index_state): _candidates writes it in (with_dimensions).
+NEAREST = "c.embedding::halfvec(@dimensions) <=> $1::halfvec(@dimensions)"
+
+
+def with_dimensions(sql: str, dimensions: int) -> str:
+    """`sql` with NEAREST's dimension written in: the cast must be the index's, typmod included."""
+    return sql.replace("@dimensions", str(int(dimensions)))
+
+
 # $2 groups, $3 types, $4 courts, $5 from, $6 to, $9 relators, $10 judging bodies, $11 cited-law prefixes,
 # $16 subtypes, $17 classes processuais (kept on documents only: looked up there, and only when asked for)
 # ($1 query vector, $7 dense candidates, $8 full-text preselection tsquery, $12 lexical candidates,
@@ -274,14 +285,14 @@ _CANDIDATES = f"""
 WITH dense AS MATERIALIZED (
     SELECT c.id FROM chunks c
     WHERE {FILTERS}
-    ORDER BY c.embedding <=> $1
+    ORDER BY {NEAREST}
     LIMIT $7
 ), dense_languages AS MATERIALIZED (
     SELECT nearest.id FROM unnest($18::text[]) other(language)
     CROSS JOIN LATERAL (
         SELECT c.id FROM chunks c
         WHERE c.language = other.language AND {FILTERS}
-        ORDER BY c.embedding <=> $1
+        ORDER BY {NEAREST}
         LIMIT $7
     ) nearest
 ), lexical AS MATERIALIZED (
@@ -431,7 +442,7 @@ async def _candidates(
             # Wider than pgvector allows (1,000: a deep page asks for more) is an error; iterative scans go on.
             f" SET LOCAL hnsw.ef_search = {min(max(candidates.dense * 2, 40), HNSW_EF_SEARCH_MAX)}"
         )
-        return await conn.fetch(sql, *arguments)
+        return await conn.fetch(with_dimensions(sql, len(arguments[0])), *arguments)
 
 
 def preselection_query(lexemes: list[str], stats: CollectionStatistics) -> str:
@@ -850,7 +861,7 @@ _SIMILAR_CANDIDATES = f"""
 WITH candidates AS MATERIALIZED (
     SELECT c.id FROM chunks c
     WHERE {FILTERS} AND NOT (c.document_id = ANY($19::uuid[]))
-    ORDER BY c.embedding <=> $1
+    ORDER BY {NEAREST}
     LIMIT $7
 ), unused AS (SELECT $8::text AS preselection, $12::int AS lexical, $18::text[] AS languages)
 """

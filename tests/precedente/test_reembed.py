@@ -133,14 +133,17 @@ async def test_reembed_to_openai_changes_dimensions_resumes_and_then_does_nothin
     not_null = "SELECT attnotnull FROM pg_attribute WHERE attrelid = 'chunks'::regclass AND attname = 'embedding'"
     assert await pool.fetchval(not_null + " AND NOT attisdropped")
     definition = await pool.fetchval("SELECT indexdef FROM pg_indexes WHERE indexname = 'chunks_embedding'")
-    assert "USING hnsw (embedding vector_cosine_ops)" in definition
+    assert "USING hnsw (((embedding)::halfvec(1536)) halfvec_cosine_ops)" in definition  # migration 0024
 
     query = remote.query(QUERY)
     assert await nearest(pool, query) == ANSWER
     async with pool.acquire() as conn, conn.transaction():
         await conn.execute("SET LOCAL enable_seqscan = off")
         explained = "\n".join(
-            r[0] for r in await conn.fetch("EXPLAIN SELECT id FROM chunks ORDER BY embedding <=> $1 LIMIT 1", query)
+            r[0]
+            for r in await conn.fetch(
+                "EXPLAIN SELECT id FROM chunks ORDER BY embedding::halfvec(1536) <=> $1::halfvec(1536) LIMIT 1", query
+            )
         )
         assert "chunks_embedding" in explained
         assert await conn.fetchval("SELECT text FROM chunks ORDER BY embedding <=> $1 LIMIT 1", query) == ANSWER
