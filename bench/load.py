@@ -6,8 +6,9 @@ sentences recombined, real vectors mixed; chunks per document as a firm's base h
 average), then people made through the admin API sign in and search in closed loops with JurisTCU's
 queries (each its own account and groups, with an optional think time between searches), while the real
 PDFs of ../shared/docs go through the whole pipeline (--archive: the 94 of ../shared/archive, all uploaded at
-once; --no-ingest: none). Reports throughput, p50/p95/p99 latency, errors by
-status, and what ingestion did meanwhile. Target (issue #8): p95 <= 1 s and no errors.
+once; --no-ingest: none). Reports throughput, p50/p95/p99 latency, errors by status, CPU per search, the
+statements PostgreSQL's busy backends ran (sampled), and what ingestion did meanwhile. Target (issue #15):
+p95 <= 1.5 s and no errors, with and without ingestion.
 
     .venv/bin/python bench/load.py [--documents 10000] [--searchers 20] [--seconds 120] [--think 0]
         [--no-ingest | --archive [--warmup 120]]
@@ -28,6 +29,7 @@ from pathlib import Path
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
+import asyncpg  # noqa: E402
 import httpx  # noqa: E402
 import psutil  # noqa: E402
 
@@ -109,6 +111,29 @@ def cpu_seconds(stack: RunningStack) -> dict[str, float]:
     return spent
 
 
+def sample_activity(database_url: str, stop: threading.Event, seen: Counter, every: float = 0.2) -> None:
+    """What PostgreSQL's busy backends are running, sampled every `every` seconds until told to stop: the share
+    of samples per statement (its first words) says where the database's time goes (search's candidates, the
+    indexer's writes, the statistics' refresh...) without pg_stat_statements."""
+
+    async def run() -> None:
+        conn = await asyncpg.connect(database_url)
+        try:
+            while not stop.is_set():
+                rows = await conn.fetch(
+                    "SELECT query FROM pg_stat_activity WHERE state = 'active' AND pid <> pg_backend_pid()"
+                    " AND backend_type = 'client backend'"
+                )
+                for row in rows:
+                    seen[" ".join((row["query"] or "?").split())[:70]] += 1
+                seen["(samples)"] += 1
+                await asyncio.sleep(every)
+        finally:
+            await conn.close()
+
+    asyncio.run(run())
+
+
 async def searcher(url: str, token: str, queries: list[str], until: float, think: float, seed: int) -> list:
     rng = random.Random(seed)
     outcomes = []
@@ -160,6 +185,11 @@ def main() -> None:
             uploader.start()
             time.sleep(args.warmup)  # ingestion under way before the searchers start
         load_before, cpu_before = os.getloadavg()[0], cpu_seconds(stack)
+        activity: Counter = Counter()
+        sampler = threading.Thread(
+            target=sample_activity, args=(stack.owner_database_url(), stop, activity), daemon=True
+        )
+        sampler.start()
 
         async def run_all() -> list:
             until = time.monotonic() + args.seconds
@@ -171,6 +201,7 @@ def main() -> None:
         wall = time.perf_counter() - began
         load_after, cpu_after = os.getloadavg()[0], cpu_seconds(stack)
         stop.set()
+        sampler.join(timeout=5)
         if uploader.is_alive():
             uploader.join(timeout=180)
         stages = Counter(stack.status(i)["stage"] for i in ingestion.get("ids", []))
@@ -185,6 +216,10 @@ def main() -> None:
         spread = search_scale.summary(latencies)
         print(f"latency ms: p50 {spread['p50']:.0f}  p95 {spread['p95']:.0f}  p99 {spread['p99']:.0f}"
               f"  max {max(latencies):.0f}")  # fmt: skip
+    samples = activity.pop("(samples)", 0) or 1
+    print("PostgreSQL's busy backends, mean per sample, by statement:")
+    for statement, n in activity.most_common(6):
+        print(f"  {n / samples:5.2f}  {statement}")
     finished = sum(n for stage, n in stages.items() if stage in FINAL)
     print(f"ingestion meanwhile: {ingestion.get('uploaded', 0)} PDFs uploaded, stages at the end {dict(stages)}"
           f" ({finished} finished), upload errors {dict(ingestion.get('upload_errors', {})) or 0}")  # fmt: skip
