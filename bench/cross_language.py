@@ -261,10 +261,14 @@ SELECT language, avg(embedding) AS centroid, count(*) AS chunks FROM chunks GROU
 """
 
 
-async def computed_centroids(conn: asyncpg.Connection | asyncpg.Pool) -> dict[str, np.ndarray]:
-    """What refresh_language_centroids() would store, for an index without the table (before migration 0023)."""
+async def computed_statistics(
+    conn: asyncpg.Connection | asyncpg.Pool,
+) -> tuple[dict[str, np.ndarray], dict[str, int]]:
+    """What refresh_language_centroids() would store (each language's mean vector and passage count), for an index
+    without the table (before migration 0023)."""
     rows = await conn.fetch(_CENTROIDS, MIN_CHUNKS)
-    return {row["language"]: np.asarray(row["centroid"].to_numpy(), dtype=np.float32) for row in rows}
+    centroids = {row["language"]: np.asarray(row["centroid"].to_numpy(), dtype=np.float32) for row in rows}
+    return centroids, {row["language"]: int(row["chunks"]) for row in rows}
 
 
 def _metrics(ranked: list[str], pages: dict[str, set[int]], relevant: dict[str, list[int]]) -> dict[str, float]:
@@ -305,7 +309,7 @@ async def archive(url: str, hybrid: bool) -> None:
             "SELECT c.embedding, c.language, c.page_start, d.filename FROM chunks c JOIN documents d ON d.id = "
             "c.document_id WHERE d.stage <> 'deleted'"
         )
-        centroids = await computed_centroids(conn)
+        centroids, _ = await computed_statistics(conn)
         started = time.perf_counter()
         await conn.fetch(_CENTROIDS, MIN_CHUNKS)
         took = time.perf_counter() - started
@@ -350,11 +354,11 @@ async def hybrid_runs(
 ) -> dict[tuple[str, str, str], list[dict[str, float]]]:
     from services.search import query as search  # the checkout's, or a patched copy first on PYTHONPATH
 
-    name = "centred" if hasattr(search, "language_centroids") else "raw"
+    name = "centred" if hasattr(search, "language_statistics") else "raw"
     pool = await asyncpg.create_pool(url, min_size=1, max_size=2, init=_read_only)
     try:
         if name == "centred" and not await pool.fetchval("SELECT to_regclass('language_centroids') IS NOT NULL"):
-            search.language_centroids = computed_centroids  # type: ignore[attr-defined]  # an index before 0023
+            search.language_statistics = computed_statistics  # type: ignore[attr-defined]  # an index before 0023
         filenames = {str(row["id"]): row["filename"] for row in await pool.fetch("SELECT id, filename FROM documents")}
         results: dict[tuple[str, str, str], list[dict[str, float]]] = {}
         took: list[float] = []

@@ -238,7 +238,8 @@ async def refresh(pool: asyncpg.Pool, base: search_scale.Base, lengths: list[int
 
 
 async def languages(pool: asyncpg.Pool) -> None:
-    """The search's SQL with the English list on ($18): is the HNSW index used for it?"""
+    """The search's SQL with the other languages' lists ($18 by the HNSW index, $19 read exactly): which index
+    serves each?"""
     settings = Settings()
     embedder = get_embedder(settings)
     candidates = query.Candidates(settings.search_candidates, settings.search_lexical_candidates).at_least(5)
@@ -254,8 +255,10 @@ async def languages(pool: asyncpg.Pool) -> None:
         vector = embedder.query(text)
         async with pool.acquire() as conn:
             lexemes, stats = await query._query_terms(conn, text)
-            centring = await query._centring(conn, text, vector)
-        arguments = query.pool_arguments(request, vector, groups, candidates, lexemes, stats, None, centring.languages)
+            centring = await query._centring(conn, text, vector, candidates=candidates)
+        arguments = query.pool_arguments(
+            request, vector, groups, candidates, lexemes, stats, None, centring.languages, centring.exact
+        )
         plan = await search_scale.explain(pool, query._CANDIDATES + query._POOL, arguments, candidates)
         print(f"\n  {text!r} {filters.model_dump(exclude_none=True)}: languages {centring.languages},"
               f" {plan['Execution Time']:.1f} ms")  # fmt: skip

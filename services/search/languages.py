@@ -36,13 +36,22 @@ MIN_CHUNKS = 200
 GAP_SHARE = 1.0
 DEFAULT_LANGUAGE = "pt"  # what a query is read as when the detector cannot tell (query.QUERY_LANGUAGE says the same)
 
-_CENTROIDS = "SELECT language, centroid FROM language_centroids WHERE chunks >= $1 ORDER BY language"
+_CENTROIDS = "SELECT language, centroid, chunks FROM language_centroids WHERE chunks >= $1 ORDER BY language"
+
+
+async def language_statistics(
+    conn: asyncpg.Connection | asyncpg.Pool,
+) -> tuple[dict[str, np.ndarray], dict[str, int]]:
+    """The mean passage vector of each language with at least MIN_CHUNKS passages, and how many passages it is of,
+    as last refreshed: the count decides how the search reads that language's own nearest passages (query.py)."""
+    rows = await conn.fetch(_CENTROIDS, MIN_CHUNKS)
+    centroids = {row["language"]: np.asarray(row["centroid"].to_numpy(), dtype=np.float32) for row in rows}
+    return centroids, {row["language"]: int(row["chunks"]) for row in rows}
 
 
 async def language_centroids(conn: asyncpg.Connection | asyncpg.Pool) -> dict[str, np.ndarray]:
     """The mean passage vector of each language with at least MIN_CHUNKS passages, as last refreshed."""
-    rows = await conn.fetch(_CENTROIDS, MIN_CHUNKS)
-    return {row["language"]: np.asarray(row["centroid"].to_numpy(), dtype=np.float32) for row in rows}
+    return (await language_statistics(conn))[0]
 
 
 def query_language(text: str, centroids: dict[str, np.ndarray]) -> str | None:

