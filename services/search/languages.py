@@ -49,11 +49,6 @@ async def language_statistics(
     return centroids, {row["language"]: int(row["chunks"]) for row in rows}
 
 
-async def language_centroids(conn: asyncpg.Connection | asyncpg.Pool) -> dict[str, np.ndarray]:
-    """The mean passage vector of each language with at least MIN_CHUNKS passages, as last refreshed."""
-    return (await language_statistics(conn))[0]
-
-
 def query_language(text: str, centroids: dict[str, np.ndarray]) -> str | None:
     """The language to read the query as: the detected one if the index has a centroid of it, else Portuguese
     if it has one of that, else None (no centring). Only the level of the scores depends on it, not their order."""

@@ -162,7 +162,7 @@ def score_pool(
     query_language: str | None = None,
 ) -> PoolScores:
     """`vectors`: the pool's embeddings as one float32 matrix, when the caller has it already (pool_matrix).
-    `centroids` (languages.language_centroids) and `query_language`: the dense score, and its feedback's,
+    `centroids` (languages.language_statistics) and `query_language`: the dense score, and its feedback's,
     centred on the query's language; none, the raw cosine."""
     if not pool:
         return PoolScores(np.zeros(0), np.zeros(0), np.zeros(0))

