@@ -16,6 +16,7 @@ p95 <= 1.5 s and no errors, with and without ingestion.
 
 import argparse
 import asyncio
+import contextlib
 import itertools
 import json
 import os
@@ -37,6 +38,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import search_scale  # noqa: E402
 
 from precedente.harness import FINAL, RunningStack  # noqa: E402
+from precedente.stack import usable_cores  # noqa: E402
 from shared.db import create_pool  # noqa: E402
 from shared.lexicon import refresh_statistics  # noqa: E402
 
@@ -96,19 +98,37 @@ def ingest_in_background(stack: RunningStack, stop: threading.Event, report: dic
     report["ids"] = list(ids)
 
 
-def cpu_seconds(stack: RunningStack) -> dict[str, float]:
-    """CPU time so far of the search service and of the stack's PostgreSQL (its postmaster and backends): what
-    a search costs, told apart from what the machine's other work does to latency."""
-    spent = {"search": sum(sum(p.cpu_times()[:2]) for p in stack.service_processes("search"))}
-    postgres = 0.0
+def cpu_seconds(stack: RunningStack) -> dict[tuple[str, int], float]:
+    """CPU time so far, per process, of the search service, of the PostgreSQL backends serving it (found by
+    their client's port among the search service's sockets) and of the rest of the stack's PostgreSQL (its
+    postmaster, the backends of ingestion's services, autovacuum...): what a search costs the database, told
+    apart from what ingestion's writes cost it. Keyed by (what, pid): a backend started meanwhile counts whole."""
+    search = stack.service_processes("search")
+    spent = {("search", p.pid): sum(p.cpu_times()[:2]) for p in search}
+    search_ports = set()
+    for process in search:
+        with contextlib.suppress(psutil.Error):
+            search_ports |= {c.laddr.port for c in process.net_connections("tcp") if c.raddr}
     for process in psutil.process_iter(["cmdline"]):
         try:
-            if str(stack.data_dir) in " ".join(process.info["cmdline"] or []) and "postgres" in process.name():
-                postgres += sum(sum(p.cpu_times()[:2]) for p in [process, *process.children()])
+            if str(stack.data_dir) not in " ".join(process.info["cmdline"] or []) or "postgres" not in process.name():
+                continue
+            for backend in [process, *process.children()]:
+                with contextlib.suppress(psutil.Error):
+                    clients = {c.raddr.port for c in backend.net_connections("tcp") if c.raddr}
+                    what = "postgres for search" if clients & search_ports else "postgres other"
+                    spent[what, backend.pid] = sum(backend.cpu_times()[:2])
         except psutil.Error:
             continue
-    spent["postgres"] = postgres
     return spent
+
+
+def cpu_spent(before: dict[tuple[str, int], float], after: dict[tuple[str, int], float]) -> dict[str, float]:
+    """CPU seconds spent between two cpu_seconds snapshots, by what spent them."""
+    spent: Counter = Counter({"search": 0.0, "postgres for search": 0.0, "postgres other": 0.0})
+    for (what, pid), seconds in after.items():
+        spent[what] += seconds - before.get((what, pid), 0.0)
+    return dict(spent)
 
 
 def sample_activity(database_url: str, stop: threading.Event, seen: Counter, every: float = 0.2) -> None:
@@ -152,6 +172,57 @@ async def searcher(url: str, token: str, queries: list[str], until: float, think
     return outcomes
 
 
+def search_phase(
+    stack: RunningStack, tokens: list[str], queries: list[str], args: argparse.Namespace, label: str
+) -> None:
+    """Every searcher in its closed loop for args.seconds, then the phase's figures printed under `label`."""
+    stop, activity = threading.Event(), Counter()
+    load_before, cpu_before = os.getloadavg()[0], cpu_seconds(stack)
+    sampler = threading.Thread(target=sample_activity, args=(stack.owner_database_url(), stop, activity), daemon=True)
+    sampler.start()
+
+    async def run_all() -> list:
+        until = time.monotonic() + args.seconds
+        runs = [searcher(stack.url, t, queries, until, args.think, i) for i, t in enumerate(tokens)]
+        return [o for outcome in await asyncio.gather(*runs) for o in outcome]
+
+    began = time.perf_counter()
+    outcomes = asyncio.run(run_all())
+    wall = time.perf_counter() - began
+    load_after, cpu_after = os.getloadavg()[0], cpu_seconds(stack)
+    stop.set()
+    sampler.join(timeout=5)
+    latencies = [seconds * 1000 for seconds, status in outcomes if status == 200]
+    errors = Counter(str(status) for _, status in outcomes if status != 200)
+    print(f"\n{label}: {args.searchers} searchers, {wall:.0f} s, think time {args.think} s, "
+          f"load average {load_before:.1f} -> {load_after:.1f} ({usable_cores()} cores)")  # fmt: skip
+    print(f"searches: {len(outcomes)} ({len(outcomes) / wall:.1f}/s), errors: {dict(errors) or 0}")
+    per_search = {
+        what: 1000 * seconds / max(len(outcomes), 1) for what, seconds in cpu_spent(cpu_before, cpu_after).items()
+    }
+    print("CPU per search: " + ", ".join(f"{what} {ms:.0f} ms" for what, ms in per_search.items()))
+    if latencies:
+        spread = search_scale.summary(latencies)
+        print(f"latency ms: p50 {spread['p50']:.0f}  p95 {spread['p95']:.0f}  p99 {spread['p99']:.0f}"
+              f"  max {max(latencies):.0f}")  # fmt: skip
+    samples = activity.pop("(samples)", 0) or 1
+    print("PostgreSQL's busy backends, mean per sample, by statement:")
+    for statement, n in activity.most_common(6):
+        print(f"  {n / samples:5.2f}  {statement}")
+
+
+async def chunk_count(database_url: str) -> int:
+    conn = await asyncpg.connect(database_url)
+    try:
+        return int(await conn.fetchval("SELECT count(*) FROM chunks"))
+    finally:
+        await conn.close()
+
+
+def ingestion_stages(stack: RunningStack, ingestion: dict) -> Counter:
+    return Counter(stack.status(i)["stage"] for i in ingestion.get("ids", []))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--documents", type=int, default=10_000)
@@ -161,6 +232,9 @@ def main() -> None:
     parser.add_argument("--no-ingest", action="store_true", help="searchers only, to tell their cost from ingestion's")
     parser.add_argument("--archive", action="store_true", help="ingest ../shared/archive (94 PDFs) instead of docs/")
     parser.add_argument("--warmup", type=float, default=5, help="seconds of ingestion before the searchers start")
+    parser.add_argument(
+        "--after", action="store_true", help="with --archive: search again once it is all ingested (same index)"
+    )
     args = parser.parse_args()
     lines = (SHARED / "bench" / "juristcu" / "queries.jsonl").read_text().splitlines()
     queries = [json.loads(line)["text"] for line in lines]
@@ -184,45 +258,25 @@ def main() -> None:
         if not args.no_ingest:
             uploader.start()
             time.sleep(args.warmup)  # ingestion under way before the searchers start
-        load_before, cpu_before = os.getloadavg()[0], cpu_seconds(stack)
-        activity: Counter = Counter()
-        sampler = threading.Thread(
-            target=sample_activity, args=(stack.owner_database_url(), stop, activity), daemon=True
-        )
-        sampler.start()
-
-        async def run_all() -> list:
-            until = time.monotonic() + args.seconds
-            runs = [searcher(stack.url, t, queries, until, args.think, i) for i, t in enumerate(tokens)]
-            return [o for outcome in await asyncio.gather(*runs) for o in outcome]
-
-        began = time.perf_counter()
-        outcomes = asyncio.run(run_all())
-        wall = time.perf_counter() - began
-        load_after, cpu_after = os.getloadavg()[0], cpu_seconds(stack)
-        stop.set()
-        sampler.join(timeout=5)
+        label = "without ingestion" if args.no_ingest else "while ingesting"
+        search_phase(stack, tokens, queries, args, f"{label} ({documents} documents, {chunks} chunks)")
+        if not args.archive:
+            stop.set()
         if uploader.is_alive():
-            uploader.join(timeout=180)
-        stages = Counter(stack.status(i)["stage"] for i in ingestion.get("ids", []))
-    latencies = [seconds * 1000 for seconds, status in outcomes if status == 200]
-    errors = Counter(str(status) for _, status in outcomes if status != 200)
-    print(f"\n{args.searchers} searchers, {wall:.0f} s, think time {args.think} s, {documents} documents "
-          f"({chunks} chunks), load average {load_before:.1f} -> {load_after:.1f} (2 cores)")  # fmt: skip
-    print(f"searches: {len(outcomes)} ({len(outcomes) / wall:.1f}/s), errors: {dict(errors) or 0}")
-    per_search = {what: 1000 * (cpu_after[what] - cpu_before[what]) / max(len(outcomes), 1) for what in cpu_after}
-    print("CPU per search: " + ", ".join(f"{what} {ms:.0f} ms" for what, ms in per_search.items()))
-    if latencies:
-        spread = search_scale.summary(latencies)
-        print(f"latency ms: p50 {spread['p50']:.0f}  p95 {spread['p95']:.0f}  p99 {spread['p99']:.0f}"
-              f"  max {max(latencies):.0f}")  # fmt: skip
-    samples = activity.pop("(samples)", 0) or 1
-    print("PostgreSQL's busy backends, mean per sample, by statement:")
-    for statement, n in activity.most_common(6):
-        print(f"  {n / samples:5.2f}  {statement}")
-    finished = sum(n for stage, n in stages.items() if stage in FINAL)
-    print(f"ingestion meanwhile: {ingestion.get('uploaded', 0)} PDFs uploaded, stages at the end {dict(stages)}"
-          f" ({finished} finished), upload errors {dict(ingestion.get('upload_errors', {})) or 0}")  # fmt: skip
+            uploader.join(timeout=600)
+        stages = ingestion_stages(stack, ingestion)
+        finished = sum(n for stage, n in stages.items() if stage in FINAL)
+        print(f"ingestion meanwhile: {ingestion.get('uploaded', 0)} PDFs uploaded, stages at the end {dict(stages)}"
+              f" ({finished} finished), upload errors {dict(ingestion.get('upload_errors', {})) or 0}")  # fmt: skip
+        if args.after and args.archive:
+            waited = time.monotonic()
+            while finished < len(stages) and time.monotonic() - waited < 3600:
+                time.sleep(15)
+                stages = ingestion_stages(stack, ingestion)
+                finished = sum(n for stage, n in stages.items() if stage in FINAL)
+            total = asyncio.run(chunk_count(stack.owner_database_url()))
+            print(f"\narchive ingested {time.monotonic() - waited:.0f} s later: {dict(stages)}, {total} chunks")
+            search_phase(stack, tokens, queries, args, "after ingestion (same index, archive in it)")
 
 
 if __name__ == "__main__":
