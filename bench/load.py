@@ -270,7 +270,7 @@ def main() -> None:
               f" ({finished} finished), upload errors {dict(ingestion.get('upload_errors', {})) or 0}")  # fmt: skip
         if args.after and args.archive:
             waited = time.monotonic()
-            while finished < len(stages) and time.monotonic() - waited < 3600:
+            while finished < sum(stages.values()) and time.monotonic() - waited < 3600:
                 time.sleep(15)
                 stages = ingestion_stages(stack, ingestion)
                 finished = sum(n for stage, n in stages.items() if stage in FINAL)
