@@ -270,10 +270,8 @@ def main() -> None:
               f" ({finished} finished), upload errors {dict(ingestion.get('upload_errors', {})) or 0}")  # fmt: skip
         if args.after and args.archive:
             waited = time.monotonic()
-            while finished < sum(stages.values()) and time.monotonic() - waited < 3600:
-                time.sleep(15)
-                stages = ingestion_stages(stack, ingestion)
-                finished = sum(n for stage, n in stages.items() if stage in FINAL)
+            final = stack.wait_final(dict.fromkeys(ingestion.get("ids", [])), timeout=3600)
+            stages = Counter(status["stage"] for status in final.values())
             total = asyncio.run(chunk_count(stack.owner_database_url()))
             print(f"\narchive ingested {time.monotonic() - waited:.0f} s later: {dict(stages)}, {total} chunks")
             search_phase(stack, tokens, queries, args, "after ingestion (same index, archive in it)")

@@ -87,9 +87,9 @@ def run_nicer(pid: int, more: int) -> None:
     threads only within one autogroup: under the kernel's autogroup scheduling (on by default in most
     distributions), every session (each service starts its own, to be stopped with its children) has a CPU share
     of its own, equal to every other's whatever its processes' niceness, so a busy extractor and two indexers
-    took three shares of two cores from the search service's one (load.py while the archive arrived: 8 searches/s
-    and p95 3.8 s). The session's autogroup nice value is what ranks it among the others (sched(7)); raising it,
-    as raising niceness, needs no privilege."""
+    took three shares of two cores from the search service's one (load.py while the archive arrived: the search
+    service got 0.3 of a core). The session's autogroup nice value is what ranks it among the others
+    (sched(7)); raising it, as raising niceness, needs no privilege."""
     with contextlib.suppress(psutil.Error):
         psutil.Process(pid).nice(min(psutil.Process().nice() + more, 19))
     ours = autogroup_nice()
