@@ -71,11 +71,15 @@ def embedding_layout(cores: int) -> tuple[int, int]:
 
 
 def autogroup_nice(pid: int | str = "self") -> int | None:
-    """The nice value of the autogroup `pid` is in, or None where the kernel schedules no autogroups."""
+    """The nice value of the autogroup `pid` is in, or None where the kernel schedules no autogroups.
+
+    A process in the init session's group (a container's or CI's shell, often) reads an empty file: that group
+    is the root one, ranked as nice 0."""
     try:
         if Path("/proc/sys/kernel/sched_autogroup_enabled").read_text().strip() != "1":
             return None
-        return int(Path(f"/proc/{pid}/autogroup").read_text().split("nice")[1])
+        shown = Path(f"/proc/{pid}/autogroup").read_text()
+        return int(shown.split("nice")[1]) if shown.strip() else 0
     except (OSError, IndexError, ValueError):
         return None
 
@@ -326,11 +330,11 @@ class Stack:
             start_new_session=True,
         )
         out.close()
-        if name in PIPELINE_SERVICES and self.settings.up_pipeline_nice > 0:
-            # Ingestion is batch work and search is a person waiting: on one machine the scheduler should
-            # prefer the search API when both want the CPU (the database serves both at normal priority).
-            # The extractor's readers and their Tesseract runs inherit it.
-            run_nicer(process.pid, self.settings.up_pipeline_nice)
+        # Ingestion is batch work and search is a person waiting: on one machine the scheduler should prefer
+        # the search API when both want the CPU (the database serves both at normal priority). The extractor's
+        # readers and their Tesseract runs inherit it. The others keep up's rank, their session's too (a new
+        # session's autogroup starts at nice 0 whatever up's).
+        run_nicer(process.pid, self.settings.up_pipeline_nice if name in PIPELINE_SERVICES else 0)
         self.children[key] = Child(name, replica, process, time.monotonic(), restarts)
 
     def _metrics_port(self, key: str) -> int:

@@ -83,3 +83,15 @@ def test_the_pipeline_services_run_nicer_than_search(
     else:
         assert groups.pop("search") == our_group
         assert all(value == min(our_group + nice, 19) for value in groups.values()), groups
+
+
+def test_the_init_sessions_autogroup_reads_as_nice_zero() -> None:
+    """init's group (the root one, where a container's or CI's shell may run `up`) shows an empty autogroup file:
+    it must read as nice 0, not as "no autogroups", or the services' groups would be left unranked."""
+    enabled = Path("/proc/sys/kernel/sched_autogroup_enabled").read_text().strip() == "1"
+    if not enabled:
+        assert stack.autogroup_nice(1) is None
+    elif Path("/proc/1/autogroup").read_text().strip() == "":
+        assert stack.autogroup_nice(1) == 0
+    else:  # pid 1 is a container's own init, in a group of its own
+        assert isinstance(stack.autogroup_nice(1), int)
