@@ -542,16 +542,30 @@ class SearchPage:
 
 
 def _facets(rows: list[asyncpg.Record], fields: tuple[str, ...] = FACET_FIELDS) -> dict[str, dict[str, int]]:
-    """Documents per value of each facet among the candidates: what this query found under these filters."""
-    documents: dict[str, dict[str, set]] = {facet: {} for facet in fields}
+    """Works per value of each facet among the candidates: the population `total` counts, so "Acórdão (2)" beside
+    the filter means two of the works listed, whatever number of files (copies) each has.
+
+    The works are group_by_work's: one per work_id among the rows (it makes a group of every candidate's work,
+    whatever it keeps of the passages). A work carries a value when one of its candidate passages does, so one
+    whose files disagree (a PDF typed acórdão, its extract typed decisão monocrática; a copy filed under another
+    court) is counted under each value it has. That is the filters' own rule: a filter keeps a work when one of
+    its candidate passages passes, so ticking a value keeps every work counted under it (with the same
+    candidates, the total it then shows is the count it showed). Counting a work under its best file's value
+    only would hide a work the filter still returns, and needs the wider candidates ranked. Hence a facet whose
+    values are one per work sums to `total` less the works without a value; where files disagree, to more.
+    """
+    works: dict[str, dict[str, set[str]]] = {facet: {} for facet in fields}
     for row in rows:
+        work = row["work_id"]
         for facet in fields:
-            if row[facet] is not None:
-                documents[facet].setdefault(row[facet], set()).add(row["document_id"])
-    return {
-        facet: dict(sorted(((value, len(ids)) for value, ids in values.items()), key=lambda item: (-item[1], item[0])))
-        for facet, values in documents.items()
-    }
+            value = row[facet]
+            if value is not None:
+                works[facet].setdefault(value, set()).add(work)
+    return {facet: _by_count({value: len(ids) for value, ids in values.items()}) for facet, values in works.items()}
+
+
+def _by_count(counts: dict[str, int]) -> dict[str, int]:
+    return dict(sorted(counts.items(), key=lambda item: (-item[1], item[0])))
 
 
 def without_own_selection(request: SearchRequest, facet: str) -> SearchRequest:
@@ -572,22 +586,30 @@ async def disjunctive_facets(
     languages: list[str] | None = None,
     exact: list[str] | None = None,
 ) -> dict[str, dict[str, int]]:
-    """Facet counts as faceted search gives them: a facet with a selection is counted over the candidates of
-    every other filter but its own, so its other values stay reachable (STJ selected, TJSP still offered with
-    its count) and the selected value keeps the count it had; a facet without one, over this search's rows.
+    """Facet counts as faceted search gives them (works, as _facets counts them): a facet without a selection is
+    counted over this search's rows; one with a selection over the candidates of every other filter but its
+    own, so its other values stay reachable (STJ selected, TJSP still offered with its count), except its
+    selected values, counted over this search's rows: the count beside a ticked value is how many of the listed
+    works carry it (one value ticked: the search's total). The wider candidates are not those of the search, so
+    their count of a selected value can fall short of what the selected search finds (its nearest and full-text
+    lists reach further under the filter).
 
     One more candidate query per facet that has a selection (none, the usual case, costs nothing more).
     """
     facets = _facets(rows)
-    # The pool's own statement as a subquery: the same parameters, only the facet columns read.
-    columns = ", ".join(f"pool.{name}" for name in ("document_id", *FACET_FIELDS))
+    # The pool's own statement as a subquery: the same parameters, only the facet columns and the work read.
+    columns = ", ".join(f"pool.{name}" for name in ("work_id", *FACET_FIELDS))
     sql = f"{_CANDIDATES}SELECT {columns} FROM ({_POOL}) pool"
     for facet in FACET_FIELDS:
-        if not getattr(request.filters, facet):
+        selection = getattr(request.filters, facet)
+        if not selection:
             continue
         wider = without_own_selection(request, facet)
         arguments = pool_arguments(wider, query_vector, groups, candidates, lexemes, stats, parsed, languages, exact)
-        facets.update(_facets(await _candidates(conn, sql, arguments, candidates), (facet,)))
+        others = _facets(await _candidates(conn, sql, arguments, candidates), (facet,))[facet]
+        # This search's rows carry only selected values (the filter and the facet read the same column).
+        selected = set(selection) | set(facets[facet])
+        facets[facet] = _by_count({value: n for value, n in others.items() if value not in selected} | facets[facet])
     return facets
 
 

@@ -217,12 +217,12 @@ def test_bad_files_end_in_review_or_deadletter_and_the_good_one_is_indexed(stack
     assert ids["bom.docx"] not in dead and ids["bom.docx"] not in review
 
 
-def test_facets_count_the_documents_this_query_found(stack: RunningStack, ingested: dict[str, dict]) -> None:
+def test_facets_count_the_works_this_query_found(stack: RunningStack, ingested: dict[str, dict]) -> None:
     body = {"query": "responsabilidade civil do fornecedor perante o consumidor", "top_k": 5}
     facets = stack.client.post("/search", json=body).json()["facets"]
     assert facets["court"]["stj"] >= 2
     documents = int(stack.sql("SELECT count(*) FROM documents WHERE stage = 'indexed'"))
-    assert sum(facets["document_type"].values()) <= documents  # documents, not chunks
+    assert sum(facets["document_type"].values()) <= documents  # works, not chunks
     # A facet with a selection is counted without it: choosing STJ still offers the other courts, each with the
     # count it had; the other facets count only what the selection leaves.
     filtered = stack.client.post("/search", json={**body, "filters": {"court": "stj"}})

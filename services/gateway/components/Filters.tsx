@@ -88,7 +88,7 @@ export function FacetGroup({ id, legend, selected, options, onChange }: GroupPro
                   <span className="facet-count">
                     {" "}
                     ({option.count}
-                    <span className="visually-hidden"> {option.count === 1 ? "documento" : "documentos"}</span>)
+                    <span className="visually-hidden"> {option.count === 1 ? "resultado" : "resultados"}</span>)
                   </span>
                 )}
               </label>

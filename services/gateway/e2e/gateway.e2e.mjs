@@ -526,7 +526,7 @@ async function signedInScenarios() {
     assert.match(page.url(), /[?&]q=nulidade/);
 
     const courts = (await page.locator("#filtro-tribunal label").allTextContents()).map((t) => t.replace(/\s+/g, " ").trim());
-    assert.ok(courts.some((t) => /^TJSP \(\d+ documentos?\)$/.test(t)), `court facet with counts: ${courts}`);
+    assert.ok(courts.some((t) => /^TJSP \(\d+ resultados?\)$/.test(t)), `court facet with counts: ${courts}`);
     const filtered = page.waitForResponse((r) => r.url().endsWith("/api/search"));
     await page.locator('#filtro-tribunal input[value="tjsp"]').check();
     const filteredBody = await (await filtered).json();
