@@ -3,7 +3,8 @@ the query's concept, the concept when the passage names it otherwise, the law or
 cites, and what its section does in the decision (the ementa states the thesis, the dispositivo the result).
 
 The card's header already shows the score, court, date, page and title, so none of them is repeated here;
-a passage that shares nothing identifiable with the query says so rather than inventing a reason. Pure
+a passage that shares nothing identifiable with the query says so rather than inventing a reason, and a
+query word that stands only in a formula ("Registre-se.", the dateline, the signature) is not a reason either. Pure
 Python and regular expressions (no model, no embedding): it runs once per result, inside the request.
 """
 
@@ -17,7 +18,16 @@ from services.search.concepts import ConceptMatch, acts_named, case_sensitive, c
 from shared.legal.citations import extract_citations
 from shared.legal.text import fold, fold_lower, strip_marks
 
-__all__ = ["STOPWORDS", "Explanation", "explain", "highlight_spans", "section_role", "sentences", "shared_terms"]
+__all__ = [
+    "STOPWORDS",
+    "Explanation",
+    "explain",
+    "formulaic",
+    "highlight_spans",
+    "section_role",
+    "sentences",
+    "shared_terms",
+]
 
 
 # Query words that say nothing about the concept; they are neither highlighted nor named.
@@ -89,9 +99,11 @@ def _matches(query: str, passage: str) -> tuple[tuple[int, int, str], ...]:
 
 def highlight_spans(query: str, passage: str) -> list[tuple[int, int]]:
     """Character offsets in the passage of the words that match the query and of the concepts it names
-    in other words ("empresa de pequeno porte" for "epp"), for the UI to highlight; sorted, disjoint."""
+    in other words ("empresa de pequeno porte" for "epp"), for the UI to highlight; sorted, disjoint. Those in
+    a formula ("Registre-se." for "registro") are not highlighted, as explain does not take them for a reason."""
     spans = [(start, end) for start, end, _ in _matches(query, passage)]
     spans += [span for _, found in _concepts_in(query, passage, _folded(passage)) for span in found]
+    spans = [span for span, kept in zip(spans, _outside_formulas(passage, [s for s, _ in spans]), strict=True) if kept]
     merged: list[tuple[int, int]] = []
     for start, end in sorted(spans):
         if merged and start < merged[-1][1]:
@@ -192,6 +204,118 @@ def sentences(passage: str) -> list[tuple[int, int]]:
         else:
             spans.append((carry, len(passage.rstrip())))
     return spans
+
+
+# --- formulas: sentences that say nothing of the case -------------------------------------------------------
+
+# Whole short sentences that every decision or act carries: its closing directives, the vote's and report's
+# closings, the dateline, the signature block, the e-signature stamp. A query word inside one ("Registre-se" for
+# "registro", "Brasília" for "brasileiro", "publicado no DJe" for "publicação") is a coincidence of spelling,
+# not a reason: explain quotes the passage's next best sentence, or says it shares nothing. Matched on the
+# sentence on one line, accents folded; each pattern must cover the whole sentence, so "Registre-se que o
+# contrato..." or "publique-se o edital com prazo de 30 dias" (content) is untouched.
+FORMULA_CHARS = 320
+"""Longer sentences are never formulas (an e-signature stamp with its name, date and law runs to ~250)."""
+
+_DIRECTIVE = (
+    r"(?:(?:publique|publiquem|registre|registrem|intime|intimem|cumpra|cumpram|cite|citem|comunique|comuniquem|"
+    r"arquive|arquivem|oficie|notifique|notifiquem|certifique|junte|autue|remeta|remetam)-se"
+    r"|de-se (?:ciencia|baixa|vista)|ao arquivo|p\.?\s?r\.?\s?i\.?(?:\s?c\.?)?)"
+    r"(?:\s+(?:no (?:diario (?:da justica|oficial)(?: eletronico)?(?: d[oa] [a-z]+(?: d[aeo] [a-z]+)?)?|dje)"
+    r"|as partes|os autos"
+    r"|os interessados|(?:com|observadas) as cautelas (?:de estilo|de praxe|legais|de lei)"
+    r"|com baixa(?: na distribuicao)?"
+    r"|a quem de direito|(?:ao|o) ministerio publico|na forma da lei)){0,2}"
+)
+_CLOSINGS = re.compile(
+    rf"(?:(?:apos|oportunamente|no mais|por fim|ao final)\s*,?\s*)?{_DIRECTIVE}"
+    rf"(?:\s*(?:,|;|\.|\be\b)\s*(?:(?:apos|oportunamente|em seguida)\s*,?\s*)?{_DIRECTIVE})*"
+    r"|e (?:como|o) (?:voto|relatorio|parecer|que (?:me )?(?:cabia|cumpria|importa) relatar)"
+    r"(?:,? (?:s\.?\s?m\.?\s?j\.?|salvo melhor juizo|do necessario|senhor(?:a)? presidente|sr(?:a)?\. presidente))?"
+    r"|e o (?:breve|sucinto) relatorio|vistos(?:,? etc)?|(?:nestes|nesses) termos,? pede(?:-se)? deferimento"
+    r"|termos em que,? pede(?:-se)? deferimento|revogam-se as disposicoes em contrario|a consideracao superior"
+    r"|s\.?\s?m\.?\s?j|salvo melhor juizo"
+)
+_MONTH = r"(?:janeiro|fevereiro|marco|abril|maio|junho|julho|agosto|setembro|outubro|novembro|dezembro)"
+_DATE = rf"(?:(?:\d{{1,2}}(?:º|o)? de )?{_MONTH} de \d{{4}}|\d{{1,2}}[./]\d{{1,2}}[./]\d{{2,4}})"
+_DATELINE = re.compile(  # on the sentence with its case: the place is a proper name ("Boa Vista/RR, 6 de ...")
+    r"(?i:sala das sessoes)\b[^.;:]{0,120}"  # "Sala das Sessões, em 10 de maio de 2021"
+    rf"|(?:(?i:plenario|gabinete)\b[^.;:]{{0,80}},\s*"
+    r"|[A-Z][\w'-]*(?:\s+(?:(?i:d[aeo]s?)\s+)?[A-Z][\w'-]*){0,3}(?:\s*\(\s*[A-Z]{2}\s*\)|\s*[/-]\s*[A-Z]{2})?\s*,\s*)?"
+    rf"(?i:(?:em\s+)?{_DATE}(?:\s*\(data do julgamento\)(?:\s+.{{0,80}})?)?)"  # STJ: "(Data do Julgamento) MINISTRO"
+)
+_STAMP = re.compile(
+    r"(?:documento |este documento (?:foi )?)?assinado (?:eletronicamente|digitalmente|de forma digital)"
+    r"(?:(?: por|:).*)?"
+    r"|(?:a )?autenticidade d[oe]s?t?e? documento pode ser conferida\b.*|para conferir o original\b.*"
+    r"|este texto nao substitui o (?:original|publicado)\b.*|codigo (?:de )?verificador\b.*"
+)
+# A signature: a person's name (capitalised words, "de"/"da" between them) with their office before or after it
+# ("Tânia Vasconcelos / Corregedora-Geral de Justiça", "MINISTRO MARCO AURÉLIO BELLIZZE, Relator", "Presidente
+# MINISTRA NANCY ANDRIGHI"). Case-sensitive for the name, so "A Corregedora-Geral de Justiça determinou" is not one.
+_OFFICE = (
+    r"(?i:(?:relator(?:a)?(?: (?:designad[oa]|convocad[oa]|para o acordao))?"
+    r"|(?:vice-)?presidente|corregedor(?:a)?(?:[- ]geral| nacional| regional)?"
+    r"|juiz(?:a)?(?: de direito)?(?: substitut[oa])?)"
+    r"(?: d[aeo]s? [\w ºª-]{2,40})?"  # "Corregedor do TRT da 18ª Região", "Corregedora-Geral de Justiça"
+    r"|desembargador(?:a)?(?: relator(?:a)?)?|ministr[oa](?: relator(?:a)?)?"
+    r"|(?:sub)?procurador(?:a)?(?:-geral)?(?: de justica| da republica| do estado| federal)?"
+    r"|promotor(?:a)? de justica(?: substitut[oa])?|defensor(?:a)? public[oa])"
+)
+_SIGNED_OFFICE = rf"(?:{_OFFICE}|(?i:secretari[oa](?:[- ]geral)?))"  # "Secretaria Municipal de Saúde" is no signature
+_TITLE = (
+    r"(?i:(?:(?:exm[oa]|sr|sra)\.?\s+)*(?:o senhor |a senhora )?"
+    r"(?:ministr[oa]|min\.|desembargador(?:a)?|des\.|juiz(?:a)?|dr(?:a)?\.|doutor(?:a)?))"
+)
+_NOT_NAMES = (  # an all-caps heading ("RETENÇÃO INDEVIDA DE DOCUMENTOS PELO ADVOGADO") is not a name
+    "d[aeo]s? e em a o as os n[aoe]s? aos? pel[oa]s? por para contra com sem sobre ou que um uma se "
+    "capitulo titulo secao livro anexo art voto relatorio"
+)
+_NAME_WORD = rf"(?!(?i:{'|'.join(_NOT_NAMES.split())})\b)[A-Z][\w'´’.-]*"
+_NAME = rf"{_NAME_WORD}(?:\s+(?:(?i:d[aeo]s?|e)\s+)?{_NAME_WORD}){{1,6}}"
+_SIGNATURE = re.compile(
+    rf"(?:{_TITLE}\s+)?{_NAME}(?:\s*\([^)]{{1,60}}\))?\s*[,–—-]?\s*{_SIGNED_OFFICE}(?:\s*\([^)]{{1,60}}\))?"
+    rf"|{_OFFICE}\s*[,:–—-]\s*(?:{_TITLE}\s+)?{_NAME}"  # "Relator: Ministro Marco Buzzi"
+    rf"|(?:{_OFFICE}\s+)?{_TITLE}\s+{_NAME}"  # "Presidente MINISTRA NANCY ANDRIGHI"
+    rf"|{_OFFICE}"  # a signature's second line ("Corregedor Nacional de Justiça")
+)
+_FORMULA_EDGES = " \t.!;:,-–—"
+
+
+def formulaic(sentence: str) -> bool:
+    """Whether the sentence is a formula (see above): a closing directive, a dateline, a signature or a stamp."""
+    if len(sentence) > FORMULA_CHARS:
+        return False
+    if marker := _LEAD_MARKER.match(sentence):
+        sentence = sentence[marker.end() :]
+    line = _one_line(fold(sentence)).strip(_FORMULA_EDGES)
+    lower = line.lower()
+    return bool(
+        _CLOSINGS.fullmatch(lower) or _DATELINE.fullmatch(line) or _STAMP.fullmatch(lower) or _SIGNATURE.fullmatch(line)
+    )
+
+
+@lru_cache(maxsize=256)
+def _sentence_spans(passage: str) -> tuple[tuple[int, int], ...]:
+    """sentences() of a passage, once: a shown passage is split for its highlights and for its explanation."""
+    return tuple(sentences(passage))
+
+
+def _outside_formulas(passage: str, positions: list[int]) -> list[bool]:
+    """For each position (of a query word or concept), whether it stands outside the passage's formulaic
+    sentences; only the sentences holding one are tested, so a passage sharing nothing costs no split."""
+    if not positions:
+        return []
+    bounds = _sentence_spans(passage)
+    starts = [start for start, _ in bounds]
+    verdicts: dict[int, bool] = {}
+    kept = []
+    for position in positions:
+        i = bisect_right(starts, position) - 1
+        if i >= 0 and position < bounds[i][1] and i not in verdicts:
+            verdicts[i] = formulaic(passage[bounds[i][0] : bounds[i][1]])
+        kept.append(not (i >= 0 and position < bounds[i][1] and verdicts[i]))
+    return kept
 
 
 # --- sections ----------------------------------------------------------------------------------------------
@@ -417,8 +541,13 @@ def explain(query: str, passage: str, section_path: str | None, citations: list[
     role = section_role(section_path)
     folded = _folded(passage)
     words = _matches(query, passage)
-    concepts = _concepts_in(query, passage, folded)
-    spans = sentences(passage)
+    words = tuple(w for w, kept in zip(words, _outside_formulas(passage, [w[0] for w in words]), strict=True) if kept)
+    concepts = [
+        (match, [s for s, kept in zip(found, _outside_formulas(passage, [s[0] for s in found]), strict=True) if kept])
+        for match, found in _concepts_in(query, passage, folded)
+    ]
+    concepts = [(match, found) for match, found in concepts if found]  # a formula's words are no reason (see above)
+    spans = list(_sentence_spans(passage))
     if not spans or not (words or concepts):
         honest = "proximidade de sentido, sem os termos da consulta."  # only the dense similarity brought it
         return Explanation(f"Trecho {_ROLES[role][1]}: {honest}" if role else _sentence_case(honest), None)

@@ -10,11 +10,12 @@ import pymupdf
 import pytest
 
 from services.cleaner.logic import clean_document
-from services.search.explain import Explanation, explain, highlight_spans, section_role, sentences
+from services.search.explain import Explanation, explain, formulaic, highlight_spans, section_role, sentences
 from shared.legal.citations import extract_citations
 from shared.payloads import PAGE_SEPARATOR, Page
 
 DOCS = Path(__file__).parents[3] / ".." / "shared" / "docs"
+ARCHIVE = DOCS.parent / "archive"
 RESP = "stj_resp_1602076_sp_acordao.pdf"
 PARECER = "parecer_pgjmg_procon_16-2022.pdf"
 PETICAO = "mp_acao_civil_publica_peticao_inicial.pdf"
@@ -22,17 +23,17 @@ SENTENCA = "tjsp_sentenca_vara_empresarial_arbitragem.pdf"
 
 
 @cache
-def document_text(name: str) -> str:
-    path = DOCS / name
+def document_text(name: str, folder: Path = DOCS) -> str:
+    path = folder / name
     assert path.exists(), f"sample document {path} is missing: ../shared must sit beside the checkout"
     with pymupdf.open(path) as pdf:
         pages = [Page(number=i + 1, text=page.get_text()) for i, page in enumerate(pdf)]
     return PAGE_SEPARATOR.join(page.text for page in clean_document(pages).pages)
 
 
-def passage(name: str, first: str, last: str) -> str:
+def passage(name: str, first: str, last: str, folder: Path = DOCS) -> str:
     """The document's text from `first` to the end of the next `last`."""
-    text = document_text(name)
+    text = document_text(name, folder)
     start = text.index(first)
     return text[start : text.index(last, start) + len(last)]
 
@@ -310,3 +311,126 @@ def test_a_whole_sentence_wins_over_the_tail_the_passage_opens_with() -> None:
 
     only_in_tail = "diretor do município em que localizado o imóvel. Impossibilidade. Recurso provido."
     assert "localizado o imóvel" in explain("usucapião de imóvel urbano", only_in_tail, None).text
+
+
+# --- formulas -----------------------------------------------------------------------------------------------
+
+# The TJRR's Provimento CGJ n. 2/2023 (../shared/archive/i436.pdf): the chunk that closes the provimento's text,
+# as the chunker cuts it (section "decide > Art. 3º"), from its last article to the annex's first heading.
+PROVIMENTO = ("i436.pdf", "Art. 3º Este Provimento entra em vigor", "CORREGEDORIA-GERAL\nDE JUSTIÇA", ARCHIVE)
+# The TRT-18's Provimento Geral Consolidado (../shared/archive/i437.pdf): its resolution and closing.
+RESOLVE = ("i437.pdf", "RESOLVE:", "Corregedor do TRT da 18ª Região", ARCHIVE)
+
+
+def test_a_closing_formula_is_not_the_reason_the_next_best_sentence_is() -> None:
+    """Seen in search: "registro" matched "Registre-se" (one 6-letter stem), the rarest query word of the
+    passage, so the closing formula was quoted as the reason. It is not even highlighted now."""
+    text = passage(*PROVIMENTO)
+    assert "Publique-se. Registre-se. Cumpra-se." in text and "Tânia Vasconcelos\nCorregedora-Geral" in text
+    assert text.endswith("ÍNDICE SISTEMÁTICO DO CÓDIGO DE NORMAS DA CORREGEDORIA-GERAL\nDE JUSTIÇA")  # the whole chunk
+    got = explain("corregedoria provimento registro de imóveis", text, "decide > Art. 3º")
+    assert sentence_text(text, got) == "Art. 3º Este Provimento entra em vigor no dia 1º de fevereiro de 2023."
+    assert "Registre-se" not in got.text
+    at = text.index("Registre-se")
+    spans = highlight_spans("corregedoria provimento registro de imóveis", text)
+    assert spans and not any(start <= at < end for start, end in spans)
+
+
+def test_a_passage_whose_only_query_words_stand_in_formulas_says_it_shares_nothing() -> None:
+    text = passage(*PROVIMENTO)
+    got = explain("registro de imóveis", text, "decide > Art. 3º")  # "registro" only in "Registre-se."
+    honest = "Trecho da parte decisória do ato: proximidade de sentido, sem os termos da consulta."
+    assert got == Explanation(honest, None)
+    assert highlight_spans("registro de imóveis", text) == []
+
+    resolution = passage(*RESOLVE)  # "Publique-se no Diário da Justiça Eletrônico." / "ASSINADO ELETRONICAMENTE"
+    assert "Publique-se no Diário da Justiça Eletrônico." in resolution
+    assert explain("publicação no diário da justiça", resolution, "decide").sentence is None
+    assert explain("assinatura eletrônica", resolution, "decide").sentence is None
+    assert explain("provimento geral consolidado", resolution, "decide").text.startswith(
+        "A parte decisória do ato determina: “Aprovar a nova redação do Provimento Geral Consolidado"
+    )
+
+
+def test_a_sentence_with_publique_se_and_content_is_still_a_reason() -> None:
+    text = (
+        "Registre-se, publique-se e cumpra-se. Publique-se o edital no Diário da Justiça Eletrônico, com prazo de "
+        "vinte dias, para ciência dos credores da recuperação judicial. Publique-se no Diário da Justiça."
+    )
+    got = explain("edital no diário da justiça para os credores", text, "dispositivo")
+    assert sentence_text(text, got).startswith("Publique-se o edital no Diário da Justiça Eletrônico, com prazo")
+    assert got.text.startswith("O dispositivo dá o resultado: “Publique-se o edital no Diário da Justiça")
+
+
+def test_the_dateline_and_the_signature_of_a_stj_acordao_are_no_reason() -> None:
+    """The STJ's acórdão closes with "Brasília (DF), <date> (Data do Julgamento)" and the relator's name:
+    "brasileiro" shares a stem with "Brasília", "julgamento" is there by form."""
+    text = passage(RESP, "Vistos, relatados e discutidos", "(Data do Julgamento)")
+    assert explain("consumidor brasileiro", text, "acordao").sentence is None
+    got = explain("sessão de julgamento", text, "acordao")
+    assert "Data do Julgamento" not in got.text
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Publique-se.",
+        "Intimem-se.",
+        "Cumpra-se.",
+        "Registre-se, publique-se e cumpra-se.",
+        "Publique-se. Registre-se. Cumpra-se.",
+        "Cumpra-se e intime-se.",  # ../shared/docs, the TJSP's sentença
+        "Oportunamente, ao arquivo.",
+        "Após, arquivem-se os autos com baixa na distribuição.",
+        "Dê-se ciência.",
+        "P. R. I.",
+        "Publique-se no Diário da Justiça.",
+        "Revogam-se as disposições em contrário.",
+        "É como voto.",
+        "É como voto, senhora Presidente.",
+        "É o relatório.",
+        "Vistos.",
+        "Nestes termos, pede deferimento.",
+        "Sala das Sessões, 10 de maio de 2021.",
+        "Brasília, 12 de março de 2020.",
+        "Goiânia, dezembro de 2012.",
+        "Boa Vista/RR, 6 de janeiro de 2023.",
+        "Brasília (DF), 15 de setembro de 2016(Data do Julgamento) MINISTRO MARCO AURÉLIO BELLIZZE",
+        "Documento assinado eletronicamente por Fulano de Tal, Juiz de Direito, em 12/03/2020, às 14:02, conforme "
+        "art. 1º, III, “b”, da Lei 11.419/2006.",
+        "ASSINADO ELETRONICAMENTE",
+        "Este texto não substitui o original publicado no DJe, edição 7301, 9.1.2023, pp. 9-73.",
+        "Tânia Vasconcelos\nCorregedora-Geral de Justiça",
+        "Platon Teixeira de Azevedo Filho\nCorregedor do TRT da 18ª Região",
+        "MINISTRO MARCO AURÉLIO BELLIZZE, Relator",
+        "Presidente MINISTRA NANCY ANDRIGHI",
+        "Relatora: Ministra Nancy Andrighi.",
+        "Corregedor Nacional de Justiça",
+    ],
+)
+def test_formulas(sentence: str) -> None:
+    assert formulaic(sentence)
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Publique-se o edital com prazo de trinta dias, nos termos do art. 257 do CPC.",
+        "Publique-se no Diário Oficial da União a lista dos aprovados.",
+        "Intimem-se as partes para, no prazo de 15 dias, especificarem as provas que pretendem produzir.",
+        "Além dessa previsão, registre-se o disposto no art. 933 do CPC:",  # ../shared/archive/i277.pdf
+        "Registre-se que o registro de imóveis deve averbar a penhora.",
+        "Art. 3º Este Provimento entra em vigor no dia 1º de fevereiro de 2023.",
+        "A Corregedora-Geral de Justiça determinou a correição extraordinária.",
+        "RETENÇÃO INDEVIDA DE DOCUMENTOS PELO ADVOGADO.",  # an ementa's keywords, not a name and an office
+        "COMPETÊNCIA DO JUIZ DE DIREITO",
+        "TÍTULO XII DA CORREGEDORIA REGIONAL",
+        "Secretaria Municipal de Saúde.",
+        "O Plenário do STF decidiu que a norma é inconstitucional",
+        "A sentença foi publicada, em 12/03/2020.",
+        "Assinatura digital",
+        "Assinado digitalmente o contrato, as partes ficam vinculadas.",
+    ],
+)
+def test_not_formulas(sentence: str) -> None:
+    assert not formulaic(sentence)
