@@ -262,7 +262,9 @@ _OFFICE = (
     r"|(?:sub)?procurador(?:a)?(?:-geral)?(?: de justica| da republica| do estado| federal)?"
     r"|promotor(?:a)? de justica(?: substitut[oa])?|defensor(?:a)? public[oa])"
 )
-_SIGNED_OFFICE = rf"(?:{_OFFICE}|(?i:secretari[oa](?:[- ]geral)?))"  # "Secretaria Municipal de Saúde" is no signature
+_SIGNED_OFFICE = (  # "Secretaria Municipal de Saúde" is no signature; the STF's "Assessora-Chefe do Plenário" is
+    rf"(?:{_OFFICE}|(?i:secretari[oa](?:[- ]geral)?|assessor(?:a)?-chefe(?: d[aeo] [\w ]{{2,30}})?))"
+)
 _TITLE = (
     r"(?i:(?:(?:exm[oa]|sr|sra)\.?\s+)*(?:o senhor |a senhora )?"
     r"(?:ministr[oa]|min\.|desembargador(?:a)?|des\.|juiz(?:a)?|dr(?:a)?\.|doutor(?:a)?))"
@@ -279,20 +281,72 @@ _SIGNATURE = re.compile(
     rf"|(?:{_OFFICE}\s+)?{_TITLE}\s+{_NAME}"  # "Presidente MINISTRA NANCY ANDRIGHI"
     rf"|{_OFFICE}"  # a signature's second line ("Corregedor Nacional de Justiça")
 )
+# A bare heading of a decision's or a work's part ("RELATÓRIO", "IV. CONCLUSÃO", "2. FUNDAMENTAÇÃO 2.1." with the
+# next paragraph's number, "A C Ó R D Ã O"), alone or with the speaker it introduces ("VOTO O SENHOR MINISTRO DIAS
+# TOFFOLI (PRESIDENTE):"): it names the part, not what the part says. A heading with content after it in the same
+# sentence ("EMENTA RECURSO ESPECIAL.", "Dispositivo e tese") is content.
+_PART = (
+    r"(?:d[aeo]s?\s+)?(?:ementa|acordao|relatorio(?:\s+e\s+voto)?|declaracao\s+de\s+voto"
+    r"|voto(?:[- ](?:vista|vogal|vencido|divergente|condutor|vencedor)|\s+d[oa]\s+relator(?:a)?)?"
+    r"|certidao(?:\s+de\s+julgamento)?|extrato\s+de\s+ata|dispositivo|decisao(?:\s+monocratica)?|fatos|direito|merito"
+    r"|fundamentacao(?:\s+juridica)?|fundamentos(?:\s+juridicos)?|preliminar(?:es)?|pedidos?|conclus(?:ao|oes)"
+    r"|consideracoes\s+finais|parecer|introducao|resumo|abstract|sumario|referencias(?:\s+bibliograficas)?"
+    r"|bibliografia|resolve|decide|determina)"
+)
+_SPEAKER = rf"(?i:[oa]\s+)?{_TITLE}\s+{_NAME}(?:\s*\([^)]{{1,60}}\))?"
+_HEADING = re.compile(
+    rf"(?i:(?:\d{{1,3}}\s+)?{_PART}(?:\s+\d{{1,3}}(?:\.\d{{1,2}})*)?)"  # "53 PARECER", "CONCLUSÃO 30"
+    rf"(?:\s*[-–—:]?\s*{_SPEAKER})?"
+)
+_SPACED = re.compile(r"(?:\w ){3,}\w")  # "A C Ó R D Ã O"
+# The STF's authentication stamp, as the page furniture leaves it in the text: "Documento assinado digitalmente
+# conforme MP n° 2.200-2/2001 de 24/08/2001. O documento pode ser acessado pelo endereço http://www.stf.jus.br/
+# portal/autenticacao/autenticarDocumento.asp sob o código 6900-DBAD-DFEC-11FB e senha 64F5-6292-528C-2E71" (or
+# "... no endereço eletrônico ... sob o número 7043226"), often cut to its URL and code; and the STJ's "Documento:
+# 1234567 - EMENTA / ACORDÃO - Site certificado - DJe: 18/11/2016". Matched anywhere in the sentence; what stands
+# beside it must be page furniture (the page's number, the court's name, the page header "Voto s/ Proposta
+# 23/05/2019 PLENÁRIO EMB.DECL.", the running header "RE 1366243 ED-SEGUNDOS / SC") or a formula of its own ("É
+# como voto.", the relator's signature), else the sentence is content with a stamp inside it.
+_AUTHENTICATION = re.compile(
+    r"(?:documento assinado digitalmente(?: conforme (?:a )?(?:mp|medida provisoria) n\S{0,2} ?2\.200-2/2001"
+    r"(?: de \d{2}/\d{2}/\d{4})?)?\.?\s*)?"
+    r"(?:(?:o )?documento pode ser acessado (?:pelo|no) endereco(?: eletronico)?\s*)?"
+    r"(?:https?://\S*autentica\S*\s+)?sob o (?:numero \d{5,}"
+    r"|codigo [0-9a-f]{4}(?:-[0-9a-f]{4}){3}(?: e senha [0-9a-f]{4}(?:-[0-9a-f]{4}){3})?)"
+    r"|documento: ?\d{5,} - [^-]{3,40} - site certificado(?: - dje: ?\d{2}/\d{2}/\d{4})?"
+)
+_COURT = r"(?:supremo tribunal federal|superior tribunal de justica)"
+_PAGE_FURNITURE = re.compile(
+    rf"(?:\d{{1,4}}\b\s*)?(?:{_COURT}\s*)*"
+    r"(?:(?:[a-z][a-z/ .-]{0,30}\s)?\d{2}/\d{2}/\d{4}\s+(?:plenario|primeira turma|segunda turma)"
+    r"(?:\s+[a-z]{2,6}\.[a-z.]{0,8}|(?:\s+[a-z]{2,20}){1,3}\s+[\d.]{3,}(?:\s+[a-z]{2,20}){0,3})?"
+    r"|[a-z]{2,5}\s+[\d.]{3,}(?:\s+[a-z-]{2,20})?\s*/\s*[a-z]{2})?"
+    rf"(?:\s*{_COURT})*"
+)
 _FORMULA_EDGES = " \t.!;:,-–—"
 
 
 def formulaic(sentence: str) -> bool:
-    """Whether the sentence is a formula (see above): a closing directive, a dateline, a signature or a stamp."""
+    """Whether the sentence is a formula (see above): a closing directive, a dateline, a signature, an e-signature
+    or authentication stamp, or a bare heading."""
     if len(sentence) > FORMULA_CHARS:
         return False
     if marker := _LEAD_MARKER.match(sentence):
         sentence = sentence[marker.end() :]
     line = _one_line(fold(sentence)).strip(_FORMULA_EDGES)
     lower = line.lower()
-    return bool(
-        _CLOSINGS.fullmatch(lower) or _DATELINE.fullmatch(line) or _STAMP.fullmatch(lower) or _SIGNATURE.fullmatch(line)
-    )
+    if _CLOSINGS.fullmatch(lower) or _DATELINE.fullmatch(line) or _STAMP.fullmatch(lower) or _SIGNATURE.fullmatch(line):
+        return True
+    heading = line.replace(" ", "") if _SPACED.fullmatch(line) else line
+    # a heading opens with a capital: "direito." is the end of a sentence cut by a blank line
+    if heading.lstrip("0123456789 ")[:1].isupper() and _HEADING.fullmatch(heading):
+        return True
+    if stamp := _AUTHENTICATION.search(lower):
+        return all(
+            not part or _PAGE_FURNITURE.fullmatch(part.lower()) or formulaic(part)
+            for part in (line[: stamp.start()].strip(_FORMULA_EDGES), line[stamp.end() :].strip(_FORMULA_EDGES))
+        )
+    return False
 
 
 @lru_cache(maxsize=256)

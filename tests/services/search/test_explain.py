@@ -434,3 +434,108 @@ def test_formulas(sentence: str) -> None:
 )
 def test_not_formulas(sentence: str) -> None:
     assert not formulaic(sentence)
+
+
+# --- bare headings and authentication stamps ----------------------------------------------------------------
+
+# The STJ's REsp 1.900.136/SP (../shared/archive/i630.pdf): the vote opens with its heading and the relator.
+VOTO_HEADING = (
+    "i630.pdf",
+    "VOTO\nA EXMA. SRA. MINISTRA NANCY ANDRIGHI (Relatora):\nO propósito",
+    "sentença arbitral.",
+    ARCHIVE,
+)
+# The STF's EDcl no RE 855.178/SE (../shared/archive/i278.pdf): a vote's end, its page's authentication stamp
+# merged with "É como voto." and the next page's header, then the next speaker.
+STAMPED = (
+    "i278.pdf",
+    "complexidade do atendimento)”.\n\nÉ como voto.",
+    "o doente morra antes de alcançar o medicamento!",
+    ARCHIVE,
+)
+
+
+def test_a_bare_heading_with_its_speaker_is_no_reason() -> None:
+    """Seen in search: "VOTO A EXMA. SRA. MINISTRA NANCY ANDRIGHI (Relatora):" was quoted for "voto", "ministra"
+    and "relatora", though it names the part and its speaker, not what the vote says."""
+    text = passage(*VOTO_HEADING)
+    got = explain("relatora ministra e sentença arbitral", text, "voto")
+    assert sentence_text(text, got).startswith("O propósito recursal consiste em decidir")
+    assert "EXMA" not in got.text
+    assert explain("voto da ministra relatora", text, "voto") == Explanation(
+        "Trecho da fundamentação do voto: proximidade de sentido, sem os termos da consulta.", None
+    )
+
+
+def test_an_authentication_stamp_is_no_reason_but_a_sentence_around_one_is() -> None:
+    """Seen in search: "código" of "sob o código BA44-..." stood for the query's "código", "voto" for its "voto"."""
+    text = passage(*STAMPED)
+    stamp = "É como voto. http://www.stf.jus.br/portal/autenticacao/autenticarDocumento.asp sob o código BA44-9021-8EB0"
+    assert stamp in " ".join(text.split())
+    got = explain("voto sobre o código de atendimento", text, "voto")
+    quoted = sentence_text(text, got)  # before: the stamp, "É como voto. http://... sob o código ..."
+    assert "atendimento" in quoted and "autenticacao" not in quoted and quoted.startswith("“É comum a responsabilidade")
+    assert "senha" not in got.text
+    merged = next(t for t in one_line(text) if "atribuindo-lhes efeitos infringentes" in t)  # content, stamp inside
+    assert merged.startswith("16 http://www.stf.jus.br/portal/autenticacao/") and not formulaic(merged)
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [  # all from ../shared/archive, as the cleaner leaves them
+        "RELATÓRIO",
+        "VOTO",
+        "EMENTA:",
+        "ACÓRDÃO",
+        "A C Ó R D Ã O",
+        "IV. CONCLUSÃO",
+        "I - RELATÓRIO",
+        "II - DOS FATOS",
+        "2. FUNDAMENTAÇÃO 2.1.",  # with the next paragraph's number
+        "VOTO VISTA",
+        "VOTO DO RELATOR",
+        "VOTO O SENHOR MINISTRO DIAS TOFFOLI (PRESIDENTE):",
+        "RELATÓRIO O SR. MINISTRO MARCO BUZZI (Relator):",
+        "sob o código 5BD4-9ACC-ECF6-37B1 e senha E5CA-9D9E-AB7C-1F4D",
+        "Supremo Tribunal Federal http://www.stf.jus.br/portal/autenticacao/autenticarDocumento.asp sob o código "
+        "6E8C-8B26-B72C-5943 e senha 1640-4D0E-0DFC-AF74",
+        "3 http://www.stf.jus.br/portal/autenticacao/autenticarDocumento.asp sob o código 6900-DBAD-DFEC-11FB e senha "
+        "64F5-6292-528C-2E71\nSupremo Tribunal Federal\nRE 1366243 ED-SEGUNDOS / SC",
+        "Supremo Tribunal Federal http://www.stf.jus.br/portal/autenticacao/autenticarDocumento.asp sob o código "
+        "1572-ABA3-1B61-4EC2 e senha 26FC-65EB-EE0E-7A8B Voto s/ Proposta 23/05/2019 PLENÁRIO EMB.DECL.",
+        "Ministro GILMAR MENDES Relator Documento assinado digitalmente http://www.stf.jus.br/portal/autenticacao/"
+        "autenticarDocumento.asp sob o código 6900-DBAD-DFEC-11FB e senha 64F5-6292-528C-2E71",
+        "Carmen Lilian Oliveira de Souza Assessora-Chefe do Plenário http://www.stf.jus.br/portal/autenticacao/"
+        "autenticarDocumento.asp sob o código 052E-70CC-486C-0DE2 e senha 6FA5-2160-FC4F-4A68",
+        "Documento assinado digitalmente conforme MP n° 2.200-2/2001 de 24/08/2001. O documento pode ser acessado "
+        "pelo endereço http://www.stf.jus.br/portal/autenticacao/autenticarDocumento.asp sob o código "
+        "2BE6-C58E-F5F0-BD91 e senha 2106-CC8C-72C4-5EBD",  # i278.pdf, before the cleaner drops its first line
+        "Documento: 65269959 - EMENTA / ACORDÃO - Site certificado - DJe: 30/09/2016",  # the STJ's
+    ],
+)
+def test_headings_and_stamps(sentence: str) -> None:
+    assert formulaic(sentence)
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [  # a heading or a stamp with content beside it is content (all but the last from ../shared/archive)
+        "EMENTA RECURSO ESPECIAL.",
+        "IV. Dispositivo e tese 1.",
+        "Decisão mantida.",
+        "DECISÃO AGRAVADA.",
+        "ACÓRDÃO DEVIDAMENTE FUNDAMENTADO.",
+        "Relatório de inflação.",
+        "Voto do Min. Ilmar Galvão.",
+        "direito.",  # a sentence's end after a blank line, no heading
+        "Supremo Tribunal Federal",
+        "O SENHOR MINISTRO DIAS TOFFOLI (PRESIDENTE): http://www.stf.jus.br/portal/autenticacao/autenticarDocumento.asp"
+        " sob o código 0823-23CE-4697-BD38 e senha CB85-BE85-8AE9-FEAF Debate Eu agradeço a intervenção do Ministro "
+        "Marco Aurélio.",
+        "Observa que cada etapa que se adiciona ao processo possui um custo http://www.stf.jus.br/portal/autenticacao/"
+        "autenticarDocumento.asp sob o código 7193-9CFC-BE82-C774 e senha DF1D-F615-E1BF-A124",
+        "Aprovado pela Assembleia Geral, arquivado no Registro do Comércio sob o número 3300000 em 10/10/2000.",
+    ],
+)
+def test_not_headings_or_stamps(sentence: str) -> None:
+    assert not formulaic(sentence)
