@@ -103,7 +103,7 @@ def users_add(
         sys.stdout.write(json.dumps({"name": name, "roles": roles, "password": password}) + "\n")
         return
     console.print(
-        f"user {name} added; one-time password (shown only now; `precedente password` changes it): {password}",
+        f"user {name} added; one-time password (shown only now; the first sign-in asks for a new one): {password}",
         markup=False,
     )
 
@@ -123,7 +123,10 @@ def users_password(
     else:
         chosen = _api("POST", f"/users/{name}/password", api, json={"password": password})["password"]
     if password is None:
-        console.print(f"new password of {name} (shown only now): {chosen}", markup=False)
+        console.print(
+            f"new one-time password of {name} (shown only now; the next sign-in asks for a new one): {chosen}",
+            markup=False,
+        )
     else:
         console.print(f"password of {name} set")
 

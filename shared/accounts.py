@@ -133,13 +133,15 @@ async def create_user(
     must_change_password: bool = False,
 ) -> str:
     """Create a person; returns the password (generated when none is given, to be shown once). With
-    `must_change_password` their sessions may do nothing but change it (POST /auth/password)."""
+    `must_change_password` their sessions may do nothing but change it (POST /auth/password); a generated
+    password always asks for it: it was read by whoever handed it over, so it is good for one sign-in."""
     if not NAME_PATTERN.fullmatch(name):
         raise AccountError(f"invalid user name {name!r}: letters, digits and . _ @ + - only")
     roles = clean_names(roles, "role")
     if unknown := set(roles) - set(ROLES):
         raise AccountError(f"unknown role(s) {', '.join(sorted(unknown))}; roles are {', '.join(ROLES)}")
-    password = _checked(password) if password is not None else new_password()
+    generated = password is None
+    password = new_password() if generated else _checked(password)
     inserted = await pool.fetchval(
         "INSERT INTO users (name, password_hash, groups, roles, created_by, must_change_password)"
         " VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (name) DO NOTHING RETURNING name",
@@ -148,7 +150,7 @@ async def create_user(
         clean_names(groups, "group"),
         roles,
         created_by,
-        must_change_password,
+        must_change_password or generated,
     )
     if inserted is None:
         raise AccountError(f"user {name!r} already exists")
@@ -175,20 +177,25 @@ async def change_password(pool: asyncpg.Pool, name: str, current: str, new: str,
 
 async def reset_password(pool: asyncpg.Pool, name: str, password: str | None = None) -> str:
     """An administrator's reset: the given or a generated password (returned, to be shown once); every
-    session of the person ends. It also lifts a required change: the administrator chose this password."""
-    password = _checked(password) if password is not None else new_password()
-    if not NAME_PATTERN.fullmatch(name) or not await _set_password(pool, name, password, ""):
+    session of the person ends. A generated one must be changed at the next sign-in, as a new person's (see
+    create_user); a given one lifts a required change: the administrator chose it for the person to keep."""
+    generated = password is None
+    password = new_password() if generated else _checked(password)
+    if not NAME_PATTERN.fullmatch(name) or not await _set_password(pool, name, password, "", must_change=generated):
         raise AccountError(f"no user {name!r}")
     return password
 
 
-async def _set_password(pool: asyncpg.Pool, name: str, password: str, keep_session: str) -> bool:
+async def _set_password(
+    pool: asyncpg.Pool, name: str, password: str, keep_session: str, must_change: bool = False
+) -> bool:
     hashed = await asyncio.to_thread(hash_password, password)  # ~50 ms of scrypt: off the loop, no connection held
     async with pool.acquire() as conn, conn.transaction():
         updated = await conn.fetchval(
-            "UPDATE users SET password_hash = $2, must_change_password = false WHERE name = $1 RETURNING true",
+            "UPDATE users SET password_hash = $2, must_change_password = $3 WHERE name = $1 RETURNING true",
             name,
             hashed,
+            must_change,
         )
         kept = digest(keep_session) if keep_session else b""
         await conn.execute("DELETE FROM sessions WHERE user_name = $1 AND token_hash <> $2", name, kept)

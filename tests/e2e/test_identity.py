@@ -134,7 +134,10 @@ def test_users_keys_and_audit_commands(first: FirstStart) -> None:
     assert added.returncode == 0, added.stdout + added.stderr
     assert "one-time password" in added.stdout
     ana_password = added.stdout.split()[-1]
-    assert sign_in(stack, "ana", ana_password).startswith("prs_")
+    ana = sign_in(stack, "ana", ana_password)
+    assert ana.startswith("prs_")
+    held = stack.client.post("/search", json={"query": "contrato"}, headers={"Authorization": f"Bearer {ana}"})
+    assert held.status_code == 403  # a handed-over password is good for one sign-in: her own first
     assert precedente(stack, "users", "add", "ana", key=session).returncode != 0  # once only
 
     made = precedente(stack, "keys", "create", "--scope", "search", "--groups", "socios", key=session)

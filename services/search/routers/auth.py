@@ -35,8 +35,9 @@ class LoginAnswer(BaseModel):
     expires_at: datetime
     must_change_password: bool = Field(
         False,
-        description="True: the password was chosen by someone else (the first administrator's); this session may"
-        " only change it (POST /auth/password), read /auth/me or sign out until then, other routes answer 403.",
+        description="True: the password was chosen by someone else (the first administrator's, a generated one);"
+        " this session may only change it (POST /auth/password), read /auth/me or sign out until then, other"
+        " routes answer 403.",
     )
 
 
@@ -136,7 +137,11 @@ class NewUser(BaseModel):
     name: str
     groups: list[str] = Field(default_factory=list, max_length=1000)
     roles: list[str] = Field(default_factory=list)
-    password: str | None = Field(None, description="At least 12 characters; omitted: one is generated and returned.")
+    password: str | None = Field(
+        None,
+        description="At least 12 characters; omitted: one is generated and returned, good for one sign-in (the"
+        " person's first session may only change it).",
+    )
 
 
 class UserCreated(BaseModel):
@@ -194,7 +199,11 @@ async def add_user(body: NewUser, who: AdminDep, db: DbDep) -> UserCreated:
 
 
 class PasswordReset(BaseModel):
-    password: str | None = Field(None, description="At least 12 characters; omitted: one is generated and returned.")
+    password: str | None = Field(
+        None,
+        description="At least 12 characters, for the person to keep; omitted: one is generated and returned, good"
+        " for one sign-in.",
+    )
 
 
 class PasswordSet(BaseModel):

@@ -114,8 +114,15 @@ async def test_sign_in_sessions_and_removal(client: httpx.AsyncClient, pool: asy
         "scopes": [],
         "permissions": ["ingest", "search"],
         "auth_mode": "required",
-        "must_change_password": False,
+        "must_change_password": True,  # a generated password is good for one sign-in: the handover
     }
+    assert (await client.post("/search", json={"query": "tributo"}, headers=session)).status_code == 403
+    own = "senha-escolhida-pela-carla"
+    change = {"current_password": password, "new_password": own}
+    assert (await client.post("/auth/password", json=change, headers=session)).status_code == 204
+    assert (await client.get("/auth/me", headers=session)).json()["must_change_password"] is False
+    assert (await client.post("/search", json={"query": "tributo"}, headers=session)).status_code != 403
+    password = own
     stored = await pool.fetchval("SELECT password_hash FROM users WHERE name = 'carla'")
     assert stored.startswith("scrypt$") and password not in stored
     assert (
@@ -141,7 +148,8 @@ async def test_sign_in_sessions_and_removal(client: httpx.AsyncClient, pool: asy
             "SELECT action FROM audit_log WHERE detail->>'name' = 'carla' OR actor = 'carla' ORDER BY id"
         )
     ]
-    assert actions == ["user.add", "auth.login_failed", "auth.login", "auth.logout", "auth.login", "user.remove"]
+    first_session = ["auth.login", "auth.password_change", "search", "auth.logout"]  # the refused search is not one
+    assert actions == ["user.add", "auth.login_failed", *first_session, "auth.login", "user.remove"]
 
 
 async def test_a_person_changes_their_password_and_an_admin_resets_it(
@@ -170,8 +178,11 @@ async def test_a_person_changes_their_password_and_an_admin_resets_it(
     assert reset.status_code == 200 and len(reset.json()["password"]) >= 20
     assert (await client.get("/auth/me", headers=here)).status_code == 401  # a reset ends every session
     assert await accounts.login(pool, "diana", reset.json()["password"]) is not None
+    must_change = "SELECT must_change_password FROM users WHERE name = 'diana'"
+    assert await pool.fetchval(must_change) is True  # generated: the next sign-in asks for her own
     given = await client.post("/users/diana/password", json={"password": "definida-pelo-admin"}, headers=key)
     assert given.status_code == 200 and given.json()["password"] is None  # not echoed back
+    assert await pool.fetchval(must_change) is False  # chosen by the administrator for her to keep
     assert (await client.post("/users/ninguem/password", json={}, headers=key)).status_code == 404
     assert (await client.post("/users/diana%00/password", json={}, headers=key)).status_code == 422  # boundary
     outsider = await person_headers(pool, ["civel"], user="eduardo", roles=())
