@@ -256,12 +256,12 @@ describe("<Filters>", () => {
       />,
     );
     expect(html).toContain('<fieldset class="facet" id="filtro-tipo"><legend>Tipo de documento</legend>');
-    expect(visibleText(html)).toContain("Sentença (3 documentos)");
+    expect(visibleText(html)).toContain("Sentença (3 resultados)");
     expect(html).toContain('<input type="checkbox" id="filtro-tribunal-0" checked="" value="tjsp"/>');
     expect(html).toContain('<input type="checkbox" id="filtro-tribunal-1" value="stj"/><label for="filtro-tribunal-1">');
     expect(html).toContain("<legend>Classe processual</legend>");
-    expect(visibleText(html)).toContain("Recurso Especial (2 documentos)");
-    expect(visibleText(html)).toContain("Fulano de Tal (1 documento)");
+    expect(visibleText(html)).toContain("Recurso Especial (2 resultados)");
+    expect(visibleText(html)).toContain("Fulano de Tal (1 resultado)");
     expect(html).not.toContain("Órgão julgador"); // no facet values, nothing selected
     expect(html).not.toContain("<select"); // an arrow key never changes a checkbox
     expect(html).toContain("Limpar filtros");
@@ -381,7 +381,7 @@ describe("<Filters> by subtype", () => {
     const html = filters(undefined, { document_subtype: { resolucao: 2, artigo: 1 } });
     expect(html).toContain("<legend>Espécie</legend>");
     expect(html).toContain('value="resolucao"/><label for="filtro-subtipo-0"><span class="facet-label">Resolução</span>');
-    expect(visibleText(html)).toContain("Artigo (1 documento)");
+    expect(visibleText(html)).toContain("Artigo (1 resultado)");
   });
 
   it("has no subtype group without the facet, unless one is selected", () => {
