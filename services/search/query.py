@@ -805,22 +805,14 @@ async def _centring(
     return Centring(centroids, language, others, exact)
 
 
-@dataclass(frozen=True)
-class PoolQuery:
-    """What the candidate statement needs beyond the request, read once per search: the query's lexemes and
-    their statistics, and the languages it is centred on."""
-
-    lexemes: list[str]
-    stats: CollectionStatistics
-    centring: Centring
-
-
 async def _pool_query(
     conn: asyncpg.Connection, parsed: ParsedQuery, query_vector: np.ndarray, candidates: Candidates, db: object = None
-) -> PoolQuery:
+) -> tuple[list[str], CollectionStatistics, Centring]:
+    """What the candidate statement needs beyond the request, read once per search: the query's lexemes, their
+    statistics, and the languages it is centred on."""
     totals = await collection_totals(conn)
     lexemes, stats = await _query_terms(conn, parsed.text, totals, db)
-    return PoolQuery(lexemes, stats, await _centring(conn, parsed.text, query_vector, totals, db, candidates))
+    return lexemes, stats, await _centring(conn, parsed.text, query_vector, totals, db, candidates)
 
 
 async def _pool(
@@ -869,8 +861,7 @@ async def hybrid_search(
     limit = limit or request.top_k
     parsed = parse_query(request.query)
     async with db.acquire() as conn:
-        prepared = await _pool_query(conn, parsed, query_vector, candidates, db)
-        lexemes, stats, centring = prepared.lexemes, prepared.stats, prepared.centring
+        lexemes, stats, centring = await _pool_query(conn, parsed, query_vector, candidates, db)
 
         def arguments(search: SearchRequest) -> list:
             return pool_arguments(
