@@ -65,12 +65,24 @@ export const COPY_EMENTA_MESSAGES: Record<CopyOutcome, string> = {
 /** Passages longer than this are shown folded, with a visible "Ver trecho inteiro" (never a hidden scroll box). */
 export const FOLD_AT = 700;
 
+/** A line of a word or two (up to SHORT_LINE characters) and the line break after it (a page break is kept). */
+const SHORT_LINE_BREAK = /(?<=^|[\n\f\v])(\S+(?: \S+)?)\n(?=\S)/g;
+const SHORT_LINE = 25;
+/** A line that opens a provision keeps its own line: an article, a paragraph, an inciso ("IV -"), an item ("2.", "b)"). */
+const PROVISION = /^(?:[Aa]rt\.|§|[Pp]ar[áa]grafo|[IVXLC]+\s*[-–—]|\d+[.)]\s|[a-z]\)\s)/;
+
 /**
- * A passage as the page shows it: the form feed between two pages (a box glyph in browsers) as a line break.
+ * A passage as the page shows it: the form feed between two pages (a box glyph in browsers) as a line break,
+ * and a narrow column's line breaks ("CONTRATO\nDE\nFRANQUIA.", an ementa laid out down the page) as spaces: a
+ * line of a word or two without closing punctuation runs on into the next, unless that one opens a provision.
  * One character for one, so the API's highlight offsets still fall on the same words.
  */
 export function displayText(text: string): string {
-  return text.replace(/[\f\v\u0000-\u0008\u000e-\u001f]/g, (c) => (c === "\f" || c === "\v" ? "\n" : " "));
+  const joined = text.replace(SHORT_LINE_BREAK, (match: string, line: string, offset: number) => {
+    const next = text.slice(offset + match.length, offset + match.length + 12);
+    return line.length <= SHORT_LINE && !/[.:;!?]$/.test(line) && !PROVISION.test(next) ? `${line} ` : match;
+  });
+  return joined.replace(/[\f\v\u0000-\u0008\u000e-\u001f]/g, (c) => (c === "\f" || c === "\v" ? "\n" : " "));
 }
 
 /** A React click handler (an event listener, no inline handler attribute: the page's CSP allows it). */

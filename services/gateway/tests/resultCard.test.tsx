@@ -412,6 +412,21 @@ describe("<ResultCard> passage display", () => {
     expect(html).toContain("<mark>da</mark>");
     expect(html).not.toContain("\f");
   });
+
+  it("runs a narrow column's word-per-line ementa into lines, one character for one, provisions kept apart", () => {
+    const ementa = "EMENTA\nRECURSO ESPECIAL.\nCONTRATO\nDE\nFRANQUIA.\n\nCONTRATO\nDE\nADESÃO.";
+    expect(displayText(ementa)).toBe("EMENTA RECURSO ESPECIAL.\nCONTRATO DE FRANQUIA.\n\nCONTRATO DE ADESÃO.");
+    const act = "Resolve:\nArt. 1º\nFica instituído o sistema.\nI -\nos cartórios;\nDiretor\nArt. 2º Revoga-se.\nPresidente\n§ 1º O prazo";
+    expect(displayText(act)).toBe(
+      "Resolve:\nArt. 1º Fica instituído o sistema.\nI - os cartórios;\nDiretor\nArt. 2º Revoga-se.\nPresidente\n§ 1º O prazo",
+    );
+    const prose = "O contrato de franquia, por sua natureza,\nnão está sujeito às regras\nprotetivas do CDC.";
+    expect(displayText(prose)).toBe(prose); // lines of prose keep their breaks (pre-line wraps them anyway)
+    expect(displayText(ementa)).toHaveLength(ementa.length);
+    const html = render({ ...STRONG_RESULT, chunk_text: "CONTRATO\nDE\nFRANQUIA.", highlights: [[12, 20]], explanation_span: null });
+    expect(visibleText(html)).toContain("CONTRATO DE FRANQUIA.");
+    expect(html).toContain("<mark>FRANQUIA</mark>");
+  });
 });
 
 describe("the date of a result", () => {
