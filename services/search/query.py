@@ -847,6 +847,20 @@ def pool_vectors(rows: list[asyncpg.Record]) -> np.ndarray:
     return np.frombuffer(data, dtype=np.uint8).reshape(len(rows), width)[:, 4:].view(">f4").astype(np.float32)
 
 
+async def _shown_records(
+    conn: asyncpg.Connection, shown: list[GradedWork], rows: list[asyncpg.Record], groups: list[str]
+) -> tuple[dict[int, asyncpg.Record], list[asyncpg.Record], dict[uuid.UUID, asyncpg.Record], dict[uuid.UUID, str]]:
+    """What the shown works' cards read beyond the pool: their passages' details, the works' other files the
+    caller may see, those documents' rows and their ementas."""
+    chunk_ids = [rows[i]["id"] for work in shown for i in (work.group.best, *work.group.others)]
+    details = {row["id"]: row for row in await conn.fetch(_DETAILS, chunk_ids)}
+    work_ids = list({uuid.UUID(rows[work.group.best]["work_id"]) for work in shown})
+    copies = await conn.fetch(_COPIES, work_ids, groups)
+    document_ids = list({detail["document_id"] for detail in details.values()} | {c["id"] for c in copies})
+    documents = {row["id"]: row for row in await conn.fetch(_DOCUMENTS, document_ids)}
+    return details, copies, documents, await ementas(conn, document_ids)
+
+
 async def hybrid_search(
     db: asyncpg.Pool,
     request: SearchRequest,
@@ -888,13 +902,7 @@ async def hybrid_search(
             works = _identified_first(works, rows, model.strong)
             ranked = _by_date(works, rows) if request.sort == "date" else works
             shown = ranked[request.offset : request.offset + limit]
-            chunk_ids = [rows[i]["id"] for work in shown for i in (work.group.best, *work.group.others)]
-            details = {row["id"]: row for row in await conn.fetch(_DETAILS, chunk_ids)}
-            work_ids = list({uuid.UUID(rows[work.group.best]["work_id"]) for work in shown})
-            copies = await conn.fetch(_COPIES, work_ids, groups)
-            document_ids = list({detail["document_id"] for detail in details.values()} | {c["id"] for c in copies})
-            documents = {row["id"]: row for row in await conn.fetch(_DOCUMENTS, document_ids)}
-            ementa_of = await ementas(conn, document_ids)
+            details, copies, documents, ementa_of = await _shown_records(conn, shown, rows, groups)
         except BaseException:
             wider.cancel()
             await asyncio.gather(wider, return_exceptions=True)
@@ -1115,13 +1123,7 @@ async def similar_search(
             works.append(GradedWork(group, features, similarity, similar_grade(similarity)))
         ranked = _by_date(works, rows) if request.sort == "date" else works
         shown = ranked[request.offset : request.offset + request.top_k]
-        chunk_ids = [rows[i]["id"] for work in shown for i in (work.group.best, *work.group.others)]
-        details = {row["id"]: row for row in await conn.fetch(_DETAILS, chunk_ids)}
-        work_ids = list({uuid.UUID(rows[work.group.best]["work_id"]) for work in shown})
-        copies = await conn.fetch(_COPIES, work_ids, groups)
-        document_ids = list({detail["document_id"] for detail in details.values()} | {c["id"] for c in copies})
-        documents = {row["id"]: row for row in await conn.fetch(_DOCUMENTS, document_ids)}
-        ementa_of = await ementas(conn, document_ids)
+        details, copies, documents, ementa_of = await _shown_records(conn, shown, rows, groups)
     wider = await wider_facets(db, search, arguments, candidates, facets_statement(_SIMILAR_CANDIDATES))
     facets = facet_counts(rows, search, wider)
     results = []

