@@ -37,7 +37,13 @@ from services.search.store.relevance import active_calibration
 from services.search.syntax import ParsedQuery, parse_query, required_clause
 from shared.legal.citations import extract_citations
 from shared.legal.citing import CitationFields, format_citation
-from shared.legal.codes import label, normalize_court, normalize_document_subtype, normalize_document_type
+from shared.legal.codes import (
+    DECISION_TYPES,
+    label,
+    normalize_court,
+    normalize_document_subtype,
+    normalize_document_type,
+)
 from shared.legal.process_numbers import CNJ, CNJ_DIGITS
 from shared.lexicon import MISSING, STATISTICS_VERSION, RefreshedCache
 
@@ -705,6 +711,44 @@ def _identified_first(works: list[GradedWork], rows: list[asyncpg.Record], stron
     return first + [w for w in works if rows[w.group.best]["work_id"] not in named]
 
 
+# Works that state the law themselves (the decision, the act) and works about them (a comment, a parecer, a
+# compilation, a petition quoting them): where one of the latter says what one of the former says, the lawyer cites
+# the former. SAME_PASSAGE: the cosine of two best passages that hold the same text (a comment's copy of the ementa
+# it comments measured 0.980 to the decision's own, REsp 1.602.076/SP). Over the archive's 23.9 million pairs of an
+# about-passage and a source passage of different works, 21 reach it, each a source's text quoted (that ementa, the
+# OAB code's preamble, the arbitration law); the 99.99th percentile is 0.917.
+SOURCE_TYPES = DECISION_TYPES | {"sumula", "ato_normativo", "ato_administrativo"}
+ABOUT_SOURCE_TYPES = frozenset({"doutrina", "jurisprudencia_compilada", "parecer", "peticao", "email"})
+SAME_PASSAGE = 0.95
+
+
+def _sources_first(works: list[GradedWork], rows: list[asyncpg.Record], embeddings: np.ndarray) -> list[GradedWork]:
+    """A work about a source (a comment quoting the decision's ementa) that outranks the source saying the same
+    passage goes right after it: the decision, not the comment on it, is what is cited. Nothing else moves."""
+
+    def kind(work: GradedWork) -> object:
+        return rows[work.group.best]["document_type"]
+
+    if not any(kind(w) in ABOUT_SOURCE_TYPES for w in works) or not any(kind(w) in SOURCE_TYPES for w in works):
+        return works
+    unit = embeddings / np.maximum(np.linalg.norm(embeddings, axis=1, keepdims=True), 1e-12)
+    ordered: list[GradedWork] = []
+    placed: set[int] = set()
+    for i, work in enumerate(works):
+        if i in placed:
+            continue
+        if kind(work) in ABOUT_SOURCE_TYPES:
+            about = unit[work.group.best]
+            for j in range(i + 1, len(works)):
+                source = works[j]
+                if j not in placed and kind(source) in SOURCE_TYPES and unit[source.group.best] @ about >= SAME_PASSAGE:
+                    ordered.append(source)
+                    placed.add(j)
+        ordered.append(work)
+        placed.add(i)
+    return ordered
+
+
 def _by_date(works: list[GradedWork], rows: list[asyncpg.Record]) -> list[GradedWork]:
     """Newest first, the works at least "provável" before the weak ones; undated last in each."""
 
@@ -899,7 +943,7 @@ async def hybrid_search(
             model = relevance_model().calibrated(await active_calibration(db, conn))  # the firm's, if any
             vague = vague_query(lexemes, stats)
             works = grade_works(group_by_work(order, passages, embeddings), pool, scores, lexemes, stats, model, vague)
-            works = _identified_first(works, rows, model.strong)
+            works = _identified_first(_sources_first(works, rows, embeddings), rows, model.strong)
             ranked = _by_date(works, rows) if request.sort == "date" else works
             shown = ranked[request.offset : request.offset + limit]
             details, copies, documents, ementa_of = await _shown_records(conn, shown, rows, groups)
