@@ -21,7 +21,9 @@ cláusulas, artigos, sub-headings...). A chunk never crosses a section boundary:
 on its own by the rules above, so a short section is one chunk, whole. Consecutive sections under
 MIN_TOKENS each, under the same top-level part, are packed together (a heading of four words makes a
 poor chunk alone) and their chunk carries their common path; a standalone section (one tese of a
-"Jurisprudência em Teses", one note of an informativo) is never packed with another, however short.
+"Jurisprudência em Teses", one note of an informativo) is never packed with another, however short. A
+small section followed by its own subsection (a heading and title, an article's caput) opens the
+subsection's first chunk.
 Every chunk carries its section_path.
 The ementa of a decision is emitted once more as an extra chunk (is_ementa=True), whole or, when it
 is longer than max_tokens, its opening cut by the rules above (at the last paragraph or sentence end
@@ -154,6 +156,7 @@ def _groups(
     joined while they fit one chunk (standalone sections never are); the group is named by the paths'
     common prefix."""
     out: list[tuple[int, int, str]] = []
+    packed: set[int] = set()  # first words of groups of several sections
     small_run = False
     for first, last, path, standalone in ranges:
         small = chunker.estimate(first, last) < min_tokens and not standalone
@@ -162,9 +165,28 @@ def _groups(
             same_top = g_path.split(SEPARATOR, 1)[0] == path.split(SEPARATOR, 1)[0]
             if same_top and g_last == first and chunker.estimate(g_first, last) <= max_tokens:
                 out[-1] = (g_first, last, _common_path(g_path, path))
+                packed.add(g_first)
                 continue
         out.append((first, last, path))
         small_run = small
+    return _headings_into_children(chunker, out, packed, min_tokens)
+
+
+def _headings_into_children(
+    chunker: "_Chunker", groups: list[tuple[int, int, str]], packed: set[int], min_tokens: int
+) -> list[tuple[int, int, str]]:
+    """A small group followed by its own subsection ("Article 17 / Scope" before "1. Articles 18 and 20
+    apply..."; an article's caput before its long § 1º) opens that subsection's first chunk instead of
+    being a chunk of a heading alone, which matches any query on its few words and says nothing."""
+    out: list[tuple[int, int, str]] = []
+    for first, last, path in groups:
+        if out:
+            g_first, g_last, g_path = out[-1]
+            opens = g_last == first and g_first not in packed and path.startswith(g_path + SEPARATOR)
+            if opens and chunker.estimate(g_first, g_last) < min_tokens:
+                out[-1] = (g_first, last, path)
+                continue
+        out.append((first, last, path))
     return out
 
 

@@ -30,8 +30,12 @@ def assert_structured(pages: list[Page], chunks: list[Chunk], count, max_tokens:
         assert not text[covered_to : c.char_start].strip()
         covered_to = max(covered_to, c.char_end)
         overlapped = [s for s in sections if s.char_start < c.char_end and c.char_start < s.char_end]
-        # within one section, or a group of small sections of one top-level part named by their common path
-        assert all(s.path == c.section_path or s.path.startswith(c.section_path + SEPARATOR) for s in overlapped)
+        # within one section, or a group of small sections of one top-level part named by their common path;
+        # a small parent (a heading and its title) may open its subsection's first chunk
+        opening = [s for s in overlapped if c.section_path.startswith(s.path + SEPARATOR)]
+        assert all(s.char_start <= c.char_start for s in opening)
+        within = [s for s in overlapped if s not in opening]
+        assert all(s.path == c.section_path or s.path.startswith(c.section_path + SEPARATOR) for s in within)
         assert len({s.top for s in overlapped}) == 1
     assert not text[covered_to:].strip()
     for a, b in pairwise(regular):
@@ -131,3 +135,17 @@ def test_small_articles_and_incisos_are_still_packed_with_their_caput() -> None:
     chunks = chunk_document([Page(number=1, text=text)], words, "ato_normativo", max_tokens=100, overlap_tokens=5)
     [article] = [c for c in chunks if "Art. 5º" in c.text]
     assert article.section_path == "Art. 5º" and "II - o da certidão." in article.text
+
+
+def test_an_article_heading_and_title_open_its_first_paragraph_not_a_chunk_alone() -> None:
+    paragraph = " ".join(f"termo{i}" for i in range(80))
+    text = (
+        "DIRECTIVE 2011/83/EU OF THE EUROPEAN PARLIAMENT AND OF THE COUNCIL\nCHAPTER IV\nOTHER CONSUMER RIGHTS\n"
+        f"Article 17\nScope\n1. Articles 18 and 20 shall apply to sales contracts. {paragraph}.\n"
+        f"2. Those Articles shall not apply to contracts for the supply of water. {paragraph}.\n"
+    )
+    chunks = chunk_document([Page(number=1, text=text)], words, "ato_normativo", max_tokens=120, overlap_tokens=5)
+    assert not [c for c in chunks if c.token_count < 10]  # no chunk of a heading alone
+    [first] = [c for c in chunks if "1. Articles 18 and 20" in c.text]
+    assert first.text.startswith("CHAPTER IV\nOTHER CONSUMER RIGHTS\nArticle 17\nScope\n1. Articles 18")
+    assert first.section_path.endswith("Article 17 > 1.")
