@@ -299,6 +299,10 @@ class OpenVinoE5(_WordTable):
     ) -> None:
         super().__init__(variant, batch_size)
         self.precision: Precision = best_precision() if precision == "auto" else precision
+        if self.precision == "bf16" and best_precision() != "bf16":
+            # OpenVINO would quietly compute in f32 anyway; say so, and name the engine for what it runs.
+            log.warning("bf16 embeddings asked for, but this CPU has no bf16 instructions: computing in fp32")
+            self.precision = "fp32"
         if self.precision == "int8":
             self.model_dir = ensure_int8(variant, cache_dir, calibration_samples)
             compute = best_precision()  # what the layers NNCF left unquantised compute in
