@@ -13,6 +13,7 @@ from datetime import date
 from shared.legal import process_numbers
 from shared.legal.codes import DECISION_TYPES
 from shared.legal.document_text import DocumentText
+from shared.legal.people import is_person_name
 from shared.legal.sections import Section, detect_sections
 from shared.legal.text import fold, title_case
 from shared.legal.titles import Caption
@@ -224,8 +225,8 @@ def _clean_name(value: str) -> str | None:
             break
         value = stripped
     value = re.sub(r",?\s*Relator(?:a)?\b.*$", "", value, flags=re.I).strip(" :,-")
-    if not re.search(r"[A-Za-zÀ-ÿ]{2}", value) or len(value) > 80:
-        return None
+    if not re.search(r"[A-Za-zÀ-ÿ]{2}", value) or len(value) > 80 or not is_person_name(value):
+        return None  # a party's caption, a court's name or a heading on the label's line is no relator
     return title_case(value)
 
 
@@ -253,17 +254,17 @@ def relator(doc: DocumentText, document_type: str) -> str | None:
             return name
     for _, line in doc.head_lines[:60]:
         judge = _JUDGE_LABEL.match(line)
-        if judge:
-            return _clean_name(judge["name"])
+        if judge and (name := _clean_name(judge["name"])):
+            return name
     for i, line in enumerate(lines[:80]):
         if fold(line).upper().replace(" ", "") in ("RELATORIO", "RELATORIO:") and i + 1 < len(lines):
             reporter = _REPORTER.match(fold(lines[i + 1]))  # who writes the relatório is the relator
-            if reporter:
-                return _clean_name(lines[i + 1][reporter.start("name") : reporter.end("name")])
+            if reporter and (name := _clean_name(lines[i + 1][reporter.start("name") : reporter.end("name")])):
+                return name
     if _EU_CASE.search(doc.head[:3000]):
         rapporteur = _EU_RAPPORTEUR.search(doc.head[:5000])
-        if rapporteur:
-            return re.sub(r"\s+", " ", rapporteur["name"]).strip()
+        if rapporteur and is_person_name(name := re.sub(r"\s+", " ", rapporteur["name"]).strip()):
+            return name
     all_lines = [line.strip() for line in doc.full.splitlines() if line.strip()]
     for i, line in enumerate(all_lines[1:], start=1):
         if _SIGNS_AS.match(line):

@@ -59,7 +59,10 @@ from shared.legal.codes import (
     normalize_court,
 )
 from shared.legal.dates import ENGLISH_MONTHS, MONTH_NAMES, MONTHS
+from shared.legal.identifiers import remove_identifiers
+from shared.legal.people import is_person_name
 from shared.legal.text import fold
+from shared.legal.titles import NARRATIVE
 
 ACT_TYPES = frozenset(code for code in DOCUMENT_TYPE_LABELS if code.startswith("ato_"))
 """Document types cited as acts (by designation and date): today ato_normativo and ato_administrativo."""
@@ -102,7 +105,12 @@ class CitationFields:
 
 
 def format_citation(fields: CitationFields) -> str | None:
-    """The citation of a document (see the module docstring for the forms); None when nothing identifies it."""
+    """The citation of a document (see the module docstring for the forms); None when nothing identifies it.
+    No personal identifier (CPF, CNPJ, RG, OAB number, e-mail, phone) is ever part of it."""
+    return remove_identifiers(_citation(fields))
+
+
+def _citation(fields: CitationFields) -> str | None:
     kind = fields.document_type or "outro"
     title = _real_title(fields)
     origin = _origin(fields.court)
@@ -116,7 +124,11 @@ def format_citation(fields: CitationFields) -> str | None:
         return _join(origin, title, _bare_date(fields)) if title else None
     if kind == "doutrina":
         return _doctrine(fields, title)
-    if kind in ("parecer", "sumula", "jurisprudencia_compilada") or kind not in DOCUMENT_TYPE_LABELS:
+    if kind == "parecer":
+        return _opinion(fields, title, origin)
+    if kind == "peticao":
+        return _petition(fields, title, origin)
+    if kind in ("sumula", "jurisprudencia_compilada") or kind not in DOCUMENT_TYPE_LABELS:
         return _join(origin, title, _bare_date(fields)) if title else None
     return _join(title, origin, _bare_date(fields)) if title else None
 
@@ -136,11 +148,29 @@ def _clean(value: str | None) -> str | None:
     return text or None
 
 
+_PART_HEADING = re.compile(
+    r"(?:E\s?M\s?E\s?N\s?T\s?A|A\s?C\s?O\s?R\s?D\s?A\s?O|RELATORIO(?:\s+E\s+VOTO)?|VOTO(?:[- ]VISTA)?|DECISAO"
+    r"(?:\s+MONOCRATICA)?|DESPACHO|SENTENCA|CERTIDAO(?:\s+DE\s+JULGAMENTO)?|DISPOSITIVO|FUNDAMENTACAO|"
+    r"EXTRATO\s+DE\s+ATA|INTEIRO\s+TEOR|JURISPRUDENCIA|DOCUMENTO|PAGINA\s+\d+)\W*",
+    re.I,
+)
+"""A decision's part heading: the name of a section, never the title a card cites (an STJ acórdão once cited as
+"STJ, EMENTA, Rel. Min. ...")."""
+_CUT_DATE = re.compile(r"(?:^|\D)\d{1,2}/(?:\d{1,2}/?)?\s*$")
+"""A date cut at the title's end ("24/06/"): the title is a table's cells run together."""
+_TABLE = re.compile(
+    r"\||\((?:AUTOR|AUTORA|R[EÉ]U?|ADVOGAD[OA]|REQUERENTE|REQUERID[OA]|TERCEIRO[^)]*|PROCURADOR[^)]*)\)", re.I
+)
+"""A PJe cover table's cells ("Maria (AUTOR) | Fulano (ADVOGADO) | |"): parties' names in their grid, no title."""
+
+
 def _real_title(fields: CitationFields) -> str | None:
     title = _clean(fields.title)
     if title and fields.filename and title in (_clean(fields.filename), _clean(PurePath(fields.filename).stem)):
         return None  # the annotator fell back to the file name: the document has no title of its own
-    return title
+    if title is None or _PART_HEADING.fullmatch(fold(title)) or _TABLE.search(title) or _CUT_DATE.search(title):
+        return None
+    return _clean(remove_identifiers(title))
 
 
 def _origin(code: str | None) -> str | None:
@@ -227,10 +257,13 @@ def _decision(fields: CitationFields, kind: str, title: str | None, origin: str 
 
 
 def _judge_name(relator: str | None) -> str | None:
+    """The rapporteur's or judge's name without the title; None when what is stored is not a person's name
+    (a party's caption, a court: shared.legal.people), which the citation then leaves out."""
     name = _clean(relator)
     if name is None:
         return None
-    return _JUDGE_TITLE.sub("", name, count=1) or name
+    name = _JUDGE_TITLE.sub("", name, count=1) or name
+    return name if is_person_name(name) else None
 
 
 def _body(body: str | None, superior: bool) -> str | None:
@@ -422,6 +455,45 @@ def _eu_act(match: re.Match[str], title: str, signed: date | None, english: bool
         if not english:
             parts.append(f", de {_long_date(when)}")
     return "".join(parts)
+
+
+# ------------------------------------------------------------------------ opinions and filings
+
+_OPINION_DESIGNATION = re.compile(
+    r"^PARECER(?:\s+(?:JURIDICO|TECNICO|NORMATIVO|CONSULTIVO|DE\s+\w+))?\s*(?:N[º°o.]{0,2}|NUMERO)\s*\d[^,;]*", re.I
+)
+OPINION_SUBJECT_WORDS = 24
+"""A parecer's subject line cited after "Parecer —" holds at most this many words: the archive's longest one (an
+internal opinion on document authentication in blockchain) has 20; a longer line is its first sentence, cut."""
+
+
+def _opinion(fields: CitationFields, title: str | None, origin: str | None) -> str | None:
+    """ "MPMG, Parecer nº 16/2022 - PGJMG/PROCON-MG, 21/09/2022": issuer, designation, date. A title that is no
+    designation is cited only when it is a subject line ("Parecer — Análise da viabilidade de ..."); the opening
+    sentence of the text ("Trata-se de consulta formulada pelo advogado ...", cut where the title's room ends)
+    is left out, and the parecer is cited as "Parecer" with its issuer and date."""
+    date_part = _bare_date(fields)
+    if title and _OPINION_DESIGNATION.match(fold(title)):
+        return _join(origin, title, date_part)
+    subject = re.sub(r"^PARECER\W*", "", title or "", flags=re.I).strip() if title else ""
+    if subject and NARRATIVE.search(fold(subject)) is None and len(subject.split()) <= OPINION_SUBJECT_WORDS:
+        return _join(origin, f"Parecer — {subject}", date_part)
+    if origin is None and date_part is None:
+        return None  # "Parecer" alone identifies nothing
+    return _join(origin, "Parecer", date_part)
+
+
+def _petition(fields: CitationFields, title: str | None, origin: str | None) -> str | None:
+    """ "AÇÃO CIVIL PÚBLICA CONSUMERISTA com pedido de liminar, MPRJ, 13/09/2022": the action it brings, who filed
+    it, the date. With no title of its own (a PJe cover's table is none: see _real_title), the case it is filed in:
+    "Petição, Procedimento Comum 0801234-56.2020.8.19.0001, TJRJ, 24/06/2020"; None without either."""
+    if title:
+        return _join(title, origin, _bare_date(fields))
+    number, cls = _clean(fields.process_number), _clean(fields.procedural_class)
+    if number is None:
+        return None
+    case = f"{cls} {number}" if cls else number
+    return _join("Petição", case, origin, _bare_date(fields))
 
 
 # --------------------------------------------------------------------------------- doctrine

@@ -13,6 +13,7 @@ from shared.legal.dates import ENGLISH_MONTHS, MONTH_PATTERN
 from shared.legal.doctrine import is_byline, is_cover_name, is_plain_name
 from shared.legal.document_text import DocumentText
 from shared.legal.document_types import COMPILATION, OPENING_LINES
+from shared.legal.identifiers import remove_identifiers
 from shared.legal.text import fold, title_case_plain
 
 __all__ = ["CLASS_ABBREVIATIONS", "TITLE_MAX", "Caption", "caption", "filename_title", "guess_title"]
@@ -153,7 +154,25 @@ def _class_title(doc: DocumentText) -> tuple[int, str] | None:
     prefix = _prefix(line[: match.start("cls")])
     if not _CNJ_NUMBER.match(number) and cls_folded in CLASS_ABBREVIATIONS:
         return pos, f"{prefix}{CLASS_ABBREVIATIONS[cls_folded]} {_case_number(number, uf)}"
+    if not _CNJ_NUMBER.match(number) and (compound := _compound_class(cls_folded)):
+        return pos, f"{prefix}{compound} {_case_number(number, uf)}"
     return pos, f"{prefix}{title_case_plain(cls_original)} {_case_number(number, uf)}"
+
+
+def _compound_class(cls_folded: str) -> str | None:
+    """A compound class written out, in the form the higher courts cite it: "EMBARGOS DE DECLARACAO NO RECURSO
+    ESPECIAL" -> "EDcl no REsp", "AGRAVO INTERNO NOS EMBARGOS DE DECLARACAO NO AGRAVO EM RECURSO ESPECIAL" -> "AgInt
+    nos EDcl no AREsp"; None unless every part is a class the courts abbreviate."""
+    parts = re.split(r"\s+(NOS|NAS|NO|NA)\s+", cls_folded)
+    if len(parts) < 3:
+        return None
+    names = parts[0::2]
+    if any(name not in CLASS_ABBREVIATIONS for name in names):
+        return None
+    joints = [joint.lower() for joint in parts[1::2]]
+    return " ".join(f"{CLASS_ABBREVIATIONS[name]} {joint}" for name, joint in zip(names, joints, strict=False)) + (
+        " " + CLASS_ABBREVIATIONS[names[-1]]
+    )
 
 
 def caption(doc: DocumentText) -> Caption | None:
@@ -167,6 +186,8 @@ def caption(doc: DocumentText) -> Caption | None:
     cls_original = line[match.start("cls") : match.start("cls") + len(match.group("cls"))].strip()
     prefix = _prefix(line[: match.start("cls")])
     short = CLASS_ABBREVIATIONS.get(cls_folded)
+    if short is None and not _CNJ_NUMBER.match(match.group("num")):
+        short = _compound_class(cls_folded)
     return Caption(prefix, cls_original, short, match.group("num"), _uf(match), index)
 
 
@@ -194,7 +215,20 @@ def _with_subject(doc: DocumentText, heading: str) -> str:
         if line.endswith("."):
             break
     text = " ".join(subject).rstrip(".")
-    return f"{heading.strip()} — {text}"[:TITLE_MAX] if text else heading
+    if not text or NARRATIVE.search(fold(text)) or len(heading.strip()) + 3 + len(text) > TITLE_MAX:
+        return heading  # the text's first sentence ("Trata-se de consulta formulada pelo advogado ..."), or one
+        # cut where the title's room ends, is no subject: the parecer is cited by its issuer and date
+    return f"{heading.strip()} — {text}"
+
+
+NARRATIVE = re.compile(
+    r"\b(?:trata-se|cuida-se|versa(?:m)?\s+(?:os\s+autos|o\s+presente)|consulta\s+formulada|o\s+presente|"
+    r"vem\s+(?:o|a)\s|foi\s+formulad[ao]|formulad[ao]\s+pel[ao]|solicitad[ao]\s+pel[ao]|inscrit[oa]|"
+    r"portador[a]?)\b",
+    re.I,
+)
+"""The words a text's opening sentence runs on (a parecer's "Trata-se de Consulta formulada pelo advogado ...,
+inscrito ..."): a sentence, not a subject line a card can cite."""
 
 
 def _line_title(doc: DocumentText, pattern: re.Pattern[str]) -> str | None:
@@ -477,7 +511,23 @@ _TYPE_TITLE_LINES = OPENING_LINES | {
 
 def guess_title(doc: DocumentText, document_type: str) -> str | None:
     """Decisions: class and number; other types: their own title line (the "Parecer nº" line,
-    the action a petition brings, the e-mail subject); else the first heading line."""
+    the action a petition brings, the e-mail subject); else the first heading line. Never a decision's part
+    heading ("EMENTA"), and never with a personal identifier in it (shared.legal.identifiers)."""
+    title = _guess_title(doc, document_type)
+    if title and document_type in DECISION_TYPES and _PART_HEADING.fullmatch(fold(title)):
+        return None  # "EMENTA" names a part of the decision: it falls back to the file name, not a card's case
+    return remove_identifiers(title)
+
+
+_PART_HEADING = re.compile(
+    r"(?:E\s?M\s?E\s?N\s?T\s?A|A\s?C\s?O\s?R\s?D\s?A\s?O|RELATORIO(?:\s+E\s+VOTO)?|VOTO(?:[- ]VISTA)?|DECISAO"
+    r"(?:\s+MONOCRATICA)?|DESPACHO|SENTENCA|CERTIDAO(?:\s+DE\s+JULGAMENTO)?|DISPOSITIVO|FUNDAMENTACAO|"
+    r"EXTRATO\s+DE\s+ATA|INTEIRO\s+TEOR)\W*",
+    re.I,
+)
+
+
+def _guess_title(doc: DocumentText, document_type: str) -> str | None:
     if document_type in DECISION_TYPES:
         found = [t for t in (_class_title(doc), _esaj_title(doc)) if t]
         if found:

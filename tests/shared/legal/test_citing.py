@@ -119,8 +119,9 @@ def test_relator_titles_and_bodies_follow_each_court() -> None:
         format_citation(replace(stf, judging_body="1ª Turma"))
         == "STF, ADI 1.234/DF, Rel. Min. Luiz Fux, Primeira Turma"
     )
-    tre = CitationFields(title="RE 1-23", document_type="acordao", court="tre_sp", relator="Beltrano")
-    assert format_citation(tre) == "TRE-SP, RE 1-23, Rel. Beltrano"  # judges and jurists sit there: no title guessed
+    tre = CitationFields(title="RE 1-23", document_type="acordao", court="tre_sp", relator="Beltrano Souza")
+    # judges and jurists sit there: no title guessed
+    assert format_citation(tre) == "TRE-SP, RE 1-23, Rel. Beltrano Souza"
     monocratic = CitationFields(
         title="AREsp 1.234/SP",
         document_type="decisao_monocratica",
@@ -138,12 +139,12 @@ def test_relator_titles_and_bodies_follow_each_court() -> None:
         court="tjsp",
         process_number="1000000-00.2020.8.26.0100",
         procedural_class="Procedimento Comum Cível",
-        relator="Fulano",
+        relator="Fulano de Tal",
         judging_body="2ª Vara Cível",
         judgment_date=date(2020, 5, 4),
     )
     assert format_citation(vara) == (
-        "TJSP, 2ª Vara Cível, Procedimento Comum Cível 1000000-00.2020.8.26.0100, Juiz(a) Fulano, decisão,"
+        "TJSP, 2ª Vara Cível, Procedimento Comum Cível 1000000-00.2020.8.26.0100, Juiz(a) Fulano de Tal, decisão,"
         " j. 04/05/2020"
     )
 
@@ -157,10 +158,10 @@ def test_court_codes_absent_from_the_labels() -> None:
         title="Apelação 1",
         document_type="acordao",
         court="camara_de_comercio",
-        relator="Fulano",
+        relator="Fulano de Tal",
         judgment_date=date(2020, 1, 2),
     )
-    assert format_citation(acordao) == "Apelação 1, Rel. Fulano, j. 02/01/2020"
+    assert format_citation(acordao) == "Apelação 1, Rel. Fulano de Tal, j. 02/01/2020"
 
 
 def test_an_unknown_type_falls_back_to_origin_title_date() -> None:
@@ -354,3 +355,84 @@ def test_a_tjue_judgment_names_its_juiz_relator_and_national_courts_keep_their_t
     assert "Rel. Des. A. Tizzano" in format_citation(replace(state, court="tjdft"))
     assert "Rel. Min. A. Tizzano" in format_citation(replace(tjue, court="stj", process_number="REsp 1.602.076/SP"))
     assert "Rel. Min. A. Tizzano" in format_citation(replace(tjue, court="stf", process_number="RE 657.718/MG"))
+
+
+# --- every field verified: what is not a person, a title or a designation is left out ------------------------
+
+
+def test_a_party_or_a_court_stored_as_relator_is_left_out() -> None:
+    base = CitationFields(
+        title="Apelação Cível 0700000-00.2020.8.07.0001",
+        document_type="acordao",
+        court="tjdft",
+        process_number="0700000-00.2020.8.07.0001",
+        judgment_date=date(2021, 3, 4),
+    )
+    for party in (
+        "Distribuidora Exemplo de Veiculos S/a e Outra Veiculos Ltda",  # two companies joined by "e"
+        "Comercial Fictícia Ltda",
+        "Banco Imaginário S.A.",
+        "Fulano de Tal e Beltrana da Silva",  # two parties
+        "Terceira Turma Cível",
+        "EMENTA",
+        "Beltrano",  # one word: no name a relator label gives
+    ):
+        got = format_citation(replace(base, relator=party))
+        assert got == "TJDFT, 0700000-00.2020.8.07.0001, j. 04/03/2021", party
+    person = format_citation(replace(base, relator="Desembargadora Fulana de Tal Souza"))
+    assert person == "TJDFT, 0700000-00.2020.8.07.0001, Rel. Des. Fulana de Tal Souza, j. 04/03/2021"
+
+
+def test_a_section_heading_is_never_the_case_cited() -> None:
+    heading = CitationFields(title="EMENTA", document_type="acordao", court="stj", relator="Nancy Andrighi")
+    assert format_citation(heading) is None  # no case: no citation, rather than "STJ, EMENTA, ..."
+    assert format_citation(replace(heading, title="A C Ó R D Ã O")) is None
+
+
+def test_an_opinion_is_cited_by_its_designation_or_subject_never_its_first_sentence() -> None:
+    numbered = CitationFields(
+        title="Parecer nº 12/2023 - Assessoria Jurídica",
+        document_type="parecer",
+        court="mpmg",
+        judgment_date=date(2023, 5, 6),
+    )
+    assert format_citation(numbered) == "MPMG, Parecer nº 12/2023 - Assessoria Jurídica, 06/05/2023"
+    subject = replace(numbered, title="PARECER — Publicidade de serviços advocatícios em redes sociais")
+    assert format_citation(subject) == (
+        "MPMG, Parecer — Publicidade de serviços advocatícios em redes sociais, 06/05/2023"
+    )
+    sentence = replace(
+        numbered,
+        title="PARECER — Trata-se de Consulta formulada pelo advogado Fulano de Tal, inscrito na OAB/SP sob o nº"
+        " 123.456 e no CPF sob o nº 111.222.333-96, acerca de",
+    )
+    got = format_citation(sentence)
+    assert got == "MPMG, Parecer, 06/05/2023"
+
+
+def test_a_petition_cover_table_is_no_title() -> None:
+    cover = CitationFields(
+        title="Fulana de Tal (AUTOR) | Beltrano Advogado (ADVOGADO) | |",
+        document_type="peticao",
+        court="tjrj",
+        judgment_date=date(2020, 6, 24),
+    )
+    assert format_citation(cover) is None  # neither a title nor a case of its own
+    cut = replace(cover, title="Fulana de Tal Beltrano Advogado 24/06/")
+    assert format_citation(cut) is None
+    with_case = replace(cover, process_number="0801234-56.2020.8.19.0001", procedural_class="Procedimento Comum Cível")
+    assert format_citation(with_case) == (
+        "Petição, Procedimento Comum Cível 0801234-56.2020.8.19.0001, TJRJ, 24/06/2020"
+    )
+
+
+def test_no_personal_identifier_reaches_a_citation() -> None:
+    opinion = CitationFields(
+        title="Parecer nº 3/2024 - consulente Fulano de Tal, CPF 111.222.333-96, fulano@exemplo.com.br",
+        document_type="parecer",
+        court="oab",
+        judgment_date=date(2024, 2, 1),
+    )
+    got = format_citation(opinion) or ""
+    assert "111.222.333-96" not in got and "@" not in got
+    assert got.startswith("OAB, Parecer nº 3/2024 - consulente Fulano de Tal")

@@ -293,3 +293,43 @@ def test_a_title_under_its_journal_s_section_label_after_the_first_page_s_notes(
         "Artigos\nValor Probante do Documento Eletrônico:\nsua aceitação e limites\nAna\nCarolina\nZaina é"
     )
     assert guess_title(doc(text), "doutrina") == "Valor Probante do Documento Eletrônico: sua aceitação e limites"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "EMBARGOS DE DECLARAÇÃO NO RECURSO ESPECIAL Nº 1.836.584 - MG (2019/0000000-0)\nRELATORA : MINISTRA X",
+            "EDcl no REsp 1.836.584/MG",
+        ),
+        (
+            "AGRAVO INTERNO NOS EMBARGOS DE DECLARAÇÃO NO AGRAVO EM RECURSO ESPECIAL Nº 2.000.001 - SP\nRELATOR",
+            "AgInt nos EDcl no AREsp 2.000.001/SP",
+        ),
+        (
+            "AgInt nos EDcl no AGRAVO EM RECURSO ESPECIAL Nº 2000001 - SP\nRELATOR",
+            "AgInt nos EDcl no AREsp 2.000.001/SP",
+        ),
+    ],
+)
+def test_compound_classes_keep_every_recurso(text: str, expected: str) -> None:
+    assert guess_title(doc(text), "acordao") == expected
+    found = caption(doc(text))
+    assert found is not None and f"{found.prefix}{found.short}".startswith(expected.split(" 2.")[0].split(" 1.")[0])
+
+
+def test_a_part_heading_is_no_decision_title() -> None:
+    assert guess_title(doc("EMENTA\nPROCESSUAL CIVIL. RECURSO. Texto da ementa sem número do caso."), "acordao") is None
+
+
+def test_a_parecer_opening_sentence_is_no_subject_and_identifiers_never_stay() -> None:
+    opening = (
+        "PARECER\nTrata-se de Consulta formulada pelo advogado Fulano de Tal, inscrito na OAB/SP sob o nº 123.456\n"
+        "e no CPF sob o nº 111.222.333-96, acerca da publicidade."
+    )
+    assert guess_title(doc(opening), "parecer") == "PARECER"
+    subject = "PARECER\nPublicidade de serviços advocatícios em redes sociais.\nI – Relatório"
+    assert guess_title(doc(subject), "parecer") == "PARECER — Publicidade de serviços advocatícios em redes sociais"
+    assert guess_title(doc("Parecer nº 7/2024 - consulente Fulano, CPF 111.222.333-96"), "parecer") == (
+        "Parecer nº 7/2024 - consulente Fulano"
+    )
