@@ -2,6 +2,7 @@
 
 import asyncio
 import concurrent.futures
+from collections import defaultdict
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
@@ -63,3 +64,21 @@ def llm_server() -> Iterator[FakeLLM]:
     """A local server speaking the LLM APIs' wire formats, answering with the replies a test queues."""
     with fake_llm_server() as server:
         yield server
+
+
+_module_seconds: defaultdict[str, float] = defaultdict(float)
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    """Set-up, call and teardown of every test, summed per module (with xdist: on the controller, from every worker)."""
+    _module_seconds[report.nodeid.split("::", 1)[0]] += report.duration
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """The time per module, slowest first: where the suite's minutes go, in every CI log."""
+    if not _module_seconds:
+        return
+    total = sum(_module_seconds.values())
+    terminalreporter.section(f"time per module ({total:.0f} s of test time over {len(_module_seconds)} modules)")
+    for module, seconds in sorted(_module_seconds.items(), key=lambda item: -item[1]):
+        terminalreporter.write_line(f"{seconds:8.1f} s  {module}")
