@@ -268,7 +268,10 @@ def audit_command(
     user: Annotated[str | None, typer.Option(help="Only this actor (a user name, or key:NAME).")] = None,
     since: Annotated[str | None, typer.Option(help="ISO date/time, or a span back from now: 30m, 12h, 7d.")] = None,
     action: Annotated[
-        str | None, typer.Option(help="Only this action or family: search, document, review.approve...")
+        str | None,
+        typer.Option(
+            help="Only this action or family: search, document, review.approve, document.denied (refused requests)..."
+        ),
     ] = None,
     limit: Annotated[int, typer.Option(help="At most this many entries, newest first.")] = 200,
     api: ApiOption = None,

@@ -13,6 +13,8 @@ from typing import Any, Literal, TypeVar
 from opentelemetry import trace
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from shared.bounds import Filename, Groups, MetadataText, Title
+
 SCHEMA_VERSION = 1
 EVERYONE = "*"
 
@@ -68,6 +70,13 @@ class Event(BaseModel):
     trace_id: str = Field(default_factory=new_trace_id)
     emitted_at: datetime = Field(default_factory=datetime.now)
 
+    @field_validator("schema_version")
+    @classmethod
+    def _known_schema(cls, value: int) -> int:
+        if value != SCHEMA_VERSION:  # read as version 1, a version-99 message would be trusted for what it is not
+            raise ValueError(f"schema version {value} is not one this service reads (it reads {SCHEMA_VERSION})")
+        return value
+
     @property
     def key(self) -> bytes:
         return str(self.document_id).encode()
@@ -82,9 +91,9 @@ class MetadataHints(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    title: str | None = None
-    document_type: str | None = None
-    court: str | None = None
+    title: Title | None = None
+    document_type: MetadataText | None = None
+    court: MetadataText | None = None
     document_date: date | None = None
 
 
@@ -101,16 +110,16 @@ class OcrOptions(BaseModel):
 class DocumentSubmitted(Event):
     """Published by the upload API, the CLI, or directly by a document-management system."""
 
-    blob_key: str = Field(description="Storage key of the original file (see shared.storage).")
-    filename: str
-    content_type: str | None = None
-    content_hash: str = Field(description="sha256 of the original file, hex.")
+    blob_key: str = Field(max_length=1000, description="Storage key of the original file (see shared.storage).")
+    filename: Filename
+    content_type: str | None = Field(None, max_length=200)
+    content_hash: str = Field(max_length=128, description="sha256 of the original file, hex.")
     size_bytes: int = Field(ge=0)
     source: Source = Source.UPLOAD
-    access_groups: list[str] = Field(
+    access_groups: Groups = Field(
         default_factory=lambda: [EVERYONE], description='Groups allowed to see the document; "*" is everyone.'
     )
-    deny_groups: list[str] = Field(
+    deny_groups: Groups = Field(
         default_factory=list,
         description='Groups denied the document (ethical walls); a deny wins over any allowing group or "*".',
     )
@@ -183,8 +192,8 @@ class DocumentAccessChanged(Event):
     one older than the latest applied is ignored (a redelivery, or a change overtaken by a newer one).
     """
 
-    access_groups: list[str] = Field(min_length=1, description='Groups allowed to see it; "*" is everyone.')
-    deny_groups: list[str] = Field(default_factory=list, description="Groups denied it; a deny wins.")
+    access_groups: Groups = Field(min_length=1, description='Groups allowed to see it; "*" is everyone.')
+    deny_groups: Groups = Field(default_factory=list, description="Groups denied it; a deny wins.")
     changed_at: datetime = Field(default_factory=lambda: datetime.now(UTC))
     changed_by: str | None = Field(None, description="Who asked for the change, for the audit trail.")
     source: Source = Source.DMS

@@ -37,6 +37,9 @@ class Submission:
     document_id: uuid.UUID
     outcome: str  # "new", "new_version", "unchanged", "duplicate", "retry"; "forbidden" for an anonymous outsider
     event: DocumentSubmitted | None
+    # For "unchanged": the document's access lists in force, kept whatever the upload asked for.
+    access_groups: list[str] | None = None
+    deny_groups: list[str] | None = None
 
 
 def outsiders_external_id(external_id: str, submitted_by: str) -> str:
@@ -90,18 +93,26 @@ async def register_submission(
         if row is None:
             # The same content under the same access list (allow and deny) is the same document; under
             # another it is another document (its id must not reveal, nor depend on, one the caller may not see).
+            # Only a twin the caller may see or submitted: one behind their wall is not named to them (its id
+            # answered to an outsider who guessed its bytes and its groups once told them it exists).
             twin = await conn.fetchval(
                 "SELECT id FROM documents WHERE content_hash = $1 AND access_groups = $2 AND deny_groups = $3"
-                " AND stage <> 'deleted' ORDER BY created_at LIMIT 1",
+                " AND stage <> 'deleted' AND ($4::text[] IS NULL"
+                " OR public.precedente_visible(access_groups, deny_groups, $4::text[]) OR submitted_by = $5)"
+                " ORDER BY created_at LIMIT 1",
                 content_hash,
                 access_groups,
                 deny_groups,
+                caller_groups,
+                submitted_by,
             )
             if twin is not None:
                 return Submission(twin, "duplicate", None)
             document_id, version, outcome = uuid.uuid4(), 1, "new"
         elif row["content_hash"] == content_hash and row["stage"] not in (Stage.FAILED, Stage.DELETED):
-            return Submission(row["id"], "unchanged", None)
+            # The same bytes again: nothing is redone, and the access lists stay as they are even when these
+            # differ (an upload is not an access change: PUT /documents/{id}/access is); the answer says so.
+            return Submission(row["id"], "unchanged", None, list(row["access_groups"]), list(row["deny_groups"]))
         else:
             document_id = row["id"]
             # A deleted document submitted again comes back as a new version: the deletion (of its older
@@ -328,6 +339,18 @@ async def mark_deleted(db: Db, document_id: uuid.UUID, version: int, detail: str
         return False
     await _history(db, document_id, version, Stage.DELETED, detail)
     return True
+
+
+async def note_refused(db: Db, document_id: uuid.UUID, detail: str) -> bool:
+    """Put a refused message about a known document in its history, at its current stage and version (its state
+    is untouched: a message that breaks its contract is not trusted to change it); False for an unknown id."""
+    status = await db.execute(
+        "INSERT INTO document_history (document_id, version, stage, detail)"
+        " SELECT id, version, stage, $2 FROM documents WHERE id = $1",
+        document_id,
+        detail[:2000],
+    )
+    return not status.endswith(" 0")
 
 
 async def record_attempt_failure(db: Db, event: Event, error: str) -> int:

@@ -13,6 +13,7 @@ still committed only past events that are all done, so a crash loses none.
 
 import asyncio
 import contextlib
+import json
 import logging
 import time
 import traceback
@@ -28,6 +29,7 @@ from aiokafka.errors import KafkaError
 from faststream import AckPolicy, FastStream
 from faststream.kafka import KafkaBroker
 from faststream.kafka.annotations import KafkaMessage
+from faststream.message import StreamMessage
 from opentelemetry import trace
 from pydantic import ValidationError
 
@@ -44,6 +46,7 @@ from shared.contracts import (
 )
 from shared.db import create_pool
 from shared.settings import Settings
+from shared.storage import MissingBlob
 
 log = logging.getLogger(__name__)
 
@@ -138,23 +141,62 @@ class StageService:
         return f"precedente-{self.name}"
 
 
+class Unreadable(Exception):
+    """A message whose bytes are no JSON object: what a person is told about it, in words."""
+
+
+def decode(raw: bytes | dict[str, Any]) -> dict[str, Any]:
+    """The message's JSON object; Unreadable says why there is none (not UTF-8, not JSON, nested too deep for
+    the parser, a JSON array, string, number or null, or nothing at all)."""
+    if isinstance(raw, dict):
+        return raw
+    if not raw:
+        raise Unreadable("the message is empty (no value, or a tombstone)")
+    try:
+        body = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as err:
+        raise Unreadable(f"the message is not UTF-8 text (byte {err.start}); it starts {raw[:80]!r}") from None
+    except json.JSONDecodeError as err:
+        raise Unreadable(
+            f"the message is not JSON ({err.msg} at character {err.pos}); it starts {raw[:80]!r}"
+        ) from None
+    except RecursionError:
+        raise Unreadable(f"the message's JSON is nested too deep to read; it starts {raw[:80]!r}") from None
+    if not isinstance(body, dict):
+        kind = {list: "an array", str: "a string", bool: "a boolean", type(None): "null"}.get(type(body), "a number")
+        raise Unreadable(f"the message is JSON {kind}, not an object with the event's fields")
+    return body
+
+
 async def process(
     service: StageService,
     ctx: StageContext,
-    body: dict[str, Any],
+    body: dict[str, Any] | bytes,
     headers: Mapping[str, Any] | None = None,
     key: bytes | None = None,
 ) -> None:
     """Handle one event inside the stage's span (continuing the document's trace from the headers).
 
-    `key` is the message's Kafka key (the document id, as every producer keys it): a message that breaks
-    its contract is still dead-lettered under the right document when its body lost the id."""
+    `body` is the message's bytes as consumed (or an already decoded object). `key` is the message's Kafka key
+    (the document id, as every producer keys it): a message that breaks its contract is still dead-lettered
+    under the right document when its body lost the id."""
     span_name = telemetry.STAGE_SPANS.get(service.name, service.name)
     started = time.perf_counter()
     result = "error"
+    try:
+        raw, body = body, decode(body)
+    except Unreadable as err:
+        raw, body = body, {}
+        unreadable: Unreadable | None = err
+    else:
+        unreadable = None
     with telemetry.consumer_span(span_name, headers, body, service.name) as span:
         try:
-            result = await _process(service, ctx, body, key)
+            if unreadable is not None:
+                await _reject_malformed(service, ctx, {}, str(unreadable), key, raw)
+                result = "malformed"
+            else:
+                result = await _process(service, ctx, body, key)
         finally:
             span.set_attribute("precedente.outcome", result)
             if result == "error":
@@ -178,7 +220,16 @@ async def _process(service: StageService, ctx: StageContext, body: dict[str, Any
     try:
         event = model.model_validate(body)
     except ValidationError as err:
-        await _reject_malformed(service, ctx, body, err, key)
+        reason = f"{service.input_topic.value} message does not match its contract: {_contract_errors(err)}"
+        await _reject_malformed(service, ctx, body, reason, key)
+        return "malformed"
+    if key is not None and key.decode("utf-8", "replace") != str(event.document_id):
+        reason = (
+            f"{service.input_topic.value} message's key {key[:80].decode('utf-8', 'replace')!r} is not its body's"
+            f" document_id {event.document_id}: every producer keys a document's events by its id (so they stay"
+            " in order on one partition); neither is trusted, nothing was done"
+        )
+        await _reject_malformed(service, ctx, body, reason, None)
         return "malformed"
     current_trace = telemetry.current_trace_id()
     if current_trace is not None and event.trace_id != current_trace:
@@ -229,9 +280,11 @@ async def _handle(service: StageService, ctx: StageContext, event: Event) -> str
             telemetry.FAILURES.labels(service.name, review.code, "review").inc()
             await _to_review(service, ctx, event, review)
             return "review"
-        except ToDeadLetter as dead:
-            telemetry.FAILURES.labels(service.name, dead.code, "deadletter").inc()
-            await _to_deadletter(service, ctx, event, dead.reason, dead.code, "bad_input")
+        except (ToDeadLetter, MissingBlob) as dead:
+            code = dead.code if isinstance(dead, ToDeadLetter) else "missing_blob"
+            reason = dead.reason if isinstance(dead, ToDeadLetter) else str(dead)
+            telemetry.FAILURES.labels(service.name, code, "deadletter").inc()
+            await _to_deadletter(service, ctx, event, reason, code, "bad_input")
             return "deadletter"
         except Exception as err:  # noqa: BLE001 - any failure is recorded and retried, never lost
             if await recovery.infrastructure_down(err, ctx.db):
@@ -314,16 +367,25 @@ def _document_id_of(body: dict[str, Any], key: bytes | None) -> uuid.UUID | None
 
 
 async def _reject_malformed(
-    service: StageService, ctx: StageContext, body: dict[str, Any], err: ValidationError, key: bytes | None
+    service: StageService,
+    ctx: StageContext,
+    body: dict[str, Any],
+    reason: str,
+    key: bytes | None,
+    raw: bytes | dict[str, Any] | None = None,
 ) -> None:
     """A message that breaks its contract still goes somewhere a person can see it: the dead-letter topic,
-    under its document (from the body or the message key), its version and trace kept where they are valid.
-    A message that names no document at all is dead-lettered under the nil id, its start quoted."""
-    reason = f"{service.input_topic.value} message does not match its contract: {_contract_errors(err)}"
+    under its document (from the body or the message key), its version and trace kept where they are valid,
+    and, for a document the ledger knows, an entry in its history (its state untouched: the message is not
+    trusted to change it). A message that names no document at all is dead-lettered under the nil id, its
+    start quoted."""
     document_id = _document_id_of(body, key)
     if document_id is None:
-        reason += f"; no document id in it or in its key; it starts {str(body)[:200]!r}"
+        start = raw[:200] if isinstance(raw, bytes) else str(body)[:200]
+        reason += f"; no document id in it or in its key; it starts {start!r}"
     log.error("%s: %s", service.name, reason)
+    if document_id is not None:
+        await ledger.note_refused(ctx.db, document_id, f"{service.name}: refused a message: {reason}")
     follow: dict[str, Any] = {}
     version, trace_id = body.get("version"), body.get("trace_id")
     if isinstance(version, int) and not isinstance(version, bool) and version >= 1:
@@ -340,13 +402,25 @@ async def _reject_malformed(
     )
 
 
+async def _raw_bytes(message: StreamMessage[Any]) -> bytes:
+    """The message's value as it came: decoded by process(), so that no message fails before it can be
+    dead-lettered (FastStream's own decoding only logs what is no JSON object)."""
+    return bytes(message.body or b"")
+
+
 def subscriber(
-    broker: KafkaBroker, settings: Settings, topic: Topic, group_id: str, in_flight: "InFlight | None" = None
+    broker: KafkaBroker,
+    settings: Settings,
+    topic: Topic,
+    group_id: str,
+    in_flight: "InFlight | None" = None,
+    raw: bool = False,
 ) -> Any:
     """A consumer of `topic` in `group_id` as every stage consumes: from the earliest offset, committed
     only after the handler returns, with bounded prefetch (back-pressure: see shared/broker.py).
 
-    With `in_flight` the handler only admits the event and returns; InFlight commits the offsets itself."""
+    With `in_flight` the handler only admits the event and returns; InFlight commits the offsets itself.
+    With `raw` the handler's body is the message's bytes (see process())."""
     return broker.subscriber(
         topic_name(settings, topic),
         group_id=group_id,
@@ -356,6 +430,7 @@ def subscriber(
         heartbeat_interval_ms=settings.consumer_heartbeat_interval_ms,
         max_poll_interval_ms=900_000,
         **({} if in_flight is None else {"listener": in_flight.listener()}),
+        **({"decoder": _raw_bytes} if raw else {}),
         **CONSUMER_FETCH_BOUNDS,
     )
 
@@ -543,8 +618,8 @@ def build_app(service: StageService, settings: Settings) -> FastStream:
     concurrency = service.concurrency_for(settings)
     in_flight = InFlight(service.name, concurrency) if concurrency > 1 else None
 
-    @subscriber(broker, settings, service.input_topic, service.group_id, in_flight)
-    async def on_event(body: dict[str, Any], message: KafkaMessage) -> None:
+    @subscriber(broker, settings, service.input_topic, service.group_id, in_flight, raw=True)
+    async def on_event(body: bytes, message: KafkaMessage) -> None:
         record = message.raw_message
         if in_flight is None:
             await process(service, holder["ctx"], body, message.headers, record.key)

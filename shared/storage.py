@@ -32,10 +32,26 @@ async def put_blob(db: asyncpg.Pool | asyncpg.Connection, key: str, content: byt
     )
 
 
+class MissingBlob(KeyError):
+    """An event's claim check names no stored blob. Retrying cannot help (every producer stores the blob before
+    it publishes the event that names it), so a stage dead-letters the document at once with this reason."""
+
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+        self.reason = (
+            f"the event's claim check {key[:300]!r} names no stored file: it was never stored, or was removed;"
+            " store the file first (POST /documents does both), then publish its event again"
+        )
+
+    def __str__(self) -> str:
+        return self.reason
+
+
 async def get_blob(db: asyncpg.Pool | asyncpg.Connection, key: str) -> bytes:
     content = await db.fetchval("SELECT content FROM blobs WHERE key = $1", key)
     if content is None:
-        raise KeyError(f"no stored blob under {key!r}")
+        raise MissingBlob(key)
     return bytes(content)
 
 

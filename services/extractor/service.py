@@ -30,6 +30,12 @@ async def handle(event: DocumentSubmitted, ctx: StageContext) -> Outcome:
             code="too_large",
         )
     data = await get_blob(ctx.db, event.blob_key)
+    if hashlib.sha256(data).hexdigest() != event.content_hash.lower():  # a DMS's event must name the file it sent
+        raise ToDeadLetter(
+            f"the stored file's sha256 is not the event's content_hash {event.content_hash[:80]!r}: the event names"
+            " another file than the one stored under its claim check; publish it again with the file's own hash",
+            code="hash_mismatch",
+        )
     readers: asyncio.Queue[IsolatedRunner] = ctx.state["readers"]
     runner = await readers.get()  # one reading child per document in flight: a timeout there stops only this one
     try:

@@ -15,8 +15,8 @@ from fastapi.security import HTTPAuthorizationCredentials
 from faststream.kafka import KafkaBroker
 
 from services.search import problems
-from services.search.ranking import Ranking
-from services.search.store import documents
+from services.search.engine.ranking import Ranking
+from services.search.store import audit, documents
 from shared import outbox
 from shared.accounts import Identity
 from shared.embeddings import IndexGuard, QueryCache
@@ -111,11 +111,17 @@ AdminDep = Annotated[Identity, Depends(permitted("admin"))]
 
 
 async def visible_document(
-    db: asyncpg.Pool, document_id: uuid.UUID, who: Identity, or_submitted: bool = False
+    db: asyncpg.Pool,
+    document_id: uuid.UUID,
+    who: Identity,
+    or_submitted: bool = False,
+    attempted: str = "document.access",
 ) -> documents.Document:
     """The document if the caller may see it (or, with `or_submitted`, submitted it); 404 alike for hidden and
-    missing ones."""
+    missing ones. A refusal of a document that exists is recorded in the audit log as `attempted` (rate-limited:
+    services/search/store/audit.py), so someone probing an ethical wall is on record."""
     found = await documents.visible(db, document_id, who.groups, submitted_by=who.user if or_submitted else None)
     if found is None:
+        audit.record_denied_soon(db, who, document_id, attempted)
         raise HTTPException(404, "document not found")
     return found

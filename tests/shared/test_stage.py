@@ -31,6 +31,7 @@ from shared.contracts import (
 )
 from shared.settings import Settings
 from shared.stage import Outcome, StageContext, StageService, ToDeadLetter, ToReview, build_app
+from shared.storage import MissingBlob
 from tests.helpers.ledger import register
 
 OBSERVED = (Topic.CLEANED, Topic.REVIEW, Topic.DEADLETTER)
@@ -413,19 +414,74 @@ async def test_malformed_event_without_a_document_id_is_dead_lettered_by_its_key
     assert [p.key for p in probe.on(Topic.CLEANED)] == [good.key]
 
 
-@pytest.mark.parametrize("raw", [b"\x00not json{", b'["a", "list"]', b'"a string"'], ids=["bytes", "list", "string"])
-async def test_message_that_is_not_a_json_object_never_reaches_the_stage(
-    pool: asyncpg.Pool, probe: Probe, raw: bytes
+@pytest.mark.parametrize(
+    ("raw", "said"),
+    [
+        (b"\x00not json{", "is not JSON"),
+        (b'["a", "list"]', "is JSON an array"),
+        (b'"a string"', "is JSON a string"),
+        (b"null", "is JSON null"),
+        (b"", "is empty"),
+        (b"\xff\xfe", "is not UTF-8"),
+        (b"[" * 100_000 + b"]" * 100_000, "nested too deep"),
+    ],
+    ids=["bytes", "list", "string", "null", "empty", "not_utf8", "deep"],
+)
+async def test_message_that_is_not_a_json_object_is_dead_lettered_in_words(
+    pool: asyncpg.Pool, probe: Probe, raw: bytes, said: str
 ) -> None:
-    """FastStream refuses it at the subscriber's `body: dict` before process() runs: the testing broker raises
-    the error to the publisher; a real consumer logs it and commits the offset (AckPolicy.ACK)."""
-    good = await extracted(pool)
+    """Decoded by the stage itself, not by FastStream (which only logged these): each goes to the dead-letter
+    topic under the document its key names, with a reason a person can act on, and in that document's history."""
+    lost, good = await extracted(pool), await extracted(pool)
 
-    with pytest.raises(Exception) as refused:  # noqa: PT011 - fast_depends' own validation error type
-        await probe.send_raw(raw, good.key)
+    await probe.send_raw(raw, lost.key)
     await probe.send(good)
 
-    assert "dict" in str(refused.value)
-    assert probe.on(Topic.DEADLETTER) == []
+    [dead] = probe.on(Topic.DEADLETTER)
+    letter = DocumentDeadLetter.model_validate(dead.body)
+    assert letter.document_id == lost.document_id and said in letter.reason
     assert [c.document_id for c in probe.calls] == [good.document_id]
+    assert (await row(pool, lost.document_id))["stage"] == "extracted"  # not trusted to change its state
+    assert any(said in (detail or "") for _, _, detail in await history(pool, lost.document_id))
     assert (await row(pool, good.document_id))["stage"] == "cleaned"
+
+
+async def test_a_key_that_disagrees_with_the_body_is_dead_lettered(pool: asyncpg.Pool, probe: Probe) -> None:
+    event, other = await extracted(pool), await extracted(pool)
+
+    await probe.send_raw(event.model_dump(mode="json"), other.key)
+
+    assert probe.calls == []
+    [dead] = probe.on(Topic.DEADLETTER)
+    letter = DocumentDeadLetter.model_validate(dead.body)
+    assert letter.document_id == event.document_id
+    assert f"is not its body's document_id {event.document_id}" in letter.reason
+    assert [(await row(pool, d))["stage"] for d in (event.document_id, other.document_id)] == ["extracted"] * 2
+
+
+async def test_an_unknown_schema_version_is_dead_lettered(pool: asyncpg.Pool, probe: Probe) -> None:
+    event = await extracted(pool)
+
+    await probe.send_raw(event.model_dump(mode="json") | {"schema_version": 99}, event.key)
+
+    assert probe.calls == []
+    [dead] = probe.on(Topic.DEADLETTER)
+    assert (
+        "'schema_version'" in dead.body["reason"]
+        and "schema version 99 is not one this service reads" in dead.body["reason"]
+    )
+
+
+async def test_a_claim_check_naming_no_blob_is_dead_lettered_at_once(pool: asyncpg.Pool, probe: Probe) -> None:
+    """Not retried three times and reported as a Python KeyError: retrying cannot bring the file back."""
+    event = await extracted(pool)
+    probe.plan[event.document_id] = [MissingBlob("documents/x/v1/extracted.json")]
+
+    await probe.send(event)
+
+    assert len(probe.calls_for(event.document_id)) == 1
+    [dead] = probe.on(Topic.DEADLETTER)
+    assert dead.body["reason"].startswith("the event's claim check 'documents/x/v1/extracted.json' names no stored")
+    assert "KeyError" not in dead.body["reason"]
+    failed = await row(pool, event.document_id)
+    assert (failed["stage"], failed["reason_code"]) == ("failed", "missing_blob")

@@ -17,6 +17,7 @@ from services.search import problems
 from services.search.deps import DbDep, IngesterDep, RelayDep
 from services.search.store import audit
 from shared import ledger, outbox
+from shared.bounds import Groups
 from shared.contracts import DocumentAccessChanged, Source, Topic
 
 router = APIRouter(tags=["access"])
@@ -30,9 +31,9 @@ def _groups(values: list[str]) -> list[str]:
 
 
 class AccessRequest(BaseModel):
-    access_groups: list[str] = Field(min_length=1, max_length=1000, description='Allowed groups; "*" is everyone.')
-    deny_groups: list[str] = Field(
-        default_factory=list, max_length=1000, description='Denied groups (ethical walls); a deny wins, "*" denies all.'
+    access_groups: Groups = Field(min_length=1, description='Allowed groups; "*" is everyone.')
+    deny_groups: Groups = Field(
+        default_factory=list, description='Denied groups (ethical walls); a deny wins, "*" denies all.'
     )
 
     @field_validator("access_groups", "deny_groups")
@@ -73,6 +74,7 @@ async def change_access(
 
     result = await ledger.change_access(db, event, caller_groups=who.groups, announce=announce)
     if result.outcome == "missing":
+        audit.record_denied_soon(db, who, document_id, "access.change")  # recorded when the document exists
         raise HTTPException(404, "document not found")
     if result.outcome == "stale":  # another change with a later time was applied meanwhile
         raise HTTPException(409, "a newer access change was applied meanwhile; read the document and try again")

@@ -12,7 +12,7 @@ from urllib.parse import quote
 from fastapi import APIRouter, File, Form, HTTPException, Query, UploadFile
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, Field, TypeAdapter, ValidationError
 
 from services.search import problems
 from services.search.deps import (
@@ -28,6 +28,7 @@ from services.search.deps import (
 from services.search.pdf_passage import highlight_passage
 from services.search.store import audit, documents
 from shared import ledger, outbox, telemetry
+from shared.bounds import Filename, Groups
 from shared.contracts import EVERYONE, DocumentDeleted, MetadataHints, Source, Stage, Topic
 from shared.errors import BadInput
 from shared.formats import UNSUPPORTED, detect_format
@@ -35,10 +36,19 @@ from shared.storage import get_blob, original_key, put_blob
 
 router = APIRouter()
 
+FILENAME, GROUPS = TypeAdapter(Filename), TypeAdapter(Groups)
+
 
 class UploadAccepted(BaseModel):
     document_id: uuid.UUID
     outcome: str
+    access_groups: list[str] | None = Field(
+        None,
+        description='For "unchanged": the access list in force. A re-upload of the same bytes keeps it, even'
+        " when the upload asked for others: PUT /documents/{id}/access changes it.",
+    )
+    deny_groups: list[str] | None = Field(None, description='For "unchanged": the deny list in force.')
+    note: str | None = Field(None, description="Set when the upload asked for something it did not do, and why.")
 
 
 class DocumentFacts(BaseModel):
@@ -174,18 +184,28 @@ async def upload(
     fields = (file.filename, access_groups, deny_groups, external_id, title, document_type, court)
     if any("\x00" in value for value in fields if value):  # PostgreSQL text cannot hold it: 422, not 500
         raise HTTPException(422, "form fields and the file name cannot contain NUL characters")
-    data = await file.read(settings.max_upload_bytes + 1)
-    if len(data) > settings.max_upload_bytes:
-        raise HTTPException(413, f"file is larger than the limit of {settings.max_upload_bytes} bytes")
-    content_type = await asyncio.to_thread(sniffed_content_type, data, file.filename or "document")
     groups = [g.strip() for g in (access_groups or EVERYONE).split(",") if g.strip()] or [EVERYONE]
     denied = [g.strip() for g in (deny_groups or "").split(",") if g.strip()]  # ethical walls: a deny wins
+    filename = file.filename or "document"
+    # The bounds of shared/bounds.py, checked before the file is read: the same as a DMS's event must keep.
+    bounded = {"filename": (FILENAME, filename), "access_groups": (GROUPS, groups), "deny_groups": (GROUPS, denied)}
+    errors: list[Any] = []
+    for name, (adapter, value) in bounded.items():
+        try:
+            adapter.validate_python(value)
+        except ValidationError as err:
+            errors += [{**e, "loc": ("body", name, *e["loc"])} for e in err.errors()]
+    if errors:
+        raise RequestValidationError(errors)
     try:
         hints = MetadataHints(title=title, document_type=document_type, court=court, document_date=document_date)
     except ValidationError as err:  # a hint that does not fit: a validation error like any other
         raise RequestValidationError([{**e, "loc": ("body", *e["loc"])} for e in err.errors()]) from err
+    data = await file.read(settings.max_upload_bytes + 1)
+    if len(data) > settings.max_upload_bytes:
+        raise HTTPException(413, f"file is larger than the limit of {settings.max_upload_bytes} bytes")
+    content_type = await asyncio.to_thread(sniffed_content_type, data, filename)
     content_hash = hashlib.sha256(data).hexdigest()
-    filename = file.filename or "document"
     await put_blob(pool, original_key(content_hash), data, content_type)
     # The document's trace starts here: the event's trace_id is this span's trace (shared/contracts.py).
     with telemetry.tracer().start_as_current_span(
@@ -213,7 +233,18 @@ async def upload(
         if submission.event is not None:
             span.set_attribute("precedente.version", submission.event.version)
             await relay.submit(submission.event)  # the ledger row is the outbox
-    accepted = UploadAccepted(document_id=submission.document_id, outcome=submission.outcome)
+    accepted = UploadAccepted(
+        document_id=submission.document_id,
+        outcome=submission.outcome,
+        access_groups=submission.access_groups,
+        deny_groups=submission.deny_groups,
+    )
+    kept = (submission.access_groups, submission.deny_groups)
+    if submission.outcome == "unchanged" and kept != (sorted(set(groups)), sorted(set(denied))):
+        accepted.note = (
+            "the same file is already this document; its access lists were kept as they are, not replaced by"
+            f" this upload's: change them with PUT /documents/{submission.document_id}/access"
+        )
     detail = {
         "outcome": submission.outcome,
         "size_bytes": len(data),
@@ -221,7 +252,9 @@ async def upload(
         "deny_groups": denied,
     }
     await audit.record(pool, who, "document.upload", document_ids=[submission.document_id], detail=detail)
-    return JSONResponse(accepted.model_dump(mode="json"), status_code=202 if submission.event else 200)
+    return JSONResponse(
+        accepted.model_dump(mode="json", exclude_none=True), status_code=202 if submission.event else 200
+    )
 
 
 @router.delete(
@@ -238,7 +271,7 @@ async def delete_document(
     """Delete a document the caller may see (404 otherwise): the ledger marks it deleted at once, so no
     stage still working on it can index it, and documents.deleted removes its chunks and payloads.
     Deleting it again answers 200 "already_deleted" (and asks for the clean-up again, harmlessly)."""
-    document = await visible_document(pool, document_id, who)
+    document = await visible_document(pool, document_id, who, attempted="document.delete")
     event = DocumentDeleted(document_id=document_id, version=document.version, source=source)
     async with pool.acquire() as conn, conn.transaction():  # the deletion and its event, or neither
         detail = f"deleted ({source.value}) by {who.user}"
@@ -247,7 +280,7 @@ async def delete_document(
     await relay.send(queued)  # or later, when the broker is back
     await audit.record(pool, who, "document.delete", document_ids=[document_id], detail={"source": source.value})
     accepted = UploadAccepted(document_id=document_id, outcome="deleted" if marked else "already_deleted")
-    return JSONResponse(accepted.model_dump(mode="json"), status_code=202 if marked else 200)
+    return JSONResponse(accepted.model_dump(mode="json", exclude_none=True), status_code=202 if marked else 200)
 
 
 @router.get(
@@ -286,7 +319,7 @@ async def download(
             raise HTTPException(404, "document not found")
         document, walled = found[0], not found[1]
     else:
-        document, walled = await visible_document(pool, document_id, who), False
+        document, walled = await visible_document(pool, document_id, who, attempted="document.open"), False
     action = "document.break_glass" if walled else "document.open"
     await audit.record(
         pool, who, action, document_ids=[document_id], detail={"reason": break_glass} if walled else None
@@ -344,7 +377,7 @@ async def list_documents(
 @router.get("/documents/{document_id}/status", response_model=DocumentStatus, responses=problems.responses(404))
 async def status(document_id: uuid.UUID, who: ReaderDep, pool: DbDep) -> DocumentStatus:
     """Also for whoever submitted it, whatever its access list: an uploader follows what they sent."""
-    document = await visible_document(pool, document_id, who, or_submitted=True)
+    document = await visible_document(pool, document_id, who, or_submitted=True, attempted="document.status")
     history = await documents.history(pool, document_id)
     shown = {name: getattr(document, name) for name in DocumentStatus.model_fields if name != "history"}
     return DocumentStatus(**shown, history=[dataclasses.asdict(entry) for entry in history])

@@ -121,7 +121,7 @@ def _item(document: Document) -> ReviewItem:
 
 
 async def _queued(db: asyncpg.Pool, document_id: uuid.UUID, who: Identity) -> Document:
-    document = await visible_document(db, document_id, who)
+    document = await visible_document(db, document_id, who, attempted="review")
     if not store.awaiting_review(document):
         if document.stage in REINDEXING:  # e.g. a correction of one of its unread pages is on its way
             raise HTTPException(

@@ -89,3 +89,48 @@ async def prune_periodically(db: asyncpg.Pool, retention_days: int, every_s: flo
             if deleted := await prune(db, retention_days):
                 log.info("audit log: pruned %d entries older than %d days", deleted, retention_days)
         await asyncio.sleep(every_s)
+
+
+DENIED = "document.denied"
+DENIED_EVERY_S = 60
+"""A refusal is recorded once per caller, document and attempted action per minute: ~330 denied requests of one
+probe against one walled document are 5 entries (one per action), not 330; a flood cannot fill the log."""
+
+
+async def record_denied(db: asyncpg.Pool, who: Identity, document_id: uuid.UUID, attempted: str) -> bool:
+    """Record that `who` was refused `attempted` ("document.open", "review", ...) on a document that exists
+    behind their wall; True when an entry was written, False when one of the last minute covers it (or the id
+    names no document: guessed ids are not walls). The lookup of the last entry uses the (actor, at) index."""
+    async with db.acquire() as conn, conn.transaction():
+        await conn.execute("SELECT pg_advisory_xact_lock(hashtext($1))", f"denied:{who.user}:{document_id}:{attempted}")
+        status = await conn.execute(
+            "INSERT INTO audit_log (actor, actor_kind, action, document_ids, detail)"
+            " SELECT $1, $2, $3, ARRAY[$4::uuid], jsonb_build_object('attempted', $5::text, 'every_s', $6::int)"
+            " WHERE EXISTS (SELECT 1 FROM documents WHERE id = $4) AND NOT EXISTS ("
+            "  SELECT 1 FROM audit_log WHERE actor = $1 AND at > now() - make_interval(secs => $6)"
+            "  AND action = $3 AND document_ids = ARRAY[$4::uuid] AND detail->>'attempted' = $5)",
+            who.user,
+            who.kind,
+            DENIED,
+            document_id,
+            attempted,
+            DENIED_EVERY_S,
+        )
+    return status.endswith(" 1")
+
+
+_pending: set[asyncio.Task[bool]] = set()
+
+
+def record_denied_soon(db: asyncpg.Pool, who: Identity, document_id: uuid.UUID, attempted: str) -> None:
+    """record_denied off the request's path: a walled id and a missing one answer in the same time (the
+    record and its lookup would otherwise tell them apart by a few milliseconds)."""
+    task = asyncio.create_task(record_denied(db, who, document_id, attempted))
+    _pending.add(task)
+    task.add_done_callback(_pending.discard)
+    task.add_done_callback(_log_failure)
+
+
+def _log_failure(task: "asyncio.Task[bool]") -> None:
+    if not task.cancelled() and task.exception() is not None:
+        log.warning("audit log: a refusal could not be recorded: %s", task.exception())

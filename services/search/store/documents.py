@@ -7,6 +7,8 @@ from typing import Any
 
 import asyncpg
 
+from shared.bounds import FILENAME_MAX, METADATA_MAX, TITLE_MAX, clip
+
 # The caller may see the document: one of their groups (or "*") is allowed and none is denied (a deny wins).
 # public.precedente_visible (shared/migrations/0007_deny_groups.sql) is inlined by PostgreSQL: indexable.
 ACCESS_CLAUSE = "public.precedente_visible(access_groups, deny_groups, $2::text[])"
@@ -56,9 +58,11 @@ class Document:
 
     @classmethod
     def from_record(cls, row: asyncpg.Record) -> "Document":
+        """The row as the API shows it: a value stored before shared/bounds.py declared its bound (a legacy
+        900,000-character title) is cut there, with an ellipsis, so no listing or status ships it whole."""
         return cls(
             document_id=row["id"],
-            filename=row["filename"],
+            filename=clip(row["filename"], FILENAME_MAX) or "",
             content_type=row["content_type"],
             blob_key=row["blob_key"],
             trace_id=row["trace_id"],
@@ -74,9 +78,9 @@ class Document:
             ocr_confidence=row["ocr_confidence"],
             page_count=row["page_count"],
             chunk_count=row["chunk_count"],
-            title=row["title"],
-            document_type=row["document_type"],
-            court=row["court"],
+            title=clip(row["title"], TITLE_MAX),
+            document_type=clip(row["document_type"], METADATA_MAX),
+            court=clip(row["court"], METADATA_MAX),
             document_date=row["document_date"],
             process_number=row["process_number"],
             procedural_class=row["procedural_class"],
