@@ -16,6 +16,7 @@ from functools import lru_cache
 
 from services.search.concepts import ConceptMatch, acts_named, case_sensitive, concept_index, name_pattern
 from shared.legal.citations import extract_citations
+from shared.legal.identifiers import remove_identifiers
 from shared.legal.text import fold, fold_lower, strip_marks
 
 __all__ = [
@@ -573,8 +574,21 @@ def _cited(passage: str, window: tuple[int, int], citations: list[str] | None) -
     not of a page it does not show."""
     found = _most_specific(list(_citations_in(passage[window[0] : window[1]])))
     if not found and citations:
-        own = list(_citations_in(passage))
+        own = _sentence_citations(passage)
         found = _most_specific([c for c in citations if c in set(own)] or own)
+    return [remove_identifiers(c) or c for c in found]
+
+
+def _sentence_citations(passage: str) -> list[str]:
+    """What the passage cites, each sentence read alone: an article takes the act named nearest it in its own
+    sentence, never one a sentence before ("O CPC prevê a impugnação. O art. 33, § 3º ..." cited "CPC/2015, art.
+    33, § 3º" where the passage applied the Lei 9.307/1996); an article whose act is only in another sentence is
+    left out of the reason."""
+    found: list[str] = []
+    for start, end in _sentence_spans(passage):
+        for citation in _citations_in(passage[start:end]):
+            if citation not in found:
+                found.append(citation)
     return found
 
 
@@ -584,6 +598,21 @@ def _join(items: list[str]) -> str:
 
 def _sentence_case(text: str) -> str:
     return text[:1].upper() + text[1:]
+
+
+_PARTICLES = frozenset({"de", "da", "do", "das", "dos", "e", "a", "o", "em", "para", "com"})
+
+
+def _abbreviation_of(one: str, other: str) -> bool:
+    """Whether one name is the other's initials ("CDC" and "Código de Defesa do Consumidor", "EPP" and "empresa de
+    pequeno porte"): the query then already said what a concept line would say, and the line is filler."""
+    short, long = sorted((fold_lower(one).strip(), fold_lower(other).strip()), key=len)
+    if " " in short or not short.isalpha() or " " not in long:
+        return False
+    words = re.findall(r"[a-z]+", long)
+    initials = "".join(w[0] for w in words)
+    significant = "".join(w[0] for w in words if w not in _PARTICLES)
+    return short in (initials, significant)
 
 
 def explain(query: str, passage: str, section_path: str | None, citations: list[str] | None = None) -> Explanation:
@@ -642,7 +671,9 @@ def explain(query: str, passage: str, section_path: str | None, citations: list[
     details: list[str] = []
     named = by_sentence.get(best, [])[:2]
     for match, (start, end) in named:
-        details.append(f"trata de {match.written} sob outro nome: “{_one_line(passage[start:end])}”")
+        other = _one_line(passage[start:end])
+        if not _abbreviation_of(match.written, other):  # "CDC" for "Código de Defesa do Consumidor" says nothing new
+            details.append(f"trata de {match.written} sob outro nome: “{other}”")
     if role not in ("cabecalho", "certidao", "preambulo"):  # there, the case's or act's own number would read as cited
         said = {act for match, _ in named for name in match.concept.names for act in _name_acts(name)}
         window = _citation_window(passage, sentence, hits)

@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from shared.legal import process_numbers
 from shared.legal.codes import UFS
 from shared.legal.dates import MONTH_PATTERN
+from shared.legal.legislation import article_exists
 from shared.legal.text import fold
 
 # ------------------------------------------------------------------------------------------- acts
@@ -483,6 +484,15 @@ def _inside(spans: list[tuple[int, int]], pos: int) -> bool:
     return i >= 0 and spans[i][0] <= pos < spans[i][1]
 
 
+_UNKNOWN_ACT_AFTER = re.compile(
+    r"\s*,?\s*(?:d[oa]s?|dest[ae]|n[oa]s?)\s+(?:(?:nov[oa]|atual|vigente|antig[oa])\s+)?"
+    r"(?:Codigo|Regimento|Regulamento|Estatuto|Resolucao|Portaria|Provimento|Instrucao|Convencao|Tratado|Diretiva|"
+    r"Directiva|Constituicao\s+(?:Estadual|do\s+Estado|Paulista|Mineira)|Lei\s+Organica|Emenda|Ato|Edital|Contrato|"
+    r"Regulamentacao|Decreto(?!\s*[-\d]|\s+n)|Carta|(?-i:RI[A-Z]{1,5})|Tabela|Anexo)\b",
+    re.I,
+)
+"""What names an act this module does not identify, right after an article list ("art. 111 do Código de Ética",
+"art. 255 do RISTJ", "art. 21 do Regimento Interno"): the article is that act's, so it binds to none."""
 _MORE = re.compile(r"\s*[,;]?\s*\be\b\s*(?:(?:o|no|do|ao)\s+)?(?:art(?:igo)?s?\.?\s*)?(?=\d)", re.I)
 
 
@@ -513,6 +523,8 @@ def _articles(ftext: str, match: re.Match[str], binder: _Binder, out: list) -> i
     if not groups:
         return 0
     first_start, first_items, first_act, first_end = groups[0]
+    if first_act is None and _UNKNOWN_ACT_AFTER.match(ftext, first_end):
+        return first_end  # "o art. 111 do Código de Ética": an act we do not know is the nearest, not the one before
     if first_act is None:
         first_act = binder.before(pos, TRANSCRIPTION_LOOKBACK if transcription else LOOKBACK)
         groups[0] = (first_start, first_items, first_act, first_end)
@@ -776,4 +788,5 @@ def extract_citations(
             seen.add(ident)
             ids.append(ident)
     with_uf = {i.rsplit("/", 1)[0] for i in ids if re.search(r"/[A-Z]{2}$", i)}
-    return [i for i in ids if not (i in with_uf and not re.search(r"/[A-Z]{2}$", i))]
+    # an article beyond its act's last one was bound to the wrong act: left out, never shown
+    return [i for i in ids if not (i in with_uf and not re.search(r"/[A-Z]{2}$", i)) and article_exists(i)]

@@ -20,7 +20,7 @@ from shared.legal.document_text import DocumentText
 from shared.legal.document_types import EU_ACT
 from shared.legal.text import fold
 
-__all__ = ["ActInfo", "read_act"]
+__all__ = ["LAST_ARTICLE", "ActInfo", "article_exists", "read_act"]
 
 OPENING = 25
 """Lines looked at: the title, the letterhead above it and the enacting clause below it."""
@@ -163,3 +163,50 @@ def _office(who: str) -> str:
         if match := pattern.match(folded):
             return body + who[match.end() :]
     return who
+
+
+LAST_ARTICLE: dict[str, int] = {
+    "CF/1988": 250,
+    "CC/2002": 2046,
+    "CC/1916": 1807,
+    "CPC/2015": 1072,
+    "CPC/1973": 1220,
+    "CDC": 119,
+    "CLT": 922,
+    "CP": 361,
+    "CPP": 811,
+    "CTN": 218,
+    "ECA": 267,
+    "LINDB": 30,
+    "Lei 9.307/1996": 44,
+    "Lei 8.906/1994": 87,
+    "Lei 8.245/1991": 90,
+    "Lei 12.965/2014": 32,
+    "Lei 13.709/2018": 65,
+    "Lei 8.429/1992": 25,
+    "Lei 11.101/2005": 201,
+    "Lei 6.404/1976": 300,
+    "LC 101/2000": 75,
+    "Lei 12.016/2009": 29,
+    "Lei 13.140/2015": 48,
+    "Lei 10.741/2003": 118,
+    "Lei 11.340/2006": 46,
+    "Lei 12.846/2013": 31,
+    "Lei 11.419/2006": 22,
+    "Lei 9.099/1995": 97,
+    "Lei 8.112/1990": 253,
+    "Lei 8.666/1993": 126,
+    "Lei 14.133/2021": 194,
+}
+"""The last article of the main acts, by the canonical ids of shared.legal.citations (articles added later carry
+a letter, "art. 1.048-A", and keep their number within the act's range). A reason line once read "Lei 8.906/1994,
+art. 111": the Estatuto da Advocacia ends at art. 87, and art. 111 was the Código de Ética's, named after it."""
+
+
+def article_exists(citation: str) -> bool:
+    """False for a provision id whose article is beyond its act's last one ("Lei 8.906/1994, art. 111"); True for
+    every other id (an act not in LAST_ARTICLE, a súmula, a precedent): only what is known to be wrong is dropped."""
+    match = re.match(r"^(?P<act>[^,]+), art\. (?P<n>[\d.]+)", citation)
+    if match is None or match["act"] not in LAST_ARTICLE:
+        return True
+    return int(match["n"].replace(".", "")) <= LAST_ARTICLE[match["act"]]

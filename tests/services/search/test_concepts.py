@@ -33,8 +33,7 @@ def test_the_explanation_names_the_concept_the_passage_carries_and_the_ui_highli
     passage = "A mera participação de empresa de pequeno porte em licitação não gera preferência."
     got = explain("mera participação e epp", passage, "ementa")
     assert got.text == (
-        "A ementa firma a tese: “A mera participação de empresa de pequeno porte em licitação não gera preferência”. "
-        "Trata de EPP sob outro nome: “empresa de pequeno porte”."
-    )
+        "A ementa firma a tese: “A mera participação de empresa de pequeno porte em licitação não gera preferência”."
+    )  # "Trata de EPP sob outro nome: 'empresa de pequeno porte'" would only spell out the query's own word
     spans = highlight_spans("mera participação e epp", passage)
     assert [passage[start:end] for start, end in spans] == ["mera", "participação", "empresa de pequeno porte"]

@@ -154,8 +154,9 @@ def test_no_concept_relation_when_the_passage_uses_the_query_own_words() -> None
 def test_an_abbreviation_in_the_passage_is_the_concept_and_not_also_a_citation() -> None:
     text = passage(*EMENTA)
     got = explain("contrato de franquia e código de defesa do consumidor", text, "ementa")
-    assert got.text.endswith("Trata de Código de Defesa do Consumidor sob outro nome: “CDC”.")
-    assert "Cita" not in got.text  # the CDC is named once
+    assert "sob outro nome" not in got.text  # "CDC" spells the query's own words: a concept line is filler
+    assert "CDC" in got.text  # the quote carries it, highlighted
+    assert "Cita" not in got.text  # the CDC is named once, not as a citation beside its own concept
 
 
 # --- the citation -------------------------------------------------------------------------------------------
@@ -539,3 +540,30 @@ def test_headings_and_stamps(sentence: str) -> None:
 )
 def test_not_headings_or_stamps(sentence: str) -> None:
     assert not formulaic(sentence)
+
+
+def test_a_reason_cites_the_act_named_in_the_article_s_own_sentence() -> None:
+    text = (
+        "O Código de Processo Civil rege a execução da sentença. O art. 33, § 3º, admite a impugnação fundada na "
+        "nulidade. A nulidade da sentença arbitral pode ser arguida na impugnação, conforme a Lei 9.307/96."
+    )
+    got = explain("admite a impugnação", text, "fundamentacao", ["CPC/2015, art. 33, § 3º"])
+    assert got.text.startswith("A fundamentação sustenta: “O art. 33, § 3º, admite a impugnação")
+    # the article's act is named in no sentence of its own: the stored "CPC/2015, art. 33, § 3º" (bound to the code
+    # named a sentence before) is not the passage's reason
+    assert "art. 33" not in got.text.split("”")[-1]
+
+
+def test_a_reason_never_names_an_article_its_act_does_not_have() -> None:
+    text = (
+        "A Lei 8.906/94 assegura a inviolabilidade do escritório de advocacia, e o art. 111 do Código de Ética "
+        "trata da publicidade do advogado."
+    )
+    got = explain("publicidade do advogado", text, "fundamentacao")
+    assert got.text.endswith("Cita a Lei 8.906/1994.")  # not "Lei 8.906/1994, art. 111": the Estatuto ends at 87
+
+
+def test_a_reason_holds_no_personal_identifier() -> None:
+    text = "O advogado Fulano de Tal, inscrito na OAB/SP sob o nº 123.456, requereu a publicidade do escritório."
+    got = explain("publicidade do escritório", text, "fundamentacao", ["OAB/SP 123.456"])
+    assert "123.456" not in got.text.split("”")[-1]  # the quote is the passage's; the reason's own words hold none

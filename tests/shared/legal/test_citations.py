@@ -108,3 +108,18 @@ def test_cnj_numbers_of_judgments_cited() -> None:
     )
     assert cites(text) == ["1015773-69.2022.8.26.0011", "0719639-61.2018.8.07.0001"]
     assert cites("Apelação Cível 1015773-70.2022.8.26.0011, Rel. Fulano") == []  # check digits do not hold
+
+
+def test_an_article_of_an_act_we_do_not_know_binds_to_no_earlier_act() -> None:
+    text = "A Lei 8.906/94 dispõe, no art. 22, sobre honorários; o art. 111 do Código de Ética trata de outro tema."
+    assert extract_citations(text) == ["Lei 8.906/1994", "Lei 8.906/1994, art. 22"]
+    assert "Lei 8.906/1994, art. 255" not in extract_citations("A Lei 8.906/94 rege. O art. 255 do RISTJ autoriza.")
+
+
+def test_an_article_beyond_the_act_s_last_is_never_cited() -> None:
+    assert extract_citations("Lei 8.906/1994, art. 7º e art. 111, conforme decidido") == [
+        "Lei 8.906/1994",
+        "Lei 8.906/1994, art. 7º",
+    ]
+    assert "CDC, art. 200" not in extract_citations("o art. 200 do CDC")
+    assert "CPC/2015, art. 1.072" in extract_citations("o art. 1.072 do CPC/2015")

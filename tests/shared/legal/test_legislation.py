@@ -5,7 +5,7 @@ from datetime import date
 import pytest
 
 from shared.legal.document_text import DocumentText
-from shared.legal.legislation import ActInfo, read_act
+from shared.legal.legislation import ActInfo, article_exists, read_act
 from shared.payloads import Page
 from tests.helpers.samples import SHARED_DATA
 
@@ -130,3 +130,12 @@ def test_a_title_the_cleaner_ran_on_into_the_date_and_subject() -> None:
         "users' rights relating to electronic communications networks"
     )
     assert info == ActInfo("2002/22/EC", date(2002, 3, 7), "European Parliament and the Council")
+
+
+def test_article_exists_only_drops_what_is_known_to_be_wrong() -> None:
+    assert article_exists("Lei 9.307/1996, art. 33, § 3º")
+    assert not article_exists("Lei 8.906/1994, art. 111")  # the Estatuto da Advocacia ends at art. 87
+    assert not article_exists("CDC, art. 120")
+    assert article_exists("CPC/2015, art. 1.072") and not article_exists("CPC/2015, art. 1.073")
+    assert article_exists("Lei 1.234/2020, art. 999")  # an act not in the table: not judged
+    assert article_exists("Súmula 7/STJ") and article_exists("REsp 1.602.076/SP")
