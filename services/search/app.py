@@ -14,8 +14,8 @@ from fastapi import FastAPI
 
 from services.search import problems
 from services.search.boundary import InputBoundary
+from services.search.engine.ranking import ranking_from
 from services.search.identity import Authenticator
-from services.search.ranking import ranking_from
 from services.search.routers import access, admin, auth, documents, judgments, panels, relevance, review, search, status
 from services.search.store import audit
 from shared import outbox, recovery, telemetry

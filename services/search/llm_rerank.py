@@ -21,8 +21,8 @@ from typing import Any
 import httpx
 
 from services.search.concepts import concept_index
+from services.search.engine.models import SearchResult
 from services.search.explain import explain
-from services.search.query import SearchResult
 from shared.legal.citations import extract_citations
 from shared.legal.text import fold
 from shared.llm import PROVIDERS, Endpoint, LLMFailure, StructuredPrompt, structured_call

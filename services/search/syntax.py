@@ -55,7 +55,7 @@ PREFIX_FLOOR = 5
 
 _WORD_CHAR = re.compile(r"\w")
 _LETTERS = re.compile(r"[^\W_]+")
-_PARAMETER = re.compile(r"\$[1-9][0-9]*")
+_PARAMETER = re.compile(r"\$[1-9][0-9]*|:[a-z_][a-z0-9_]*")  # positional ($14) or named (:required)
 
 
 @dataclass(frozen=True)

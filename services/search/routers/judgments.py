@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from services.search import problems
 from services.search.deps import DbDep, QueryVectorsDep, RankingDep, SearcherDep, SettingsDep, visible_document
-from services.search.query import SearchFilters, Text
+from services.search.engine.models import SearchFilters, Text
 from services.search.routers.admin import Moment
 from services.search.store import audit
 from services.search.store import judgments as store

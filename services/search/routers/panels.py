@@ -41,14 +41,17 @@ from services.search.deps import (
     ThrottleDep,
     visible_document,
 )
+from services.search.engine.candidates import Candidates
+from services.search.engine.models import SearchFilters, SearchRequest, SearchResult, Text
+from services.search.engine.ranking import Ranking
+from services.search.engine.search import hybrid_search
 from services.search.interleaving import Winner, seeded_random, sign_test, team_draft, winner
-from services.search.query import Candidates, SearchFilters, SearchRequest, SearchResult, Text, hybrid_search
-from services.search.ranking import Ranking
 from services.search.routers.search import run_search
 from services.search.store import audit
 from services.search.store import judgments as judgment_store
 from services.search.store import panels as store
 from services.search.store.judgments import Judgment
+from services.search.store.relevance import active_calibration
 from services.search.syntax import parse_query
 from shared.accounts import NAME_PATTERN, Identity
 from shared.embeddings import IndexGuard, QueryCache
@@ -58,7 +61,7 @@ router = APIRouter(tags=["panels"])
 
 
 class Weights(BaseModel):
-    """Fusion settings that differ from the current ranking's (services/search/ranking.py, Ranking)."""
+    """Fusion settings that differ from the current ranking's (services/search/engine/ranking.py, Ranking)."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -288,9 +291,14 @@ async def _ranked(
         return (await run_search(request, who, db, settings, index_guard, query_vectors, weights)).results
     if problem := await index_guard.problem(db):
         raise HTTPException(503, problem)
-    vector = await asyncio.to_thread(query_vectors.query, parse_query(request.query).text)
+    parsed = parse_query(request.query)
+    vector = await asyncio.to_thread(query_vectors.query, parsed.text)
     candidates = Candidates(0, max(config["ranking"]["candidates"]["lexical"], request.top_k))
-    return (await hybrid_search(db, request, vector, who.groups, candidates, weights)).results
+    calibration = await active_calibration(db)
+    page = await hybrid_search(
+        db, request, vector, who.groups, candidates, weights, parsed=parsed, calibration=calibration
+    )
+    return page.results
 
 
 def _shown(result: SearchResult) -> dict[str, Any]:

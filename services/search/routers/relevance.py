@@ -10,7 +10,7 @@ from fastapi import APIRouter
 from pydantic import BaseModel, ConfigDict, Field
 
 from services.search.deps import AdminDep, DbDep
-from services.search.relevance import relevance_model
+from services.search.engine.relevance import relevance_model
 from services.search.store import audit
 from services.search.store import relevance as store
 from services.search.store.judgments import relevance_model_digest

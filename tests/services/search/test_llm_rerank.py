@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
+from services.search.engine.models import SearchResult
 from services.search.explain import explain
 from services.search.llm_rerank import MAX_EXPLANATION_CHARS, TOOL_NAME, clean_explanation, llm_rerank, ungrounded
-from services.search.query import SearchResult
 from shared.settings import Settings
 from tests.helpers.fake_llm import FakeLLM, Reply, chat_completion, messages_response, tool_use_block
 

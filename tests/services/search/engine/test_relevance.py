@@ -5,7 +5,7 @@ import json
 import numpy as np
 import pytest
 
-from services.search.relevance import (
+from services.search.engine.relevance import (
     FEATURES,
     MODEL_FILE,
     RelevanceFeatures,

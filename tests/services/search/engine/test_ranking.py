@@ -4,8 +4,8 @@ import math
 
 import numpy as np
 
-from services.search.query import preselection_query
-from services.search.ranking import CollectionStatistics, PoolEntry, Ranking, bm25, fuse, lead, rank_pool
+from services.search.engine.candidates import preselection_query
+from services.search.engine.ranking import CollectionStatistics, PoolEntry, Ranking, bm25, fuse, lead, rank_pool
 
 
 def unit(*values: float) -> np.ndarray:

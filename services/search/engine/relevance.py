@@ -22,7 +22,7 @@ from typing import Literal
 
 import numpy as np
 
-MODEL_FILE = Path(__file__).parent / "data" / "relevance.json"
+MODEL_FILE = Path(__file__).parents[1] / "data" / "relevance.json"
 
 Grade = Literal["forte", "provável", "fraca"]
 FEATURES = ("similarity", "similarity_gap", "coverage", "lead", "standing", "known_terms", "specificity")

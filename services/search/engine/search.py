@@ -1,0 +1,84 @@
+"""The search engine's orchestrator: one query's candidates from both indexes under the filters and the access list,
+ranked (ranking.py), grouped into works (grouping.py), graded and ordered (policy.py), the page's cards built
+(cards.py), with the facet counts (facets.py).
+
+The caller parses the query once (it embeds the parsed text) and passes the firm's calibration, read from the store:
+the engine reads neither the request's raw syntax twice nor the store.
+"""
+
+import asyncio
+
+import asyncpg
+import numpy as np
+
+from services.search.engine.candidates import CANDIDATES, Candidates, fetch_pool, pool_parameters
+from services.search.engine.cards import card, shown_records
+from services.search.engine.context import pool_context
+from services.search.engine.facets import facet_counts, facets_statement, wider_facets
+from services.search.engine.grouping import Passage, group_by_work
+from services.search.engine.models import SearchPage, SearchRequest
+from services.search.engine.policy import by_date, grade_works, identified_first, sources_first, vague_query
+from services.search.engine.ranking import Ranking, pool_matrix, score_pool
+from services.search.engine.relevance import Calibration, relevance_model
+from services.search.syntax import ParsedQuery, parse_query
+
+DEFAULT_RANKING = Ranking()
+
+
+async def hybrid_search(
+    db: asyncpg.Pool,
+    request: SearchRequest,
+    query_vector: np.ndarray,
+    groups: list[str],
+    candidates: Candidates,
+    ranking: Ranking = DEFAULT_RANKING,
+    limit: int | None = None,
+    *,
+    parsed: ParsedQuery | None = None,
+    calibration: Calibration | None = None,
+) -> SearchPage:
+    """The works (decisions, acts, pareceres) that carry the query, one entry each, best first (or newest
+    first), `limit` (default top_k) of them from `offset`, graded, and the facet counts of the candidates.
+
+    `parsed`: request.query as parse_query read it (None: read here); `calibration`: the firm's recalibration of
+    the grade (services/search/store/relevance.active_calibration; None: the model as shipped)."""
+    limit = limit or request.top_k
+    parsed = parsed or parse_query(request.query)
+    async with db.acquire() as conn:
+        lexemes, stats, centring = await pool_context(conn, parsed, query_vector, candidates, db)
+
+        def parameters(search: SearchRequest) -> dict[str, object]:
+            return pool_parameters(
+                search, query_vector, groups, candidates, lexemes, stats, parsed, centring.languages, centring.exact
+            )
+
+        # The facets' own statements run beside this search's, on connections of their own (awaited once this
+        # one is released: a pool of one connection serves them after it).
+        wider = asyncio.ensure_future(wider_facets(db, request, parameters, candidates, facets_statement(CANDIDATES)))
+        try:
+            rows, pool = await fetch_pool(conn, parameters(request), candidates)
+            embeddings = pool_matrix(pool) if pool else np.zeros((0, 1))  # ranking's and grouping's, built once
+            scores = score_pool(
+                pool, query_vector, lexemes, stats, ranking, embeddings, centring.centroids, centring.query_language
+            )
+            order = [int(i) for i in np.argsort(-scores.fused, kind="stable")]
+            passages = [
+                Passage(i, row["work_id"], str(row["document_id"]), row["char_start"], row["char_end"])
+                for i, row in enumerate(rows)
+            ]
+            model = relevance_model().calibrated(calibration)
+            vague = vague_query(lexemes, stats)
+            works = grade_works(group_by_work(order, passages, embeddings), pool, scores, lexemes, stats, model, vague)
+            works = identified_first(sources_first(works, rows, embeddings), rows, model.strong)
+            ranked = by_date(works, rows) if request.sort == "date" else works
+            shown = ranked[request.offset : request.offset + limit]
+            details, copies, documents, ementa_of = await shown_records(conn, shown, rows, groups)
+        except BaseException:
+            wider.cancel()
+            await asyncio.gather(wider, return_exceptions=True)
+            raise
+    facets = facet_counts(rows, request, await wider)
+    results = [card(parsed.text, work, rows, details, documents, copies, ementa_of) for work in shown]
+    relevant = sum(work.grade != "fraca" for work in works)
+    features = [work.features for work in shown]
+    return SearchPage(results, facets, len(works), relevant, relevant == 0, features, vague)
