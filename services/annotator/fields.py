@@ -215,6 +215,13 @@ _EU_RAPPORTEUR = re.compile(
 """The EU Court's judge-rapporteur, marked in the composition: "M. Ilešič, A. Tizzano (relator), E. Levits"."""
 
 
+_RANKS = re.compile(
+    r"^(?:(?:Gen(?:eral)?\s+(?:de\s+)?Ex(?:[ée]rcito)?|Ten(?:ente)?[- ]Brig(?:adeiro)?(?:\s+(?:do\s+)?Ar)?|"
+    r"Alte\.?\s+Esq(?:uadra)?|Almirante\s+de\s+Esquadra|Des[ªa]\.?|Dr[ªa]\.?)\s+)+",
+    re.I,
+)
+
+
 def _clean_name(value: str) -> str | None:
     value = re.sub(r"\(.*?\)|\(.*$", "", value)  # "(DESEMBARGADOR CONVOCADO TJRS)"
     value = re.sub(r":\d+.*$", "", value)  # "CLAUDIO ... ORTO:14566 Assinado em ..."
@@ -224,7 +231,15 @@ def _clean_name(value: str) -> str | None:
         if stripped == value:
             break
         value = stripped
-    value = re.sub(r",?\s*Relator(?:a)?\b.*$", "", value, flags=re.I).strip(" :,-")
+    value = re.sub(r",?\s*(?:Relator|Revisor)(?:a)?\b.*$", "", value, flags=re.I).strip(" :,-.")
+    # the caption's next label run onto the name: "Ricardo Lewandowski Agte. União"
+    value = re.sub(
+        r"\s+(?:Agte|Agdo|Agda|Recte|Recdo|Impte|Impdo|Pacte|Embte|Embdo|Reqte|Reqdo|Adv)s?\.?(?:\s.*)?$",
+        "",
+        value,
+        flags=re.I,
+    )
+    value = _RANKS.sub("", value)  # the STM's military ministers: "Gen Ex", "Ten Brig Ar", "Alte Esq"
     if not re.search(r"[A-Za-zÀ-ÿ]{2}", value) or len(value) > 80 or not is_person_name(value):
         return None  # a party's caption, a court's name or a heading on the label's line is no relator
     return title_case(value)

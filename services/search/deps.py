@@ -15,7 +15,7 @@ from fastapi.security import HTTPAuthorizationCredentials
 from faststream.kafka import KafkaBroker
 
 from services.search import problems
-from services.search.ranking import Ranking
+from services.search.engine.ranking import Ranking
 from services.search.store import audit, documents
 from shared import outbox
 from shared.accounts import Identity

@@ -34,7 +34,8 @@ _NOT_NAME_WORDS = frozenset(
     advogada advogados procurador procuradora paciente exequente executado outro outros outra outras
     ementa acordao relatorio voto decisao despacho sentenca certidao processo recurso agravo apelacao
     embargos classe origem assunto relator relatora revisor revisora presidente vogal convocado convocada
-    substituto substituta designado designada lei artigo
+    substituto substituta designado designada lei artigo agte agtes agdo agda agdos recte recdo recda impte impdo
+    pacte embte embdo reqte reqdo adv advs intdo intda
     """.split()  # noqa: SIM905 - a word list reads best as text
 )
 _INITIAL = re.compile(r"^(?:[A-ZÀ-Ý]\.){1,4}$|^[A-ZÀ-Ý]$")

@@ -137,3 +137,23 @@ def test_an_appeal_against_a_decision_names_no_decision_as_a_party() -> None:
         "interpor RECURSO INOMINADO contra a r. sentença de fls. 80, pelas razões que seguem."
     )
     assert fields.parties(doc(text), "peticao") == []
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # the parties' line stands where a name was expected: no relator rather than the parties
+        (
+            "APELAÇÃO CÍVEL 0700000-00.2020.8.07.0001\nRELATOR : Distribuidora Exemplo de Veiculos S/a e Outra Ltda\n",
+            None,
+        ),
+        ("AÇÃO CÍVEL ORIGINÁRIA 1.234\nRELATOR : MIN. FULANO DE TAL SOUZA AGTE. UNIÃO\n", "Fulano de Tal Souza"),
+        (
+            "APELAÇÃO 7000000-00.2017.7.00.0000\nRELATOR: Ministro Gen Ex Fulano de Tal Souza Revisor: Ministro X Y\n",
+            "Fulano de Tal Souza",
+        ),
+        ("APELAÇÃO 0700000-00.2014.8.01.0001\nRelatora : Desª. Fulana de Tal\n", "Fulana de Tal"),
+    ],
+)
+def test_a_relator_is_a_person_found_after_the_label(text: str, expected: str | None) -> None:
+    assert fields.relator(DocumentText([Page(number=1, text=text)]), "acordao") == expected
