@@ -31,7 +31,7 @@ PRESETS = ("current", "keyword")
 ApiOption = Annotated[str | None, typer.Option("--api", help="Search API URL (default PRECEDENTE_API_URL).")]
 ConfigurationHelp = (
     '"current" (what POST /search runs), "keyword" (full-text matches ranked by BM25 only), or other weights of the'
-    ' current ranking: "NAME:dense_weight=0.5,lead_weight=0" (the fields of services/search/ranking.py Ranking).'
+    ' current ranking: "NAME:dense_weight=0.5,lead_weight=0" (the fields of services/search/engine/ranking.py Ranking).'
 )
 
 

@@ -109,7 +109,7 @@ class Settings(BaseSettings):
     api_url: str = "http://127.0.0.1:8000"
     search_candidates: int = 100  # nearest chunks by embedding; the pool ranked is their union with...
     search_lexical_candidates: int = 300  # ...full-text matches preselected by ts_rank
-    # Ranking of the candidate pool (services/search/ranking.py; each default measured on JurisTCU)
+    # Ranking of the candidate pool (services/search/engine/ranking.py; each default measured on JurisTCU)
     search_fusion: Literal["weighted", "rrf"] = "weighted"  # z-scores of dense and BM25, or reciprocal ranks
     search_dense_weight: float = 0.7
     search_bm25_k1: float = 0.9
