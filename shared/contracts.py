@@ -67,7 +67,7 @@ class Event(BaseModel):
     schema_version: int = SCHEMA_VERSION
     document_id: uuid.UUID
     version: int = Field(1, ge=1, description="Content version of the document; stale versions are dropped.")
-    trace_id: str = Field(default_factory=new_trace_id)
+    trace_id: str = Field(default_factory=new_trace_id, max_length=128)
     emitted_at: datetime = Field(default_factory=datetime.now)
 
     @field_validator("schema_version")

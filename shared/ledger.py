@@ -348,7 +348,7 @@ async def note_refused(db: Db, document_id: uuid.UUID, detail: str) -> bool:
         "INSERT INTO document_history (document_id, version, stage, detail)"
         " SELECT id, version, stage, $2 FROM documents WHERE id = $1",
         document_id,
-        detail[:2000],
+        detail[:2000].replace("\x00", "\\x00"),  # a refused message's key may hold one; text cannot
     )
     return not status.endswith(" 0")
 

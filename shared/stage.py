@@ -46,7 +46,7 @@ from shared.contracts import (
 )
 from shared.db import create_pool
 from shared.settings import Settings
-from shared.storage import MissingBlob
+from shared.storage import BlobMismatch, MissingBlob
 
 log = logging.getLogger(__name__)
 
@@ -168,6 +168,36 @@ def decode(raw: bytes | dict[str, Any]) -> dict[str, Any]:
     return body
 
 
+def _nul_at(body: dict[str, Any]) -> str | None:
+    """Where the decoded message holds a NUL character (a key or a string at any depth), as a dotted path;
+    None when nowhere. Walked without recursion: what JSON could nest, this follows."""
+    stack: list[tuple[str, Any]] = [("", body)]
+    while stack:
+        path, value = stack.pop()
+        if isinstance(value, str) and "\x00" in value:
+            return path or "(body)"
+        if isinstance(value, dict):
+            for name, item in value.items():
+                if "\x00" in name:
+                    return f"{path}.(key)".lstrip(".")
+                stack.append((f"{path}.{name}".lstrip("."), item))
+        elif isinstance(value, list):
+            stack.extend((f"{path}[{i}]", item) for i, item in enumerate(value))
+    return None
+
+
+def _span_view(body: dict[str, Any]) -> dict[str, Any]:
+    """The fields the span and the log line read, kept only where they have their contract's type: a message
+    with a list for its trace_id is still handled (and dead-lettered) inside its span."""
+    view: dict[str, Any] = {}
+    for name in ("document_id", "trace_id"):
+        if isinstance(body.get(name), str) and "\x00" not in body[name] and len(body[name]) <= 64:
+            view[name] = body[name]
+    if isinstance(body.get("version"), int) and not isinstance(body["version"], bool):
+        view["version"] = body["version"]
+    return view
+
+
 async def process(
     service: StageService,
     ctx: StageContext,
@@ -190,10 +220,15 @@ async def process(
         unreadable: Unreadable | None = err
     else:
         unreadable = None
-    with telemetry.consumer_span(span_name, headers, body, service.name) as span:
+    if unreadable is None and (where := _nul_at(body)) is not None:
+        unreadable = Unreadable(
+            f"the message holds a NUL character (in {where!r}), which no stored text can hold: remove it and publish"
+            " the event again"
+        )
+    with telemetry.consumer_span(span_name, headers, _span_view(body), service.name) as span:
         try:
             if unreadable is not None:
-                await _reject_malformed(service, ctx, {}, str(unreadable), key, raw)
+                await _reject_malformed(service, ctx, body, str(unreadable), key, raw)
                 result = "malformed"
             else:
                 result = await _process(service, ctx, body, key)
@@ -204,8 +239,9 @@ async def process(
             elapsed = time.perf_counter() - started
             telemetry.DOCUMENTS.labels(service.name, result).inc()
             telemetry.STAGE_SECONDS.labels(service.name, result).observe(elapsed)
+            seen = _span_view(body)
             log.info(
-                "%s: %s v%s %s in %.2f s", service.name, body.get("document_id"), body.get("version"), result, elapsed
+                "%s: %s v%s %s in %.2f s", service.name, seen.get("document_id"), seen.get("version"), result, elapsed
             )
 
 
@@ -280,9 +316,9 @@ async def _handle(service: StageService, ctx: StageContext, event: Event) -> str
             telemetry.FAILURES.labels(service.name, review.code, "review").inc()
             await _to_review(service, ctx, event, review)
             return "review"
-        except (ToDeadLetter, MissingBlob) as dead:
-            code = dead.code if isinstance(dead, ToDeadLetter) else "missing_blob"
-            reason = dead.reason if isinstance(dead, ToDeadLetter) else str(dead)
+        except (ToDeadLetter, MissingBlob, BlobMismatch) as dead:
+            code = dead.code if isinstance(dead, ToDeadLetter | BlobMismatch) else "missing_blob"
+            reason = dead.reason
             telemetry.FAILURES.labels(service.name, code, "deadletter").inc()
             await _to_deadletter(service, ctx, event, reason, code, "bad_input")
             return "deadletter"
@@ -390,7 +426,7 @@ async def _reject_malformed(
     version, trace_id = body.get("version"), body.get("trace_id")
     if isinstance(version, int) and not isinstance(version, bool) and version >= 1:
         follow["version"] = version
-    if isinstance(trace_id, str) and 0 < len(trace_id) <= 64:
+    if isinstance(trace_id, str) and 0 < len(trace_id) <= 64 and "\x00" not in trace_id:
         follow["trace_id"] = trace_id
     await publish(
         ctx.broker,

@@ -5,6 +5,7 @@ shared volume between containers; keys are deterministic, so a retried stage ove
 payload instead of leaving an orphan.
 """
 
+import hashlib
 import uuid
 from typing import TypeVar
 
@@ -53,6 +54,32 @@ async def get_blob(db: asyncpg.Pool | asyncpg.Connection, key: str) -> bytes:
     if content is None:
         raise MissingBlob(key)
     return bytes(content)
+
+
+class BlobMismatch(Exception):
+    """The stored file is not the one the event's content_hash names: dead-lettered at once (a retry reads the
+    same bytes), as `hash_mismatch`."""
+
+    code = "hash_mismatch"
+
+    def __init__(self, key: str, expected: str) -> None:
+        super().__init__(key)
+        self.reason = (
+            f"the file stored under {key[:300]!r} is not the one the event's content_hash {expected[:80]!r} names"
+            " (its sha256 differs): publish the event again with the stored file's own hash"
+        )
+
+    def __str__(self) -> str:
+        return self.reason
+
+
+async def get_original(db: asyncpg.Pool | asyncpg.Connection, key: str, content_hash: str) -> bytes:
+    """The original file an event's claim check names, checked against the event's sha256: a DMS that publishes
+    its own events can name a file that is not the one stored (MissingBlob, BlobMismatch)."""
+    data = await get_blob(db, key)
+    if hashlib.sha256(data).hexdigest() != content_hash.lower():
+        raise BlobMismatch(key, content_hash)
+    return data
 
 
 async def put_model(db: asyncpg.Pool | asyncpg.Connection, key: str, payload: BaseModel) -> str:

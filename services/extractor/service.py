@@ -18,7 +18,7 @@ from shared.contracts import DocumentExtracted, DocumentSubmitted, MetadataHints
 from shared.formats import detect_format
 from shared.settings import Settings
 from shared.stage import Outcome, StageContext, StageService, ToDeadLetter, ToReview
-from shared.storage import get_blob, original_key, put_blob, put_model, stage_key
+from shared.storage import get_original, original_key, put_blob, put_model, stage_key
 
 
 async def handle(event: DocumentSubmitted, ctx: StageContext) -> Outcome:
@@ -29,13 +29,7 @@ async def handle(event: DocumentSubmitted, ctx: StageContext) -> Outcome:
             " split it or raise PRECEDENTE_MAX_UPLOAD_BYTES",
             code="too_large",
         )
-    data = await get_blob(ctx.db, event.blob_key)
-    if hashlib.sha256(data).hexdigest() != event.content_hash.lower():  # a DMS's event must name the file it sent
-        raise ToDeadLetter(
-            f"the stored file's sha256 is not the event's content_hash {event.content_hash[:80]!r}: the event names"
-            " another file than the one stored under its claim check; publish it again with the file's own hash",
-            code="hash_mismatch",
-        )
+    data = await get_original(ctx.db, event.blob_key, event.content_hash)  # a DMS's event must name its file
     readers: asyncio.Queue[IsolatedRunner] = ctx.state["readers"]
     runner = await readers.get()  # one reading child per document in flight: a timeout there stops only this one
     try:

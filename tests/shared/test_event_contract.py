@@ -1,0 +1,292 @@
+"""Every message on a consumed topic ends somewhere a person sees it (issue 35, point 2): published by an outside
+client (confluent-kafka, librdkafka: not the product's aiokafka) to a real embedded Tansu broker, consumed by a
+stage built by shared/stage.py's build_app, with a real migrated PostgreSQL ledger.
+
+The stage is the test's own on documents.submitted: it reads the claim check as the extractor does
+(shared/storage.get_original) and records `extracted`. Its outcome per message is read from the stage's own
+counter (precedente_documents_processed, by outcome); what it dead-lettered, from an observer of the dead-letter
+topic. The tests are sync: hypothesis drives the last one, on the module's own event loop.
+"""
+
+import asyncio
+import hashlib
+import json
+import uuid
+from collections.abc import Coroutine, Iterator
+from pathlib import Path
+from typing import Any
+
+import asyncpg
+import pytest
+from confluent_kafka import Producer
+from faststream import TestApp
+from faststream.kafka import KafkaBroker
+from faststream.kafka.annotations import KafkaMessage
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from prometheus_client import REGISTRY
+
+from shared.broker import ensure_topics, topic_name
+from shared.contracts import DocumentDeadLetter, DocumentExtracted, DocumentSubmitted, Stage, Topic
+from shared.db import create_pool, migrate
+from shared.embedded import EmbeddedBroker
+from shared.settings import Settings
+from shared.stage import Outcome, StageContext, StageService, build_app
+from shared.storage import get_original, original_key, put_blob
+
+NAME = "contract-probe"
+OUTCOMES = ("ok", "review", "deadletter", "skipped", "malformed", "error")
+SEEN = ("ok", "deadletter", "malformed")  # handled, or dead-lettered with a reason: in sight
+FILE = b"Parecer sobre a prescricao intercorrente na execucao fiscal."
+FILE_HASH = hashlib.sha256(FILE).hexdigest()
+
+
+async def _extract(event: DocumentSubmitted, ctx: StageContext) -> Outcome:
+    await get_original(ctx.db, event.blob_key, event.content_hash)
+    return Outcome(
+        topic=Topic.EXTRACTED,
+        event=event.follow(DocumentExtracted, pages_key=f"pages/{event.document_id}", page_count=1, confidence=1.0),
+        stage=Stage.EXTRACTED,
+    )
+
+
+class World:
+    def __init__(self, loop: asyncio.AbstractEventLoop, pool: asyncpg.Pool, settings: Settings) -> None:
+        self.loop, self.pool, self.settings = loop, pool, settings
+        self.letters: list[tuple[bytes | None, DocumentDeadLetter]] = []
+        self.producer = Producer({"bootstrap.servers": settings.kafka_bootstrap, "linger.ms": 0})
+
+    def run(self, coroutine: Coroutine[Any, Any, Any]) -> Any:
+        return self.loop.run_until_complete(coroutine)
+
+    @staticmethod
+    def counts() -> dict[str, float]:
+        def value(outcome: str) -> float:
+            sample = REGISTRY.get_sample_value(
+                "precedente_documents_processed_total", {"stage": NAME, "outcome": outcome}
+            )
+            return sample or 0.0
+
+        return {outcome: value(outcome) for outcome in OUTCOMES}
+
+    def _produce(self, value: bytes | None, key: bytes | None) -> None:
+        self.producer.produce(topic_name(self.settings, Topic.SUBMITTED), value=value, key=key)
+        assert self.producer.flush(10) == 0, "the outside client could not deliver its message"
+
+    def send(self, value: bytes | None, key: bytes | None) -> tuple[str, DocumentDeadLetter | None]:
+        """Publish one message with confluent-kafka and wait for the stage's outcome (and its dead letter)."""
+        before, letters = self.counts(), len(self.letters)
+
+        async def outcome() -> tuple[str, DocumentDeadLetter | None]:
+            await asyncio.to_thread(self._produce, value, key)
+            for _ in range(600):
+                now = self.counts()
+                changed = [o for o in OUTCOMES if now[o] != before[o]]
+                dead = changed and changed[0] in ("deadletter", "malformed")
+                if changed and (not dead or len(self.letters) > letters):
+                    assert len(changed) == 1 and now[changed[0]] == before[changed[0]] + 1, changed
+                    return changed[0], self.letters[letters][1] if dead else None
+                await asyncio.sleep(0.05)
+            raise AssertionError(f"no outcome within 30 s for {value!r:.200}")
+
+        return self.run(outcome())
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory: pytest.TempPathFactory, database_url: str) -> Iterator[World]:
+    tansu = EmbeddedBroker(logfile=Path(tmp_path_factory.mktemp("tansu")) / "broker.log")
+    tansu.start()
+    loop = asyncio.new_event_loop()
+    try:
+        config = Settings(
+            database_url=database_url,
+            kafka_bootstrap=tansu.bootstrap,
+            topic_partitions=1,
+            topic_prefix=f"contract-{uuid.uuid4().hex[:8]}.",
+            consumer_session_timeout_ms=6000,  # Tansu joins a group in about half of it
+            consumer_heartbeat_interval_ms=1500,
+            lag_interval_s=0,
+            metrics_port=0,
+            telemetry_exporter="none",
+        )
+        loop.run_until_complete(migrate(database_url))
+        pool = loop.run_until_complete(create_pool(database_url))
+        loop.run_until_complete(ensure_topics(config))
+        loop.run_until_complete(put_blob(pool, original_key(FILE_HASH), FILE, "text/plain"))
+        world = World(loop, pool, config)
+        service = StageService(NAME, Topic.SUBMITTED, Stage.SUBMITTED, Stage.EXTRACTED, _extract)
+        app = build_app(service, config)
+        broker = app.broker
+        assert isinstance(broker, KafkaBroker)
+
+        @broker.subscriber(topic_name(config, Topic.DEADLETTER), group_id=f"observer-{uuid.uuid4().hex[:6]}")
+        async def observe(body: dict[str, Any], message: KafkaMessage) -> None:
+            world.letters.append((message.raw_message.key, DocumentDeadLetter.model_validate(body)))
+
+        running = TestApp(app)
+        loop.run_until_complete(running.__aenter__())
+        try:
+            yield world
+        finally:
+            loop.run_until_complete(running.__aexit__(None, None, None))
+            loop.run_until_complete(pool.close())
+            world.producer.flush(5)
+            del world.producer  # librdkafka's handle goes with it: no reconnecting to the stopped broker
+    finally:
+        loop.close()
+        tansu.stop()
+
+
+def _event(**changes: Any) -> dict[str, Any]:
+    """A valid documents.submitted of a new document whose file is stored, as JSON, with `changes`."""
+    event = DocumentSubmitted(
+        document_id=uuid.uuid4(),
+        blob_key=original_key(FILE_HASH),
+        filename="parecer.txt",
+        content_hash=FILE_HASH,
+        size_bytes=len(FILE),
+        trace_id=uuid.uuid4().hex,
+    ).model_dump(mode="json")
+    return event | changes
+
+
+def _bytes(body: Any) -> bytes:
+    return json.dumps(body).encode()
+
+
+def test_the_outside_client_s_valid_event_is_handled(world: World) -> None:
+    body = _event()
+    outcome, _ = world.send(_bytes(body), body["document_id"].encode())
+    assert outcome == "ok"
+    stage = world.run(world.pool.fetchval("SELECT stage FROM documents WHERE id = $1", uuid.UUID(body["document_id"])))
+    assert stage == "extracted"
+
+
+PROBES: list[tuple[str, Any, str]] = [
+    # (name, body (bytes as they are, or JSON to encode), what the dead letter's reason says)
+    ("not_json", b"isto nao e JSON", "is not JSON"),
+    ("array", b'["a", "b"]', "is JSON an array"),
+    ("string", b'"texto"', "is JSON a string"),
+    ("null", b"null", "is JSON null"),
+    ("empty", b"", "is empty"),
+    ("tombstone", None, "is empty"),
+    ("deep", b"[" * 100_000 + b"]" * 100_000, "nested too deep"),
+    ("wrong_type", {"size_bytes": "grande"}, "'size_bytes': Input should be a valid integer"),
+    ("nul_in_filename", {"filename": "pare\x00cer.pdf"}, "NUL character (in 'filename')"),
+    ("schema_99", {"schema_version": 99}, "schema version 99 is not one this service reads"),
+    ("long_title", {"hints": {"title": "T" * 600_000}}, "'hints.title': String should have at most 500"),
+    ("many_groups", {"access_groups": [f"g{i}" for i in range(100_000)]}, "'access_groups': List should have at most"),
+    ("long_group", {"access_groups": ["g" * 65]}, "'access_groups.0': String should have at most 64"),
+]
+
+
+@pytest.mark.parametrize(("body", "said"), [p[1:] for p in PROBES], ids=[p[0] for p in PROBES])
+def test_a_malformed_message_is_dead_lettered_with_a_reason(world: World, body: Any, said: str) -> None:
+    document_id = uuid.uuid4()
+    value = _bytes(_event(document_id=str(document_id), **body)) if isinstance(body, dict) else body
+
+    outcome, letter = world.send(value, str(document_id).encode())
+
+    assert outcome == "malformed" and letter is not None
+    assert letter.document_id == document_id  # under the document its key names
+    assert said in letter.reason, letter.reason
+
+
+def test_a_key_that_disagrees_with_the_body_is_dead_lettered(world: World) -> None:
+    body, other = _event(), uuid.uuid4()
+    outcome, letter = world.send(_bytes(body), str(other).encode())
+    assert outcome == "malformed" and letter is not None
+    assert f"is not its body's document_id {body['document_id']}" in letter.reason
+    known = world.run(
+        world.pool.fetchval("SELECT count(*) FROM documents WHERE id = $1", uuid.UUID(body["document_id"]))
+    )
+    assert known == 0  # neither id is trusted: nothing was registered
+
+
+@pytest.mark.parametrize(
+    ("changes", "code", "said"),
+    [
+        ({"content_hash": "0" * 64}, "hash_mismatch", "is not the one the event's content_hash"),
+        ({"blob_key": "originals/" + "f" * 64}, "missing_blob", "names no stored file"),
+    ],
+    ids=["hash_mismatch", "missing_blob"],
+)
+def test_a_claim_check_that_does_not_hold_fails_the_document_at_once(
+    world: World, changes: dict[str, str], code: str, said: str
+) -> None:
+    """Not retried three times and reported as a Python KeyError: on the ledger as failed, with its reason code."""
+    body = _event(**changes)
+    outcome, letter = world.send(_bytes(body), body["document_id"].encode())
+    assert outcome == "deadletter" and letter is not None and said in letter.reason
+    assert "KeyError" not in letter.reason
+    row = world.run(world.pool.fetchrow("SELECT * FROM documents WHERE id = $1", uuid.UUID(body["document_id"])))
+    assert (row["stage"], row["reason_code"], row["attempts"]) == ("failed", code, 0)
+    assert said in row["last_error"]
+
+
+def test_a_refused_message_about_a_known_document_is_in_its_history(world: World) -> None:
+    body = _event()
+    assert world.send(_bytes(body), body["document_id"].encode())[0] == "ok"
+    damaged = body | {"version": 2, "size_bytes": -1}
+
+    outcome, _ = world.send(_bytes(damaged), body["document_id"].encode())
+
+    assert outcome == "malformed"
+    details = world.run(
+        world.pool.fetch("SELECT detail FROM document_history WHERE document_id = $1", uuid.UUID(body["document_id"]))
+    )
+    assert any("refused a message" in (d["detail"] or "") and "'size_bytes'" in d["detail"] for d in details)
+
+
+# --- Generated messages: none lost from sight -----------------------------------------------------------------------
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=12),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3),
+    max_leaves=8,
+)
+FIELDS = sorted(DocumentSubmitted.model_fields)
+
+
+@st.composite
+def messages(draw: st.DrawFn) -> tuple[bytes | None, str]:
+    """A message's value and how to key it: raw bytes, any JSON, or a valid event with fields removed, replaced
+    by any JSON or added; keyed by its document id, another, arbitrary bytes or nothing."""
+    kind = draw(st.sampled_from(["bytes", "json", "event"]))
+    key = draw(st.sampled_from(["own", "other", "bytes", "none"]))
+    if kind == "bytes":
+        value: bytes | None = draw(st.binary(max_size=64))
+    elif kind == "json":
+        value = _bytes(draw(json_values))
+    else:
+        body = _event()
+        for name in draw(st.lists(st.sampled_from([*FIELDS, "extra"]), max_size=3, unique=True)):
+            if draw(st.booleans()):
+                body.pop(name, None)
+            else:
+                body[name] = draw(json_values)
+        value = _bytes(body)
+    return value, key
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(message=messages(), other=st.binary(max_size=16))
+def test_no_generated_message_is_lost_from_sight(world: World, message: tuple[bytes, str], other: bytes) -> None:
+    """Each message is handled, or dead-lettered with a reason; never a log line alone (outcome "error")."""
+    value, how = message
+    try:
+        own = json.loads(value or b"null").get("document_id")
+    except (ValueError, AttributeError):
+        own = None
+    key = {
+        "own": str(own).encode() if own is not None else None,
+        "other": str(uuid.uuid4()).encode(),
+        "bytes": other,
+        "none": None,
+    }[how]
+
+    outcome, letter = world.send(value, key)
+
+    assert outcome in SEEN, outcome
+    if outcome != "ok":
+        assert letter is not None and len(letter.reason) > 20
