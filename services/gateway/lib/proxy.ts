@@ -1,5 +1,7 @@
 // The /api/* proxy's rules, kept pure so they are tested without a server.
 
+import { readConfig } from "./config";
+
 /** Request headers the browser may pass on; everything else (Authorization, Cookie, X-Precedente-*) stays here. */
 const FORWARDED_REQUEST_HEADERS = ["accept", "accept-language", "content-type", "if-none-match", "if-modified-since", "range"];
 
@@ -90,15 +92,26 @@ export function isNavigation(headers: Headers): boolean {
   return (headers.get("accept") ?? "").includes("text/html");
 }
 
-/** A state-changing request must come from this origin (SameSite=Lax already keeps the cookie off others). */
-export function sameOrigin(method: string, headers: Headers): boolean {
+/**
+ * A state-changing request must come from this origin (SameSite=Lax already keeps the cookie off others): one of the
+ * configured public origins, or, with none configured, the request's own Host. Never X-Forwarded-Host: a cross-site
+ * POST carrying the session cookie and a forged X-Forwarded-Host was accepted (issue 35).
+ */
+export function sameOrigin(
+  method: string,
+  headers: Headers,
+  publicOrigins: string[] = readConfig().publicOrigins,
+): boolean {
   if (method === "GET" || method === "HEAD") return true;
   const origin = headers.get("origin");
   if (origin === null) return true; // not a browser form or fetch from another site
-  const host = headers.get("x-forwarded-host") ?? headers.get("host");
+  let from: URL;
   try {
-    return host !== null && new URL(origin).host === host;
+    from = new URL(origin);
   } catch {
     return false;
   }
+  if (publicOrigins.length > 0) return publicOrigins.includes(from.origin);
+  const host = headers.get("host");
+  return host !== null && from.host === host;
 }

@@ -123,6 +123,25 @@ describe("sameOrigin", () => {
     expect(sameOrigin("POST", new Headers({ origin: "https://evil.example", host: "gw:3000" }))).toBe(false);
     expect(sameOrigin("POST", new Headers({ host: "gw:3000" }))).toBe(true);
   });
+
+  it("never trusts X-Forwarded-Host: a cross-site POST that forges it is refused", () => {
+    const forged = new Headers({ origin: "https://evil.example", host: "gw:3000", "x-forwarded-host": "evil.example" });
+    expect(sameOrigin("POST", forged, [])).toBe(false);
+    expect(sameOrigin("POST", forged, ["https://precedente.firma.com.br"])).toBe(false);
+  });
+
+  it("checks against the configured public origin, whatever Host a proxy passes on", () => {
+    const origins = readConfig({ PRECEDENTE_PUBLIC_ORIGIN: " https://precedente.firma.com.br/ , http://127.0.0.1:3000" })
+      .publicOrigins;
+    expect(origins).toEqual(["https://precedente.firma.com.br", "http://127.0.0.1:3000"]);
+    const behindProxy = new Headers({ origin: "https://precedente.firma.com.br", host: "gateway:3000" });
+    expect(sameOrigin("POST", behindProxy, origins)).toBe(true);
+    // The Host alone no longer vouches for an origin once the public ones are named.
+    expect(sameOrigin("POST", new Headers({ origin: "http://gateway:3000", host: "gateway:3000" }), origins)).toBe(false);
+    expect(sameOrigin("POST", new Headers({ origin: "null", host: "gateway:3000" }), origins)).toBe(false);
+    expect(readConfig({}).publicOrigins).toEqual([]);
+    expect(() => readConfig({ PRECEDENTE_PUBLIC_ORIGIN: "precedente sem esquema" })).toThrow();
+  });
 });
 
 describe("isNavigation", () => {
