@@ -2,7 +2,7 @@
 page open from queries written the way a lawyer asks without it.
 
     .venv/bin/python bench/query_overlap.py tests/data/judged_queries.jsonl tests/data/paraphrase_queries.jsonl \
-        [--verbose] [--data ../shared]
+        [--verbose] [--data ../shared] [--max-pages 40]
 
 For every positive query: content words = its tokens (lower-cased, accents folded by NFKD, runs of letters and
 digits), minus the Portuguese and English stop words below and one-character tokens; overlap = the share of those
@@ -130,8 +130,15 @@ def summary(values: Iterable[float | None]) -> str:
     return f"{statistics.mean(present):8.2f} {statistics.median(present):8.2f}"
 
 
-def report(path: Path, data: Path, verbose: bool) -> None:
+def answer_pages(record: dict, data: Path) -> int:
+    """Pages of the file the judge read (the first relevant file when the record names none)."""
+    return len(page_vocabularies(locate(record.get("answer") or record["relevant"][0], data)))
+
+
+def report(path: Path, data: Path, verbose: bool, max_pages: int | None = None) -> None:
     positives = [record for record in read_records(path) if record.get("kind") == "positive"]
+    if max_pages is not None:
+        positives = [record for record in positives if answer_pages(record, data) <= max_pages]
     measured = [(record, query_overlap(record, data)) for record in positives]
     if verbose:
         for record, overlap in measured:
@@ -140,7 +147,8 @@ def report(path: Path, data: Path, verbose: bool) -> None:
                 f"{record['id']:>5} {record.get('split', '-'):>5} doc {overlap['doc']:.2f} page {page} "
                 f"best {overlap['best_page']:.2f}  {record['query']}"
             )
-    print(f"\n{path}  (positive queries; mean and median)")
+    limit = "" if max_pages is None else f", answer file of <= {max_pages} pages"
+    print(f"\n{path}  (positive queries{limit}; mean and median)")
     print(f"{'split':>8} {'n':>4} {'doc mean':>8} {'median':>8} {'page':>8} {'median':>8} {'best pg':>8} {'median':>8}")
     splits = sorted({record.get("split", "-") for record in positives})
     groups = [("all", measured)] + (
@@ -158,9 +166,12 @@ def main() -> None:
     parser.add_argument("files", nargs="+", type=Path, help="judged-queries JSONL files")
     parser.add_argument("--data", type=Path, default=DATA, help="the folder holding docs/ and archive/")
     parser.add_argument("--verbose", action="store_true", help="one line per positive query")
+    parser.add_argument(
+        "--max-pages", type=int, help="only queries whose answer file has at most this many pages (the testers' <= 40)"
+    )
     arguments = parser.parse_args()
     for path in arguments.files:
-        report(path, arguments.data.resolve(), arguments.verbose)
+        report(path, arguments.data.resolve(), arguments.verbose, arguments.max_pages)
 
 
 if __name__ == "__main__":
