@@ -27,6 +27,7 @@ from services.search.deps import (
 )
 from services.search.pdf_passage import highlight_passage
 from services.search.store import audit, documents
+from services.search.store import review as review_store
 from shared import ledger, outbox, telemetry
 from shared.bounds import Filename, Groups
 from shared.contracts import EVERYONE, DocumentDeleted, MetadataHints, Source, Stage, Topic
@@ -355,6 +356,13 @@ async def list_documents(
         str | None, Query(max_length=200, description="In the file name or title, case and accents aside.")
     ] = None,
     stage: Annotated[list[Stage] | None, Query(description="Only documents at these ledger stages.")] = None,
+    awaiting_review: Annotated[
+        bool,
+        Query(
+            description="Only documents in the review queue (GET /review's rule: in review, failed while being read,"
+            " or indexed with unread pages), the ones GET /status counts in `review_queue`."
+        ),
+    ] = False,
     limit: Annotated[int, Query(ge=1, le=200)] = 50,
     offset: Annotated[int, Query(ge=0, le=1_000_000)] = 0,
 ) -> DocumentList:
@@ -367,6 +375,7 @@ async def list_documents(
         ids=id,
         text=q.strip() if q and q.strip() else None,
         stages=[s.value for s in stage] if stage else None,
+        condition=review_store.QUEUE_CLAUSE if awaiting_review else None,
         limit=limit,
         offset=offset,
     )

@@ -8,6 +8,10 @@ statement here, so no count reveals a hidden document):
 - `unread_pages`: documents indexed with pages left out unread (services/extractor/policy.py's middle outcome;
   GET /review lists them under reason code "unread_pages") and how many pages: they are searchable, so they
   stand in `stages` as "indexed", not in `review_reasons`, yet each waits for a reviewer;
+- `review_queue`: the review queue per reason code, by GET /review's own rule (store/review.py QUEUE_CLAUSE: in
+  review, failed while being read, indexed with unread pages): the count a page shows beside "Aguardando revisão",
+  and what GET /documents?awaiting_review=true lists (a page counted 1 under review while its filter, by stage
+  alone, found none: the document was indexed with an unread page);
 - `pipeline`: one row per pipeline service, in shared/pipeline.py's order (extractor ... indexer). For a
   service S that consumes the ledger stage I (its input) and records the stage O (its output):
 
@@ -46,6 +50,7 @@ from pydantic import BaseModel
 
 from services.search.broker_lag import consumer_lag
 from services.search.deps import DbDep, ReaderDep, SettingsDep
+from services.search.store import review as review_store
 from services.search.store import status as store
 from services.search.store.documents import Db
 from shared import pipeline
@@ -109,6 +114,7 @@ class IngestionStatus(BaseModel):
     failure_reasons: dict[str, int]
     latest_stopped: list[StoppedDocument]
     unread_pages: UnreadPages = UnreadPages()
+    review_queue: dict[str, int] = {}
     pipeline: list[StageStatus] = []
     lag_error: str | None = None
     slowest: list[SlowDocument] = []
@@ -125,6 +131,7 @@ async def ingestion_status(db: DbDep, who: ReaderDep, settings: SettingsDep) -> 
     stopped = await store.latest_stopped(db, who.groups)
     unread_documents, unread_pages = await store.unread_counts(db, who.groups)
     halted_by = await store.halted_counts(db, who.groups)
+    queue = await review_store.queue_counts(db, who.groups)
     done = await store.reached_counts(db, who.groups, list(SERVICE_OF_STAGE))
     slowest = await slowest_documents(db, who.groups)
     lag_error = None
@@ -167,6 +174,7 @@ async def ingestion_status(db: DbDep, who: ReaderDep, settings: SettingsDep) -> 
         failure_reasons=reasons["failed"],
         latest_stopped=[StoppedDocument(**dataclasses.asdict(s)) for s in stopped],
         unread_pages=UnreadPages(documents=unread_documents, pages=unread_pages),
+        review_queue=queue,
         pipeline=rows,
         lag_error=lag_error,
         slowest=slowest,

@@ -171,12 +171,14 @@ async def listing(
     ids: list[uuid.UUID] | None = None,
     text: str | None = None,
     stages: list[str] | None = None,
+    condition: str | None = None,
     limit: int = 50,
     offset: int = 0,
 ) -> Listing:
     """The documents these groups may see or `submitted_by` submitted, most recently updated first: only `ids`
     when given, only those whose file name or title holds `text` (case and accents aside), only at `stages`.
-    The access rule is GET /documents/{id}/status's (visible() with submitted_by), inside the SQL."""
+    The access rule is GET /documents/{id}/status's (visible() with submitted_by), inside the SQL. `condition` is
+    a constant SQL condition of the caller's, never a user's text (the review queue's QUEUE_CLAUSE)."""
     where = f"({ACCESS_CLAUSE} OR submitted_by = $1)"
     arguments: list[Any] = [submitted_by, groups]
     if ids is not None:
@@ -189,6 +191,8 @@ async def listing(
     if stages:
         arguments.append(stages)
         where += f" AND stage = ANY(${len(arguments)}::text[])"
+    if condition:
+        where += f" AND {condition}"
     total = await db.fetchval(f"SELECT count(*) FROM documents WHERE {where}", *arguments)
     rows = await db.fetch(
         f"SELECT * FROM documents WHERE {where} ORDER BY updated_at DESC, id"
