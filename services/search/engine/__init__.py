@@ -5,10 +5,11 @@ services/search/store).
 - search.py: hybrid_search, the orchestrator of one search.
 - context.py: what a search reads before its candidates (the query's lexemes and statistics, its languages).
 - candidates.py: the candidate and pool statement (named parameters) and running it.
-- ranking.py: BM25 and the dense score fused, the lead, pseudo-relevance feedback.
+- steps.py: the ranking declared once, the ordered list of steps from fusion to the page's order (and the LLM
+  stage the router runs), each with the measurement that justifies it.
+- ranking.py: the scores the steps use: BM25, the lead, fusion on z-scores or reciprocal ranks.
 - grouping.py: one entry per work, its best passage and up to two others that say something else.
 - relevance.py: the calibrated grade ("forte", "provável", "fraca").
-- policy.py: after fusion and grouping: grades, the named case first, sources before comments, by date.
 - cards.py: the shown works' cards.
 - facets.py: the facet counts.
 - similar.py: "Mais como este".

@@ -8,7 +8,7 @@ import asyncpg
 
 from services.search.ementa import ementas
 from services.search.engine.models import DocumentCopy, OtherPassage, SearchResult
-from services.search.engine.policy import GradedWork
+from services.search.engine.steps import GradedWork
 from services.search.explain import explain, highlight_spans
 from shared.legal.citing import CitationFields, format_citation
 from shared.legal.codes import label

@@ -19,7 +19,6 @@ from typing import Literal
 
 import numpy as np
 
-from services.search.languages import centred_scores
 from shared.settings import Settings
 
 RRF_K = 60
@@ -130,10 +129,15 @@ def fuse(dense: np.ndarray, lexical: np.ndarray, ranking: Ranking, opening: np.n
     """Dense and BM25 fused; the lead (`opening`) is added on the same scale, weighted by lead_weight."""
     if ranking.fusion == "rrf":
         fused = _reciprocal_ranks(dense) + _reciprocal_ranks(lexical)
-        return fused if opening is None else fused + ranking.lead_weight * _reciprocal_ranks(opening)
-    weight = min(max(ranking.dense_weight, 0.0), 1.0)
-    fused = weight * _z(dense) + (1 - weight) * _z(lexical)
-    return fused if opening is None else fused + ranking.lead_weight * _z(opening)
+    else:
+        weight = min(max(ranking.dense_weight, 0.0), 1.0)
+        fused = weight * _z(dense) + (1 - weight) * _z(lexical)
+    return fused if opening is None else fused + lead_term(opening, ranking)
+
+
+def lead_term(opening: np.ndarray, ranking: Ranking) -> np.ndarray:
+    """The lead on the fused scores' own scale (reciprocal ranks or z-scores), weighted by lead_weight."""
+    return ranking.lead_weight * (_reciprocal_ranks(opening) if ranking.fusion == "rrf" else _z(opening))
 
 
 @dataclass(frozen=True)
@@ -149,47 +153,3 @@ def pool_matrix(pool: list[PoolEntry]) -> np.ndarray:
     """The pool's embeddings, row i for pool entry i, float32: one array built in C (np.vstack makes each row
     2-D first, a Python call per candidate)."""
     return np.array([entry.embedding for entry in pool], dtype=np.float32)
-
-
-def score_pool(
-    pool: list[PoolEntry],
-    query_vector: np.ndarray,
-    lexemes: list[str],
-    stats: CollectionStatistics,
-    ranking: Ranking,
-    vectors: np.ndarray | None = None,
-    centroids: dict[str, np.ndarray] | None = None,
-    query_language: str | None = None,
-) -> PoolScores:
-    """`vectors`: the pool's embeddings as one float32 matrix, when the caller has it already (pool_matrix).
-    `centroids` (languages.language_statistics) and `query_language`: the dense score, and its feedback's,
-    centred on the query's language; none, the raw cosine."""
-    if not pool:
-        return PoolScores(np.zeros(0), np.zeros(0), np.zeros(0))
-    vectors = pool_matrix(pool) if vectors is None else vectors
-    lexical = bm25(pool, lexemes, stats, ranking.bm25_k1, ranking.bm25_b)
-    opening = lead(pool, lexemes, stats, ranking.lead_words) if ranking.lead_weight > 0 else None
-    languages = [entry.language for entry in pool]
-
-    def similarity(vector: np.ndarray) -> np.ndarray:
-        return centred_scores(vectors, languages, vector, centroids or {}, query_language)
-
-    dense = similarity(query_vector)
-    scores = fuse(dense, lexical, ranking, opening)
-    if ranking.feedback_docs > 0 and ranking.feedback_weight > 0:
-        top = np.argsort(-scores, kind="stable")[: ranking.feedback_docs]
-        moved = query_vector + ranking.feedback_weight * vectors[top].mean(axis=0)
-        moved /= np.linalg.norm(moved) or 1.0
-        scores = fuse(similarity(moved), lexical, ranking, opening)
-    return PoolScores(scores, dense, opening if opening is not None else np.zeros(len(pool)))
-
-
-def rank_pool(
-    pool: list[PoolEntry],
-    query_vector: np.ndarray,
-    lexemes: list[str],
-    stats: CollectionStatistics,
-    ranking: Ranking,
-) -> np.ndarray:
-    """Fused scores of the pool's candidates, aligned with the pool."""
-    return score_pool(pool, query_vector, lexemes, stats, ranking).fused

@@ -1,5 +1,5 @@
 """The search engine's orchestrator: one query's candidates from both indexes under the filters and the access list,
-ranked (ranking.py), grouped into works (grouping.py), graded and ordered (policy.py), the page's cards built
+ranked by the declared steps (steps.py: fusion, lead, feedback, grouping, grade, ...), the page's cards built
 (cards.py), with the facet counts (facets.py).
 
 The caller parses the query once (it embeds the parsed text) and passes the firm's calibration, read from the store:
@@ -15,11 +15,10 @@ from services.search.engine.candidates import CANDIDATES, Candidates, fetch_pool
 from services.search.engine.cards import card, shown_records
 from services.search.engine.context import pool_context
 from services.search.engine.facets import facet_counts, facets_statement, wider_facets
-from services.search.engine.grouping import Passage, group_by_work
 from services.search.engine.models import SearchPage, SearchRequest
-from services.search.engine.policy import by_date, grade_works, identified_first, sources_first, vague_query
-from services.search.engine.ranking import Ranking, pool_matrix, score_pool
+from services.search.engine.ranking import Ranking, pool_matrix
 from services.search.engine.relevance import Calibration, relevance_model
+from services.search.engine.steps import Ranked, run, vague_query
 from services.search.syntax import ParsedQuery, parse_query
 
 DEFAULT_RANKING = Ranking()
@@ -58,20 +57,16 @@ async def hybrid_search(
         try:
             rows, pool = await fetch_pool(conn, parameters(request), candidates)
             embeddings = pool_matrix(pool) if pool else np.zeros((0, 1))  # ranking's and grouping's, built once
-            scores = score_pool(
-                pool, query_vector, lexemes, stats, ranking, embeddings, centring.centroids, centring.query_language
-            )
-            order = [int(i) for i in np.argsort(-scores.fused, kind="stable")]
-            passages = [
-                Passage(i, row["work_id"], str(row["document_id"]), row["char_start"], row["char_end"])
-                for i, row in enumerate(rows)
-            ]
             model = relevance_model().calibrated(calibration)
             vague = vague_query(lexemes, stats)
-            works = grade_works(group_by_work(order, passages, embeddings), pool, scores, lexemes, stats, model, vague)
-            works = identified_first(sources_first(works, rows, embeddings), rows, model.strong)
-            ranked = by_date(works, rows) if request.sort == "date" else works
-            shown = ranked[request.offset : request.offset + limit]
+            ranked = run(
+                Ranked(
+                    pool, query_vector, lexemes, stats, ranking, embeddings, centring.centroids,
+                    centring.query_language, rows, model, vague, request.sort,
+                )
+            )  # fmt: skip
+            works = ranked.works
+            shown = ranked.ranked[request.offset : request.offset + limit]
             details, copies, documents, ementa_of = await shown_records(conn, shown, rows, groups)
         except BaseException:
             wider.cancel()

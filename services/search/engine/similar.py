@@ -20,9 +20,9 @@ from services.search.engine.cards import DOCUMENTS, card, shown_records
 from services.search.engine.facets import facet_counts, facets_statement, wider_facets
 from services.search.engine.grouping import Passage, group_by_work
 from services.search.engine.models import SearchPage, SearchRequest, SimilarRequest
-from services.search.engine.policy import GradedWork, by_date
 from services.search.engine.ranking import CollectionStatistics
 from services.search.engine.relevance import Grade, RelevanceFeatures
+from services.search.engine.steps import GradedWork, by_date
 from services.search.syntax import ParsedQuery
 from shared.legal.citing import CitationFields, format_citation
 

@@ -23,7 +23,7 @@ from services.search.engine.models import SearchRequest, SearchResponse, Similar
 from services.search.engine.ranking import Ranking
 from services.search.engine.search import hybrid_search
 from services.search.engine.similar import similar_search, similar_source
-from services.search.llm_rerank import llm_rerank
+from services.search.engine.steps import llm_stage
 from services.search.store import audit
 from services.search.store.relevance import active_calibration
 from services.search.syntax import parse_query
@@ -94,9 +94,8 @@ async def run_search(
         pool, body, vector, who.groups, candidates, ranking, limit=shown, parsed=parsed, calibration=calibration
     )
     results = page.results
-    if rerank and (chosen := await llm_rerank(body.query, results, settings, top_n=min(body.top_k, 5))):
-        picked = {result.work_id for result in chosen}
-        results = chosen + [r for r in results if r.work_id not in picked]
+    if rerank:
+        results = await llm_stage(body.query, results, settings, body.top_k)  # the last of the ranking's steps
     return SearchResponse(
         results=results[: body.top_k],
         facets=page.facets,

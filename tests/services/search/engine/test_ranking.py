@@ -5,7 +5,8 @@ import math
 import numpy as np
 
 from services.search.engine.candidates import preselection_query
-from services.search.engine.ranking import CollectionStatistics, PoolEntry, Ranking, bm25, fuse, lead, rank_pool
+from services.search.engine.ranking import CollectionStatistics, PoolEntry, Ranking, bm25, fuse, lead
+from services.search.engine.steps import score_pool
 
 
 def unit(*values: float) -> np.ndarray:
@@ -63,8 +64,8 @@ def test_feedback_moves_the_query_towards_what_ranks_first() -> None:
         entry(4, {}, vector=unit(0.6, 1, 0)),
     ]
     stats = CollectionStatistics(100, 10.0, {"a": 10})
-    without = rank_pool(pool, query, ["a"], stats, Ranking(feedback_docs=0))
-    with_feedback = rank_pool(pool, query, ["a"], stats, Ranking(feedback_docs=2, feedback_weight=1.0))
+    without = score_pool(pool, query, ["a"], stats, Ranking(feedback_docs=0)).fused
+    with_feedback = score_pool(pool, query, ["a"], stats, Ranking(feedback_docs=2, feedback_weight=1.0)).fused
     assert without[3] < without[2]
     assert with_feedback[3] > with_feedback[2]
 
@@ -79,14 +80,14 @@ def test_a_passage_opening_with_the_query_words_outranks_one_saying_them_in_pass
     leads = lead(pool, ["fracion", "licit"], STATS, words=10.0)
     assert leads[0] > leads[2] > leads[1] > leads[3] == 0
     assert leads[2] < 0.5  # the rare word (idf ~5) late weighs more than the common one (idf ~0.7) first
-    scores = rank_pool(pool, unit(1, 0, 0), ["fracion", "licit"], STATS, Ranking(feedback_docs=0))
+    scores = score_pool(pool, unit(1, 0, 0), ["fracion", "licit"], STATS, Ranking(feedback_docs=0)).fused
     assert scores[0] > scores[1]
-    flat = rank_pool(pool, unit(1, 0, 0), ["fracion", "licit"], STATS, Ranking(feedback_docs=0, lead_weight=0))
+    flat = score_pool(pool, unit(1, 0, 0), ["fracion", "licit"], STATS, Ranking(feedback_docs=0, lead_weight=0)).fused
     assert flat[0] == flat[1]
 
 
 def test_an_empty_pool_ranks_nothing() -> None:
-    assert len(rank_pool([], unit(1, 0, 0), ["a"], STATS, Ranking())) == 0
+    assert len(score_pool([], unit(1, 0, 0), ["a"], STATS, Ranking()).fused) == 0
 
 
 def test_full_text_candidates_are_preselected_on_the_informative_lexemes() -> None:

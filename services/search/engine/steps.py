@@ -1,0 +1,327 @@
+"""The ranking, declared once: STEPS is the ordered list of what happens to one search's candidate pool, from fusion
+to the page's order, each step a function whose docstring says what it does and the measurement that justifies it.
+The LLM stage (llm_stage) follows, in the router, on the first page ordered by relevance only.
+
+    fusion -> lead -> feedback -> grouping -> grade -> sources_before_comments -> named_case_first -> newest_first
+    (-> llm_stage)
+
+The steps read and rewrite one Ranked, the search's pool and what the steps so far made of it. The figures are
+JurisTCU's (nDCG@10 and hit@5 of its G1 group of real users' short queries, ALL over its three groups) and the
+judged firm set's (tests/data/judged_queries.jsonl), as measured by the commits that introduced each step.
+"""
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import date
+
+import asyncpg
+import numpy as np
+
+from services.search.engine.grouping import Passage, WorkGroup, group_by_work
+from services.search.engine.models import SearchResult
+from services.search.engine.ranking import (
+    CollectionStatistics,
+    PoolEntry,
+    PoolScores,
+    Ranking,
+    bm25,
+    fuse,
+    lead_term,
+    pool_matrix,
+)
+from services.search.engine.ranking import lead as lead_scores
+from services.search.engine.relevance import (
+    Grade,
+    RelevanceFeatures,
+    RelevanceModel,
+    coverage,
+    idf_weights,
+    known_terms,
+    specificity,
+)
+from services.search.explain import GENERIC_STEMS
+from services.search.languages import centred_scores
+from services.search.llm_rerank import llm_rerank
+from shared.legal.codes import DECISION_TYPES
+from shared.settings import Settings
+
+
+@dataclass(frozen=True)
+class GradedWork:
+    group: WorkGroup
+    features: RelevanceFeatures
+    probability: float
+    grade: Grade
+
+
+VAGUE_SHARE = 0.5
+"""A query of one word names no subject when the word is one of legal writing's own ("direito", "processo",
+"recurso": explain.GENERIC_STEMS) or is in more than half of the chunks: its results are never more than
+"fraca". A collection's subject is still one ("arbitragem" in an arbitration practice's archive); two words
+or more are left to the model."""
+
+
+def vague_query(lexemes: list[str], stats: CollectionStatistics) -> bool:
+    distinct = set(lexemes)
+    if len(distinct) != 1:
+        return False
+    (lexeme,) = distinct
+    common = stats.document_frequency.get(lexeme, 0) > VAGUE_SHARE * max(stats.chunks, 1)
+    return common or lexeme[:6] in GENERIC_STEMS
+
+
+def grade_works(
+    groups: list[WorkGroup],
+    pool: list[PoolEntry],
+    scores: PoolScores,
+    lexemes: list[str],
+    stats: CollectionStatistics,
+    model: RelevanceModel,
+    vague: bool = False,
+) -> list[GradedWork]:
+    """Each work's calibrated grade, from its best passage's features (engine/relevance.py); all
+    "fraca" for a vague query."""
+    if not groups:
+        return []
+    weights = idf_weights(lexemes, stats.document_frequency, stats.chunks)
+    known = known_terms(weights, stats.document_frequency)
+    specific = specificity(weights, stats.document_frequency, stats.chunks)
+    background = float(np.median(scores.dense)) if len(scores.dense) else 0.0
+    mean, spread = float(scores.fused.mean()), float(scores.fused.std()) or 1.0
+    graded = []
+    for group in groups:
+        i = group.best
+        features = RelevanceFeatures(
+            similarity=float(scores.dense[i]),
+            similarity_gap=float(scores.dense[i]) - background,
+            coverage=coverage(weights, pool[i].term_counts),
+            lead=float(scores.opening[i]),
+            standing=(float(scores.fused[i]) - mean) / spread,
+            known_terms=known,
+            specificity=specific,
+        )
+        probability = model.probability(features)
+        grade = "fraca" if vague else model.grade(probability)
+        graded.append(GradedWork(group, features, probability, grade))
+    return graded
+
+
+def identified_first(works: list[GradedWork], rows: list[asyncpg.Record], strong: float) -> list[GradedWork]:
+    """A work whose case number the query names is what the lawyer asked for: first, and "forte"."""
+    named = {row["work_id"] for row in rows if row["identified"]}
+    if not named:
+        return works
+    first = [
+        GradedWork(w.group, w.features, max(w.probability, strong), "forte")
+        for w in works
+        if rows[w.group.best]["work_id"] in named
+    ]
+    return first + [w for w in works if rows[w.group.best]["work_id"] not in named]
+
+
+# Works that state the law themselves (the decision, the act) and works about them (a comment, a parecer, a
+# compilation, a petition quoting them): where one of the latter says what one of the former says, the lawyer cites
+# the former. SAME_PASSAGE: the cosine of two best passages that hold the same text (a comment's copy of the ementa
+# it comments measured 0.980 to the decision's own, REsp 1.602.076/SP). Over the archive's 23.9 million pairs of an
+# about-passage and a source passage of different works, 21 reach it, each a source's text quoted (that ementa, the
+# OAB code's preamble, the arbitration law); the 99.99th percentile is 0.917.
+SOURCE_TYPES = DECISION_TYPES | {"sumula", "ato_normativo", "ato_administrativo"}
+ABOUT_SOURCE_TYPES = frozenset({"doutrina", "jurisprudencia_compilada", "parecer", "peticao", "email"})
+SAME_PASSAGE = 0.95
+
+
+def sources_first(works: list[GradedWork], rows: list[asyncpg.Record], embeddings: np.ndarray) -> list[GradedWork]:
+    """A work about a source (a comment quoting the decision's ementa) that outranks the source saying the same
+    passage goes right after it: the decision, not the comment on it, is what is cited. Nothing else moves."""
+
+    def kind(work: GradedWork) -> object:
+        return rows[work.group.best]["document_type"]
+
+    if not any(kind(w) in ABOUT_SOURCE_TYPES for w in works) or not any(kind(w) in SOURCE_TYPES for w in works):
+        return works
+    unit = embeddings / np.maximum(np.linalg.norm(embeddings, axis=1, keepdims=True), 1e-12)
+    ordered: list[GradedWork] = []
+    placed: set[int] = set()
+    for i, work in enumerate(works):
+        if i in placed:
+            continue
+        if kind(work) in ABOUT_SOURCE_TYPES:
+            about = unit[work.group.best]
+            for j in range(i + 1, len(works)):
+                source = works[j]
+                if j not in placed and kind(source) in SOURCE_TYPES and unit[source.group.best] @ about >= SAME_PASSAGE:
+                    ordered.append(source)
+                    placed.add(j)
+        ordered.append(work)
+        placed.add(i)
+    return ordered
+
+
+def by_date(works: list[GradedWork], rows: list[asyncpg.Record]) -> list[GradedWork]:
+    """Newest first, the works at least "provável" before the weak ones; undated last in each."""
+
+    def newest(work: GradedWork) -> tuple[bool, date]:
+        when = rows[work.group.best]["document_date"]
+        return when is not None, when or date.min
+
+    strong = [w for w in works if w.grade != "fraca"]
+    weak = [w for w in works if w.grade == "fraca"]
+    return sorted(strong, key=newest, reverse=True) + sorted(weak, key=newest, reverse=True)
+
+
+@dataclass
+class Ranked:
+    """One search's pool as the steps read and rewrite it: the candidates (`pool`, and their `rows` as the pool
+    statement returned them), the query, then each step's output (the fused scores, the works, their order)."""
+
+    pool: list[PoolEntry]
+    query_vector: np.ndarray
+    lexemes: list[str]
+    stats: CollectionStatistics
+    ranking: Ranking
+    vectors: np.ndarray  # the pool's embeddings (pool_matrix), row i of pool[i]
+    centroids: dict[str, np.ndarray] | None = None  # languages.language_statistics: the dense score centred
+    query_language: str | None = None
+    rows: list[asyncpg.Record] = field(default_factory=list)
+    model: RelevanceModel | None = None
+    vague: bool = False
+    sort: str = "relevance"
+    lexical: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    dense: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    opening: np.ndarray | None = None
+    fused: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    groups: list[WorkGroup] = field(default_factory=list)
+    works: list["GradedWork"] = field(default_factory=list)  # graded, in STEPS' order so far
+    ranked: list["GradedWork"] = field(default_factory=list)  # the page's order (works, or newest first)
+
+    def similarity(self, vector: np.ndarray) -> np.ndarray:
+        """Cosine of each candidate to `vector`, centred on the query's language (languages.centred_scores)."""
+        languages = [entry.language for entry in self.pool]
+        return centred_scores(self.vectors, languages, vector, self.centroids or {}, self.query_language)
+
+    def scores(self) -> PoolScores:
+        opening = self.opening if self.opening is not None else np.zeros(len(self.pool))
+        return PoolScores(self.fused, self.dense, opening)
+
+
+def fusion(r: Ranked) -> None:
+    """BM25 (Anserini's k1 0.9, b 0.4, from the indexer's collection statistics) and the dense cosine fused on their
+    z-scores over the pool, 0.7 dense (or reciprocal ranks, Ranking.fusion "rrf"). Measured on JurisTCU with dense
+    feedback (commit 8c745c9): G1 nDCG@10 50.3 -> 53.7, hit@5 90 -> 98, ALL 61.9 -> 64.9; BM25 beats ts_rank, z-score
+    fusion at 0.7 beats reciprocal ranks."""
+    if not r.pool:
+        return
+    r.lexical = bm25(r.pool, r.lexemes, r.stats, r.ranking.bm25_k1, r.ranking.bm25_b)
+    r.dense = r.similarity(r.query_vector)
+    r.fused = fuse(r.dense, r.lexical, r.ranking)
+
+
+def lead(r: Ranked) -> None:
+    """A passage that opens with the query's words (an ementa or enunciado states its subject first, a section its
+    heading) outranks one that mentions them in passing: per lexeme 1 / (1 + words before it / 10), idf-weighted,
+    added at 0.3 on the fused scale. JurisTCU (commit f604d08): G1 nDCG@10 53.2 -> 58.8, hit@5 98 -> 100, ALL
+    65.3 -> 67.1. Off with Ranking.lead_weight 0."""
+    if not r.pool or r.ranking.lead_weight <= 0:
+        return
+    r.opening = lead_scores(r.pool, r.lexemes, r.stats, r.ranking.lead_words)
+    r.fused = r.fused + lead_term(r.opening, r.ranking)
+
+
+def feedback(r: Ranked) -> None:
+    """Dense pseudo-relevance feedback (Rocchio): the query vector moves towards the mean of the five best (weight
+    0.5) and the pool is fused again, the lead kept. It lifts real users' short queries: measured with fusion
+    (commit 8c745c9, figures there); lexical feedback and the concept layer as query expansion were measured too
+    and lost. Off with Ranking.feedback_docs 0."""
+    if not r.pool or r.ranking.feedback_docs <= 0 or r.ranking.feedback_weight <= 0:
+        return
+    top = np.argsort(-r.fused, kind="stable")[: r.ranking.feedback_docs]
+    moved = r.query_vector + r.ranking.feedback_weight * r.vectors[top].mean(axis=0)
+    moved /= np.linalg.norm(moved) or 1.0
+    fused = fuse(r.similarity(moved), r.lexical, r.ranking)
+    r.fused = fused if r.opening is None else fused + lead_term(r.opening, r.ranking)
+
+
+def grouping(r: Ranked) -> None:
+    """One entry per work (grouping.py): a decision held as its PDF, a scan and an ementa-only extract is one result,
+    its best passage and up to two others that say something else (a repeat: cosine >= 0.95, or more than half of it
+    shared inside one document). A lawyer wants five decisions, not one decision five times."""
+    order = [int(i) for i in np.argsort(-r.fused, kind="stable")]
+    passages = [
+        Passage(i, row["work_id"], str(row["document_id"]), row["char_start"], row["char_end"])
+        for i, row in enumerate(r.rows)
+    ]
+    r.groups = group_by_work(order, passages, r.vectors)
+
+
+def grade(r: Ranked) -> None:
+    """Each work's calibrated grade ("forte", "provável", "fraca") from its best passage (relevance.py), fitted by
+    bench/calibrate.py on JurisTCU's 811 judged results and 830 of the judged firm set's (5-fold cross-validated
+    by query: Brier 0.060, services/search/data/relevance.json); all "fraca" for a vague query (vague_query)."""
+    if r.model is None:
+        raise ValueError("grading needs the relevance model")
+    r.works = grade_works(r.groups, r.pool, r.scores(), r.lexemes, r.stats, r.model, r.vague)
+
+
+def sources_before_comments(r: Ranked) -> None:
+    """A comment, parecer or compilation whose best passage is a decision's or act's own text (cosine >= 0.95: the
+    ementa it quotes) ranks right after that source, not above it (sources_first; commit c022c1d): of the archive's
+    23.9 million pairs of an about-passage and a source passage of different works, 21 reach 0.95, each a source's
+    quoted text (the 99.99th percentile is 0.917); REsp 1.602.076/SP now ranks above the doctrine comment on it."""
+    r.works = sources_first(r.works, r.rows, r.vectors)
+
+
+def named_case_first(r: Ranked) -> None:
+    """A work whose CNJ case number the query names is what the lawyer asked for: first, and "forte"
+    (identified_first). A rule, not a measured trade-off: the number identifies the case."""
+    if r.model is None:
+        raise ValueError("naming a case first needs the model's 'forte' threshold")
+    r.works = identified_first(r.works, r.rows, r.model.strong)
+
+
+def newest_first(r: Ranked) -> None:
+    """sort "date": newest first, the works at least "provável" before the weak ones (by_date), as the lawyer asked;
+    by relevance, the order the steps before made."""
+    r.ranked = by_date(r.works, r.rows) if r.sort == "date" else r.works
+
+
+Step = Callable[[Ranked], None]
+POOL_STEPS: tuple[Step, ...] = (fusion, lead, feedback)
+STEPS: tuple[Step, ...] = (*POOL_STEPS, grouping, grade, sources_before_comments, named_case_first, newest_first)
+
+
+def run(r: Ranked, steps: tuple[Step, ...] = STEPS) -> Ranked:
+    for step in steps:
+        step(r)
+    return r
+
+
+def score_pool(
+    pool: list[PoolEntry],
+    query_vector: np.ndarray,
+    lexemes: list[str],
+    stats: CollectionStatistics,
+    ranking: Ranking,
+    vectors: np.ndarray | None = None,
+    centroids: dict[str, np.ndarray] | None = None,
+    query_language: str | None = None,
+) -> PoolScores:
+    """The pool's scores after POOL_STEPS (fusion, lead, feedback), aligned with the pool. `vectors`: the pool's
+    embeddings as one float32 matrix, when the caller has it already (pool_matrix). `centroids`
+    (languages.language_statistics) and `query_language`: the dense score, and its feedback's, centred on the
+    query's language; none, the raw cosine."""
+    if not pool:
+        return PoolScores(np.zeros(0), np.zeros(0), np.zeros(0))
+    vectors = pool_matrix(pool) if vectors is None else vectors
+    ranked = Ranked(pool, query_vector, lexemes, stats, ranking, vectors, centroids, query_language)
+    return run(ranked, POOL_STEPS).scores()
+
+
+async def llm_stage(query: str, results: list[SearchResult], settings: Settings, top_k: int) -> list[SearchResult]:
+    """The last step, in the router: an LLM picks and orders the top min(top_k, 5) among the first page's candidates
+    (PRECEDENTE_RERANK_LLM_CANDIDATES), validated (llm_rerank.py); a timeout or any failure keeps the order above.
+    Optional (PRECEDENTE_RERANK_LLM_PROVIDER, off by default) and not measured on JurisTCU in this repository."""
+    chosen = await llm_rerank(query, results, settings, top_n=min(top_k, 5))
+    if not chosen:
+        return results
+    picked = {result.work_id for result in chosen}
+    return chosen + [r for r in results if r.work_id not in picked]
