@@ -1,0 +1,43 @@
+"""The ranking declared once (engine/steps.py): the steps' order, and score_pool as their first three."""
+
+import re
+
+import numpy as np
+
+from services.search.engine.ranking import CollectionStatistics, PoolEntry, Ranking, bm25, fuse
+from services.search.engine.ranking import lead as lead_scores
+from services.search.engine.steps import POOL_STEPS, STEPS, score_pool
+
+
+def test_the_steps_run_in_their_declared_order() -> None:
+    assert [step.__name__ for step in STEPS] == [
+        "fusion", "lead", "feedback", "grouping", "grade", "sources_before_comments", "named_case_first",
+        "newest_first",
+    ]  # fmt: skip
+    assert STEPS[: len(POOL_STEPS)] == POOL_STEPS
+
+
+def test_every_step_says_why_with_a_figure_or_as_a_rule() -> None:
+    for step in STEPS:
+        doc = step.__doc__ or ""
+        assert re.search(r"\d", doc) or "rule" in doc or "asked" in doc, step.__name__
+
+
+def test_the_lead_step_adds_what_fusion_with_the_lead_gave_bit_for_bit() -> None:
+    """Fusion, then the lead added on its scale, is fuse(dense, lexical, ranking, opening) to the bit, under either
+    fusion (feedback off here, so the scores are the first fusion's)."""
+    rng = np.random.default_rng(7)
+    vectors = rng.normal(size=(6, 4)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    terms = [{"a": 2}, {"b": 1}, {}, {"a": 1, "b": 3}, {"a": 1}, {"b": 1}]
+    firsts = [{"a": 1}, {"b": 40}, {}, {"a": 3, "b": 9}, {"a": 80}, {"b": 2}]
+    pool = [PoolEntry(i, vectors[i], 30, terms[i], firsts[i]) for i in range(6)]
+    stats = CollectionStatistics(100, 30.0, {"a": 10, "b": 40})
+    query = vectors[0]
+    for fusion in ("weighted", "rrf"):
+        ranking = Ranking(fusion=fusion, feedback_docs=0)
+        dense = vectors @ query
+        expected = fuse(
+            dense, bm25(pool, ["a", "b"], stats, 0.9, 0.4), ranking, lead_scores(pool, ["a", "b"], stats, 10.0)
+        )
+        assert np.array_equal(score_pool(pool, query, ["a", "b"], stats, ranking, vectors).fused, expected), fusion
