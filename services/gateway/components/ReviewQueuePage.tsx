@@ -3,7 +3,18 @@
 import { useCallback, useEffect, useRef, useState } from "react";
 import { callApi as call } from "../lib/apiClient";
 import { formatDateTime, percent } from "../lib/format";
-import { actionLabel, indexableText, methodLabel, plural, reasonHint, reasonLabel, reasonText, stateLabel } from "../lib/labels";
+import {
+  actionLabel,
+  indexableText,
+  methodLabel,
+  pageList,
+  plural,
+  reasonHint,
+  reasonLabel,
+  reasonText,
+  stateLabel,
+  weakPagesText,
+} from "../lib/labels";
 import type { ReviewDetail, ReviewQueue } from "../lib/types";
 
 /** What approving would index, in one sentence; null when there is no text to index. */
@@ -14,9 +25,22 @@ export function approvalSummary(detail: Pick<ReviewDetail, "pages" | "ocr_confid
     found.withText === found.pages
       ? plural(found.pages, "página", "páginas")
       : `${found.withText} de ${plural(found.pages, "página", "páginas")} (as demais estão sem texto)`;
-  const confidence = detail.ocr_confidence === null ? "" : ` Confiança do OCR: ${percent(detail.ocr_confidence)}.`;
-  const weak = detail.weak_pages.length > 0 ? ` Páginas com leitura fraca: ${detail.weak_pages.join(", ")}.` : "";
+  const confidence = detail.ocr_confidence === null ? "" : ` Confiança da leitura da imagem: ${percent(detail.ocr_confidence)}.`;
+  const weak = detail.weak_pages.length > 0 ? ` ${weakPagesText(detail.weak_pages)}.` : "";
   return `Será indexado o texto de ${pages}: ${plural(found.characters, "caractere", "caracteres")}, como está abaixo.${confidence}${weak}`;
+}
+
+/** The new reading's resolutions, in words: the API's dpi behind each ("400 dpi" was jargon to a lawyer). */
+export const REREAD_RESOLUTIONS: { dpi: number; label: string }[] = [
+  { dpi: 300, label: "Normal" },
+  { dpi: 400, label: "Alta" },
+  { dpi: 600, label: "Muito alta (mais lenta)" },
+];
+
+/** A queue row's weak pages: "Página 24", "Páginas 3 e 24", "—". */
+export function weakPagesCell(pages: number[]): string {
+  if (pages.length === 0) return "—";
+  return `${pages.length === 1 ? "Página" : "Páginas"} ${pageList(pages)}`;
 }
 
 interface Props {
@@ -120,8 +144,8 @@ export function ReviewQueuePage({ selectedId }: Props) {
             <tr>
               <th scope="col">Arquivo</th>
               <th scope="col">Motivo</th>
-              <th scope="col">Confiança</th>
-              <th scope="col">Páginas fracas</th>
+              <th scope="col">Confiança da leitura</th>
+              <th scope="col">Leitura fraca em</th>
               <th scope="col">Desde</th>
             </tr>
           </thead>
@@ -141,7 +165,7 @@ export function ReviewQueuePage({ selectedId }: Props) {
                 </td>
                 <td>{reasonLabel(item.reason_code)}</td>
                 <td>{percent(item.ocr_confidence)}</td>
-                <td>{item.weak_pages.join(", ") || "—"}</td>
+                <td>{weakPagesCell(item.weak_pages)}</td>
                 <td>{formatDateTime(item.updated_at)}</td>
               </tr>
             ))}
@@ -179,21 +203,23 @@ export function ReviewQueuePage({ selectedId }: Props) {
               </button>
             </div>
             <div className="group">
-              <label htmlFor="reocr-dpi">Resolução do novo OCR</label>
+              <label htmlFor="reocr-dpi">Resolução da nova leitura</label>
               <select id="reocr-dpi" value={dpi} onChange={(e) => setDpi(e.target.value)}>
-                <option value="300">300 dpi</option>
-                <option value="400">400 dpi</option>
-                <option value="600">600 dpi</option>
+                {REREAD_RESOLUTIONS.map((r) => (
+                  <option key={r.dpi} value={String(r.dpi)}>
+                    {r.label}
+                  </option>
+                ))}
               </select>
               <button
                 type="button"
                 className="secondary"
                 disabled={busy}
                 onClick={() =>
-                  void act("Novo OCR pedido", "/reocr", { method: "POST", body: JSON.stringify({ dpi: Number(dpi) }) }, true)
+                  void act("Nova leitura pedida", "/reocr", { method: "POST", body: JSON.stringify({ dpi: Number(dpi) }) }, true)
                 }
               >
-                Refazer OCR
+                Ler as páginas de novo, com mais resolução
               </button>
             </div>
             {detail.stage !== "indexed" && (
@@ -215,8 +241,8 @@ export function ReviewQueuePage({ selectedId }: Props) {
           </div>
           {summary === null && (
             <p id="sem-texto" className="notice">
-              Não há texto extraído para aprovar (um PDF protegido ou uma imagem sem leitura): refaça o OCR ou rejeite o
-              documento.
+              Não há texto extraído para aprovar (um PDF protegido ou uma imagem sem leitura): leia as páginas de novo ou
+              rejeite o documento.
             </p>
           )}
           {confirming && summary !== null && (
@@ -251,13 +277,13 @@ export function ReviewQueuePage({ selectedId }: Props) {
               </div>
             </div>
           )}
-          {detail.pages.length === 0 && <p>Não há texto extraído deste documento: refaça o OCR ou rejeite-o.</p>}
+          {detail.pages.length === 0 && <p>Não há texto extraído deste documento: leia as páginas de novo ou rejeite-o.</p>}
           {detail.pages.map((page) => (
             <div className="review-page" key={page.number}>
               <h3>
                 Página {page.number}{" "}
                 <small>
-                  ({methodLabel(page.method)}, confiança {percent(page.confidence)},{" "}
+                  ({methodLabel(page.method)}, confiança da leitura {percent(page.confidence)},{" "}
                   {plural(page.text.trim().length, "caractere", "caracteres")})
                 </small>
                 {page.unread && <span className="tag unread-tag"> fora do índice</span>}

@@ -676,7 +676,7 @@ async function signedInScenarios() {
     });
     const text = page.getByLabel("Texto extraído da página 1");
     assert.ok((await text.inputValue()).length > 0, "the extracted text is shown");
-    for (const name of ["Aprovar", "Refazer OCR", "Rejeitar"]) await page.getByRole("button", { name }).waitFor();
+    for (const name of ["Aprovar", "Ler as páginas de novo", "Rejeitar"]) await page.getByRole("button", { name }).waitFor();
     if (SHOTS) await page.screenshot({ path: path.join(SHOTS, "review.png"), fullPage: false });
 
     await text.fill("Agravo de instrumento. Texto corrigido pela revisora.");

@@ -99,7 +99,7 @@ await scenario("ingestion: the list in Portuguese, searched by name, filtered by
   assert.doesNotMatch(text, RAW, "no reason code or English on the page");
   assert.match(text, /Aguardando revisão \(parado na extração do texto\)/);
   assert.match(text, /Protegido por senha/);
-  assert.match(text, /Leitura \(OCR\) pouco confiável|Confiança do OCR/);
+  assert.match(text, /Leitura da imagem pouco confiável|Confiança da leitura/);
 
   await page.getByLabel("Buscar pelo nome ou título").fill("DIGITALIZAÇAO_OPER"); // case and accents aside
   await page.waitForFunction((want) => {
@@ -127,7 +127,7 @@ await scenario("ingestion: the list in Portuguese, searched by name, filtered by
     assert.ok(steps.some((s) => s.includes(step)), `${step} in the history: ${steps}`);
   }
   assert.doesNotMatch(await visibleText(page), /\bpages\b|\bchunks\b|\bby OCR\b|\(new\)/, "the history in Portuguese");
-  assert.ok(steps.some((s) => /\d+ páginas, nenhuma por OCR/.test(s)), `the extraction's detail: ${steps}`);
+  assert.ok(steps.some((s) => /\d+ páginas, nenhuma lida da imagem/.test(s)), `the extraction's detail: ${steps}`);
   if (SHOTS) {
     await page.getByLabel("Situação").selectOption({ label: "Todos" });
     await listed(page);
@@ -194,7 +194,7 @@ await scenario("review: 'Aprovar' is not the primary action, asks to confirm wha
     return { background: style.backgroundColor, className: b.className };
   });
   assert.equal(look.background, "rgb(255, 255, 255)", `Aprovar is outlined, not filled: ${JSON.stringify(look)}`);
-  for (const name of ["Refazer OCR", "Rejeitar", "Salvar correção"]) await page.getByRole("button", { name }).first().waitFor();
+  for (const name of ["Ler as páginas de novo", "Rejeitar", "Salvar correção"]) await page.getByRole("button", { name }).first().waitFor();
   assert.doesNotMatch(await visibleText(page), RAW);
   await page.waitForFunction(() => {
     const img = document.querySelector('img[alt="Imagem da página 1"]');

@@ -38,12 +38,15 @@ export interface DocumentStatusDetail extends ListedDocument {
   history: HistoryEntry[];
 }
 
-/** What the list's filter offers: a group of stages per choice ("" is every document). */
-export const STATE_FILTERS: { value: string; label: string; stages: string[] }[] = [
+/** What the list's filter offers: a group of stages per choice ("" is every document); "Aguardando revisão" is the
+ * review queue's own rule (GET /documents?awaiting_review=true: in review, failed while being read, indexed with
+ * unread pages), the one GET /status counts in review_queue. By stage alone it found none of a count of 1 (issue
+ * 36): that document was indexed with an unread page. */
+export const STATE_FILTERS: { value: string; label: string; stages: string[]; awaitingReview?: boolean }[] = [
   { value: "", label: "Todos", stages: [] },
   { value: "andamento", label: "Em processamento", stages: ["submitted", "extracted", "cleaned", "chunked", "annotated"] },
   { value: "indexado", label: "Indexados", stages: ["indexed"] },
-  { value: "revisao", label: "Aguardando revisão", stages: ["review"] },
+  { value: "revisao", label: "Aguardando revisão", stages: [], awaitingReview: true },
   { value: "falhou", label: "Não processados", stages: ["failed"] },
   { value: "excluido", label: "Excluídos", stages: ["deleted"] },
 ];
@@ -57,7 +60,9 @@ export const IN_PROGRESS = new Set(["submitted", "extracted", "cleaned", "chunke
 export function listQuery(q: string, state: string, offset: number, limit: number = PAGE_SIZE): string {
   const params = new URLSearchParams();
   if (q.trim()) params.set("q", q.trim().slice(0, 200));
-  for (const stage of STATE_FILTERS.find((f) => f.value === state)?.stages ?? []) params.append("stage", stage);
+  const filter = STATE_FILTERS.find((f) => f.value === state);
+  for (const stage of filter?.stages ?? []) params.append("stage", stage);
+  if (filter?.awaitingReview) params.set("awaiting_review", "true");
   params.set("limit", String(limit));
   if (offset > 0) params.set("offset", String(offset));
   return `/documents?${params.toString()}`;

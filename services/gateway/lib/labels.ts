@@ -33,9 +33,9 @@ export const SERVICE_LABELS: Record<string, string> = {
 
 /** The reason codes (documents.reason_code): what stopped a document, in a few words. */
 export const REASON_LABELS: Record<string, string> = {
-  low_ocr_confidence: "Leitura (OCR) pouco confiável",
+  low_ocr_confidence: "Leitura da imagem pouco confiável",
   unread_pages: "Indexado sem algumas páginas",
-  ocr_page_failed: "Falha no OCR de alguma página",
+  ocr_page_failed: "Falha na leitura de alguma página",
   needs_review: "Precisa de revisão",
   password_protected: "Protegido por senha",
   no_text: "Sem texto legível",
@@ -43,6 +43,7 @@ export const REASON_LABELS: Record<string, string> = {
   empty: "Arquivo vazio",
   unsupported_format: "Formato não suportado",
   damaged: "Arquivo danificado ou incompleto",
+  hash_mismatch: "Arquivo guardado difere do enviado",
   too_large: "Arquivo grande demais",
   too_many_pages: "Páginas demais",
   page_too_large: "Página grande demais",
@@ -64,17 +65,18 @@ export const REASON_LABELS: Record<string, string> = {
 
 /** What a person can do about each reason: the next step, in Portuguese. */
 export const REASON_HINTS: Record<string, string> = {
-  low_ocr_confidence: "Confira a imagem e corrija o texto, refaça o OCR com mais resolução ou rejeite.",
+  low_ocr_confidence: "Confira a imagem e corrija o texto, leia as páginas de novo com mais resolução ou rejeite.",
   unread_pages:
-    "O documento já está na busca, sem as páginas marcadas: corrija o texto delas, refaça o OCR ou aprove-as como estão.",
-  ocr_page_failed: "O texto de alguma página está faltando: refaça o OCR ou corrija a página à mão.",
+    "O documento já está na busca, sem as páginas marcadas: corrija o texto delas, leia-as de novo com mais resolução ou aprove-as como estão.",
+  ocr_page_failed: "O texto de alguma página está faltando: leia as páginas de novo ou corrija a página à mão.",
   needs_review: "Confira o documento antes de indexá-lo.",
   password_protected: "Envie uma cópia sem senha.",
-  no_text: "Não há texto a indexar: refaça o OCR ou envie uma cópia digitalizada melhor.",
+  no_text: "Não há texto a indexar: leia as páginas de novo com mais resolução ou envie uma cópia digitalizada melhor.",
   no_pages: "Envie o arquivo de novo ou outra cópia.",
   empty: "Envie o arquivo de novo: o enviado tem 0 bytes.",
   unsupported_format: "Envie em PDF, DOCX, DOC, ODT, RTF, HTML, TXT ou e-mail (.eml).",
   damaged: "Exporte ou digitalize o documento de novo.",
+  hash_mismatch: "Envie o arquivo de novo.",
   too_large: "Divida o arquivo ou peça ao administrador para aumentar o limite.",
   too_many_pages: "Divida o documento em partes menores.",
   page_too_large: "Digitalize a página com resolução menor.",
@@ -93,7 +95,7 @@ export const REASON_HINTS: Record<string, string> = {
 /** Review actions (review_actions.action). */
 export const ACTION_LABELS: Record<string, string> = {
   approve: "aprovou",
-  reocr: "pediu novo OCR",
+  reocr: "pediu nova leitura das páginas",
   correct: "corrigiu o texto",
   reject: "rejeitou",
 };
@@ -101,7 +103,7 @@ export const ACTION_LABELS: Record<string, string> = {
 /** How a page's text was read (shared/payloads.py Page.method). */
 export const METHOD_LABELS: Record<string, string> = {
   text: "texto do arquivo",
-  ocr: "OCR",
+  ocr: "lida da imagem",
   manual: "corrigida à mão",
 };
 
@@ -184,13 +186,14 @@ export function reasonText(reason: string | null | undefined): string | null {
   const text = reason.replace(/^(extractor|cleaner|chunker|annotator|indexer): /, "");
   let m = /^OCR confidence (\d(?:\.\d+)?) is below the bar of (\d(?:\.\d+)?)(?: \(weak pages: ([^)]*)\))?/.exec(text);
   if (m) {
-    const weak = m[3] && m[3] !== "none individually" ? `; páginas fracas: ${m[3]}` : "";
-    return `Confiança do OCR de ${pct(m[1])}, abaixo do mínimo de ${pct(m[2])}${weak}.`;
+    const pages = m[3] && m[3] !== "none individually" ? m[3].split(/,\s*/).filter(Boolean) : [];
+    const weak = pages.length > 0 ? `; ${weakPagesText(pages).replace(/^P/, "p")}` : "";
+    return `Confiança da leitura da imagem de ${pct(m[1])}, abaixo do mínimo de ${pct(m[2])}${weak}.`;
   }
   m = /^OCR confidence of (\d+) page\(s\) is far below the bar of (\d(?:\.\d+)?) \(([^)]*)\)/.exec(text);
   if (m) {
     const pages = (m[3] ?? "").replace(/page (\d+): (\d(?:\.\d+)?)/g, (_, n: string, c: string) => `página ${n}: ${pct(c)}`);
-    return `Confiança do OCR muito abaixo do mínimo de ${pct(m[2])} em ${m[1]} página(s) (${pages}).`;
+    return `Confiança da leitura muito abaixo do mínimo de ${pct(m[2])} em ${m[1]} página(s) (${pages}).`;
   }
   m = /^pages? ([\d, and]+) left out of the index, the other (\d+) indexed/.exec(text);
   if (m) {
@@ -199,13 +202,13 @@ export function reasonText(reason: string | null | undefined): string | null {
     return `${many ? "Páginas" : "Página"} ${pages} fora do índice (sem texto legível ou leitura fraca); as outras ${m[2]} estão indexadas.`;
   }
   m = /^OCR failed on (\d+) page\(s\)/.exec(text);
-  if (m) return `O OCR falhou em ${m[1]} página(s): o texto delas está faltando.`;
+  if (m) return `A leitura da imagem falhou em ${m[1]} página(s): o texto delas está faltando.`;
   m = /^rejected by ([^:]+): ([\s\S]*)$/.exec(text);
   if (m) return `Rejeitado por ${m[1]}: ${m[2]}`;
   m = /^approved by (.+)$/.exec(text);
   if (m) return `Aprovado por ${m[1]}`;
   m = /^re-OCR asked by (.+)$/.exec(text);
-  if (m) return `Novo OCR pedido por ${m[1]}`;
+  if (m) return `Nova leitura das páginas pedida por ${m[1]}`;
   m = /^deleted \(([^)]*)\) by (.+)$/.exec(text);
   if (m) return `Excluído por ${m[2]}`;
   return null;
@@ -225,12 +228,15 @@ export function historyText(detail: string | null | undefined): string | null {
   if (!detail) return null;
   if (detail in SUBMISSION_DETAILS) return SUBMISSION_DETAILS[detail]!;
   let m = /^(\d+) pages, (\d+) by OCR$/.exec(detail);
-  if (m) return `${count(m[1], "página", "páginas")}, ${Number(m[2]) === 0 ? "nenhuma" : m[2]} por OCR`;
+  if (m) {
+    const read = Number(m[2]);
+    return `${count(m[1], "página", "páginas")}, ${read === 0 ? "nenhuma lida" : read === 1 ? "1 lida" : `${m[2]} lidas`} da imagem`;
+  }
   m = /^(\d+) header\/footer lines and (\d+) stamp lines removed, (\d+) OCR corrections(?:; signed (.+))?$/.exec(detail);
   if (m) {
     const removed = `${count(m[1], "linha", "linhas")} de cabeçalho/rodapé e ${m[2]} de carimbo removidas`;
     const signed = m[4] ? `; assinado em ${m[4].split(", ").map((d) => d.split("-").reverse().join("/")).join(", ")}` : "";
-    return `${removed}, ${count(m[3], "correção", "correções")} de OCR${signed}`;
+    return `${removed}, ${count(m[3], "correção", "correções")} de leitura${signed}`;
   }
   m = /^(\d+) chunks$/.exec(detail);
   if (m) return count(m[1], "trecho", "trechos");
@@ -247,23 +253,50 @@ export function indexableText(pages: { text: string }[]): { pages: number; withT
   };
 }
 
+/** "3", "3 e 24", "3, 7 e 24": page numbers as a sentence says them. */
+export function pageList(pages: (number | string)[]): string {
+  const names = pages.map(String);
+  return names.length <= 1 ? (names[0] ?? "") : `${names.slice(0, -1).join(", ")} e ${names[names.length - 1]}`;
+}
+
+/** "Página com leitura fraca: 24", "Páginas com leitura fraca: 3 e 24"; "" for none. Reported (issue 36):
+ * "Páginas fracas: 24" read as a count of 24 pages, not as page 24. */
+export function weakPagesText(pages: (number | string)[]): string {
+  if (pages.length === 0) return "";
+  return `${pages.length === 1 ? "Página" : "Páginas"} com leitura fraca: ${pageList(pages)}`;
+}
+
 /** "1 página", "3 páginas"; "1.234 caracteres" (Brazilian thousands). */
 export function plural(n: number, one: string, many: string): string {
   return `${n.toLocaleString("pt-BR")} ${n === 1 ? one : many}`;
 }
 
-/** GET /status's review reasons, one row each, then the documents indexed with unread pages as their own row,
- * "2 documentos (5 páginas)": searchable, so in no review count of the API, yet each waits for a reviewer
- * (the queue lists them under "unread_pages"). An older API without the count gives just the reasons. */
+/** The review queue per reason, one row each, as GET /status's review_queue counts it (GET /review's rule, the
+ * filter "Aguardando revisão"'s too), the documents indexed with unread pages as "2 documentos (5 páginas)". An
+ * older API without review_queue gives the review stage's reasons and the unread row. Reported (issue 36): the
+ * box counted 1 where the filter, by stage alone, found none. */
 export function reviewReasonRows(status: {
   review_reasons: Record<string, number>;
   unread_pages?: { documents: number; pages: number };
+  review_queue?: Record<string, number>;
 }): [string, string][] {
-  const rows = Object.entries(status.review_reasons).map(([code, n]): [string, string] => [code, n.toLocaleString("pt-BR")]);
   const unread = status.unread_pages;
-  if (unread && unread.documents > 0) {
-    const documents = plural(unread.documents, "documento", "documentos");
-    rows.push(["unread_pages", `${documents} (${plural(unread.pages, "página", "páginas")})`]);
+  const unreadText = (documents: number) =>
+    `${plural(documents, "documento", "documentos")}${unread ? ` (${plural(unread.pages, "página", "páginas")})` : ""}`;
+  if (status.review_queue) {
+    return Object.entries(status.review_queue).map(([code, n]): [string, string] => [
+      code,
+      code === "unread_pages" ? unreadText(n) : n.toLocaleString("pt-BR"),
+    ]);
   }
+  const rows = Object.entries(status.review_reasons).map(([code, n]): [string, string] => [code, n.toLocaleString("pt-BR")]);
+  if (unread && unread.documents > 0) rows.push(["unread_pages", unreadText(unread.documents)]);
   return rows;
+}
+
+/** The review stage in the count of documents per stage: held out of the search for a reviewer. Not "Aguardando
+ * revisão", which names the whole queue (also documents indexed without a page, or that could not be read), so
+ * the two counts never carry one name with two numbers. */
+export function stageCountLabel(stage: string): string {
+  return stage === "review" ? "Retidos para revisão (fora da busca)" : stageLabel(stage);
 }

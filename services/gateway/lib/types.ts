@@ -229,6 +229,8 @@ export interface IngestionStatus {
   failure_reasons: Record<string, number>;
   /** Indexed with pages left out unread (review code "unread_pages"): searchable, so in no review count. */
   unread_pages?: { documents: number; pages: number };
+  /** The review queue per reason code, by GET /review's rule: what the filter "Aguardando revisão" lists. */
+  review_queue?: Record<string, number>;
   latest_stopped: {
     document_id: string;
     filename: string;

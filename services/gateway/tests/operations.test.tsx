@@ -4,7 +4,7 @@ import { fileURLToPath } from "node:url";
 import { renderToStaticMarkup } from "react-dom/server";
 import { describe, expect, it } from "vitest";
 import { IngestionPanel } from "../components/IngestionPanel";
-import { approvalSummary } from "../components/ReviewQueuePage";
+import { approvalSummary, REREAD_RESOLUTIONS, ReviewQueuePage, weakPagesCell } from "../components/ReviewQueuePage";
 import { Counts } from "../components/StatusCounts";
 import { accessGroupsField, listQuery, STATE_FILTERS } from "../lib/documents";
 import { menuFor, may, parseIdentity } from "../lib/identity";
@@ -18,8 +18,10 @@ import {
   SERVICE_LABELS,
   STAGE_LABELS,
   STAGE_ORDER,
+  stageCountLabel,
   stateLabel,
   UPLOAD_OUTCOMES,
+  weakPagesText,
 } from "../lib/labels";
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
@@ -91,13 +93,13 @@ describe("labels: every code the API sends has Portuguese words", () => {
       reasonText(
         "OCR confidence 0.55 is below the bar of 0.70 (weak pages: 1, 3); check the scan or correct the text",
       ),
-    ).toBe("Confiança do OCR de 55%, abaixo do mínimo de 70%; páginas fracas: 1, 3.");
+    ).toBe("Confiança da leitura da imagem de 55%, abaixo do mínimo de 70%; páginas com leitura fraca: 1 e 3.");
     expect(reasonText("extractor: OCR confidence 0.40 is below the bar of 0.70 (weak pages: none individually)")).toBe(
-      "Confiança do OCR de 40%, abaixo do mínimo de 70%.",
+      "Confiança da leitura da imagem de 40%, abaixo do mínimo de 70%.",
     );
     expect(
       reasonText("OCR confidence of 1 page(s) is far below the bar of 0.70 (page 2: 0.30); check the scan"),
-    ).toBe("Confiança do OCR muito abaixo do mínimo de 70% em 1 página(s) (página 2: 30%).");
+    ).toBe("Confiança da leitura muito abaixo do mínimo de 70% em 1 página(s) (página 2: 30%).");
     expect(
       reasonText(
         "pages 2 and 8 left out of the index, the other 45 indexed: pages 2 and 8 hold images with no readable text",
@@ -111,14 +113,15 @@ describe("labels: every code the API sends has Portuguese words", () => {
     expect(reasonText("something new")).toBeNull();
     expect(historyText("new")).toBe("");
     expect(historyText("new_version")).toBe("nova versão");
-    expect(historyText("14 pages, 0 by OCR")).toBe("14 páginas, nenhuma por OCR");
-    expect(historyText("2 pages, 2 by OCR")).toBe("2 páginas, 2 por OCR");
+    expect(historyText("14 pages, 0 by OCR")).toBe("14 páginas, nenhuma lida da imagem");
+    expect(historyText("2 pages, 1 by OCR")).toBe("2 páginas, 1 lida da imagem");
+    expect(historyText("2 pages, 2 by OCR")).toBe("2 páginas, 2 lidas da imagem");
     expect(historyText("3 header/footer lines and 1 stamp lines removed, 4 OCR corrections; signed 2024-05-02")).toBe(
-      "3 linhas de cabeçalho/rodapé e 1 de carimbo removidas, 4 correções de OCR; assinado em 02/05/2024",
+      "3 linhas de cabeçalho/rodapé e 1 de carimbo removidas, 4 correções de leitura; assinado em 02/05/2024",
     );
     expect(historyText("22 chunks")).toBe("22 trechos");
     expect(historyText("extractor: OCR confidence 0.55 is below the bar of 0.85")).toBe(
-      "Confiança do OCR de 55%, abaixo do mínimo de 85%.",
+      "Confiança da leitura da imagem de 55%, abaixo do mínimo de 85%.",
     );
     expect(historyText("annotated by a model nobody knows")).toBeNull();
     expect(UPLOAD_OUTCOMES).toHaveProperty("new");
@@ -153,7 +156,9 @@ describe("menus show only what the person may do", () => {
 describe("the list of documents and the upload", () => {
   it("asks GET /documents for the search box, the state and the page", () => {
     expect(listQuery("", "", 0)).toBe("/documents?limit=20");
-    expect(listQuery("  acórdão  ", "revisao", 40)).toBe("/documents?q=ac%C3%B3rd%C3%A3o&stage=review&limit=20&offset=40");
+    expect(listQuery("  acórdão  ", "indexado", 40)).toBe("/documents?q=ac%C3%B3rd%C3%A3o&stage=indexed&limit=20&offset=40");
+    // "Aguardando revisão" is the review queue's rule, not the review stage: GET /status's review_queue counts it
+    expect(listQuery("", "revisao", 0)).toBe("/documents?awaiting_review=true&limit=20");
     const going = listQuery("", "andamento", 0);
     expect(new URLSearchParams(going.split("?")[1]).getAll("stage")).toEqual([
       "submitted",
@@ -191,7 +196,7 @@ describe("approving says what will be indexed", () => {
     const summary = approvalSummary({ pages: [page(1, "“. Corel “e"), page(2, " ")], ocr_confidence: 0.31, weak_pages: [1] });
     expect(summary).toBe(
       "Será indexado o texto de 1 de 2 páginas (as demais estão sem texto): 11 caracteres, como está abaixo." +
-        " Confiança do OCR: 31%. Páginas com leitura fraca: 1.",
+        " Confiança da leitura da imagem: 31%. Página com leitura fraca: 1.",
     );
     expect(approvalSummary({ pages: [page(1, "x".repeat(1234))], ocr_confidence: null, weak_pages: [] })).toBe(
       "Será indexado o texto de 1 página: 1.234 caracteres, como está abaixo.",
@@ -210,7 +215,7 @@ describe("the ingestion page's review counts (GET /status)", () => {
 
   it("lists the documents indexed with unread pages as their own line, with their pages", () => {
     const html = box({ review_reasons: { low_ocr_confidence: 2 }, unread_pages: { documents: 3, pages: 5 } });
-    expect(html).toContain("<dt>Leitura (OCR) pouco confiável</dt><dd>2</dd>");
+    expect(html).toContain("<dt>Leitura da imagem pouco confiável</dt><dd>2</dd>");
     expect(html).toContain("<dt>Indexado sem algumas páginas</dt><dd>3 documentos (5 páginas)</dd>");
     expect(html.indexOf("pouco confiável")).toBeLessThan(html.indexOf("sem algumas páginas"));
     expect(box({ review_reasons: {}, unread_pages: { documents: 1, pages: 1 } })).toContain(
@@ -221,5 +226,47 @@ describe("the ingestion page's review counts (GET /status)", () => {
   it("shows no such line when none, or when an older API does not send the count", () => {
     expect(box({ review_reasons: {}, unread_pages: { documents: 0, pages: 0 } })).toContain("<p>Nenhum.</p>");
     expect(reviewReasonRows({ review_reasons: { needs_review: 1 } })).toEqual([["needs_review", "1"]]);
+  });
+});
+
+describe("the review queue and the ingestion counts agree (issue 36)", () => {
+  it("counts by the queue's rule when the API sends it: the unread row with its pages, the same documents the filter lists", () => {
+    const rows = reviewReasonRows({
+      review_reasons: {},
+      unread_pages: { documents: 1, pages: 1 },
+      review_queue: { unread_pages: 1, low_ocr_confidence: 2 },
+    });
+    expect(rows).toEqual([
+      ["unread_pages", "1 documento (1 página)"],
+      ["low_ocr_confidence", "2"],
+    ]);
+    const html = renderToStaticMarkup(
+      <Counts title="Aguardando revisão, por motivo" counts={rows} label={reasonLabel} note="o filtro lista os mesmos" />,
+    );
+    expect(html).toContain("<dt>Indexado sem algumas páginas</dt><dd>1 documento (1 página)</dd>");
+    expect(html).toContain("o filtro lista os mesmos");
+    // the stage count names the review stage otherwise, so one name never carries two numbers
+    expect(stageCountLabel("review")).not.toBe(STATE_FILTERS.find((f) => f.value === "revisao")?.label);
+    expect(stageCountLabel("indexed")).toBe("Indexado");
+  });
+});
+
+describe("the review page in plain words (issue 36)", () => {
+  it("says the weak pages are page numbers", () => {
+    expect(weakPagesText([24])).toBe("Página com leitura fraca: 24");
+    expect(weakPagesText([3, 24])).toBe("Páginas com leitura fraca: 3 e 24");
+    expect(weakPagesText([3, 7, 24])).toBe("Páginas com leitura fraca: 3, 7 e 24");
+    expect(weakPagesText([])).toBe("");
+    expect(weakPagesCell([24])).toBe("Página 24");
+    expect(weakPagesCell([3, 24])).toBe("Páginas 3 e 24");
+    expect(weakPagesCell([])).toBe("—");
+  });
+
+  it("offers a new reading in words, not OCR and dpi", () => {
+    const html = renderToStaticMarkup(<ReviewQueuePage selectedId={null} />);
+    expect(html).not.toMatch(/OCR|dpi|Páginas fracas/);
+    expect(REREAD_RESOLUTIONS.map((r) => r.dpi)).toEqual([300, 400, 600]);
+    for (const r of REREAD_RESOLUTIONS) expect(r.label).not.toMatch(/dpi|\d/);
+    for (const hint of Object.values(REASON_LABELS)) expect(hint).not.toMatch(/\bOCR\b/);
   });
 });

@@ -3,7 +3,7 @@ import { IngestionPanel } from "../../components/IngestionPanel";
 import { Counts } from "../../components/StatusCounts";
 import { formatDateTime } from "../../lib/format";
 import { may } from "../../lib/identity";
-import { reasonHint, reasonLabel, reasonText, reviewReasonRows, stageLabel, STAGE_ORDER, stateLabel } from "../../lib/labels";
+import { reasonHint, reasonLabel, reasonText, reviewReasonRows, stageCountLabel, STAGE_ORDER, stateLabel } from "../../lib/labels";
 import { apiGet, requireIdentity } from "../../lib/server";
 import type { IngestionStatus } from "../../lib/types";
 
@@ -54,8 +54,20 @@ export default async function Ingestion({ searchParams }: Props) {
         <a href="/ingestao">Atualizar</a>
       </p>
       <div className="count-grid">
-        <Counts title="Documentos por situação" counts={stages} label={stageLabel} />
-        <Counts title="Aguardando revisão, por motivo" counts={reviewReasonRows(status)} label={reasonLabel} />
+        <Counts title="Documentos por situação" counts={stages} label={stageCountLabel} />
+        <Counts
+          title="Aguardando revisão, por motivo"
+          counts={reviewReasonRows(status)}
+          label={reasonLabel}
+          note={
+            status.review_queue && (
+            <>
+              Os mesmos que o filtro <a href="/ingestao?estado=revisao">Aguardando revisão</a> lista, com os já
+              indexados sem alguma página e os que não puderam ser lidos.
+            </>
+            )
+          }
+        />
         <Counts title="Não processados, por motivo" counts={Object.entries(status.failure_reasons)} label={reasonLabel} />
       </div>
       <section>
