@@ -12,6 +12,7 @@ import sys
 import textwrap
 import time
 import traceback
+from collections import Counter
 from collections.abc import Callable
 from datetime import date, timedelta
 from functools import partial
@@ -677,12 +678,19 @@ def result_lines(rank: int, item: dict[str, Any], width: int) -> list[str]:
         lines += fill(f"por quê: {item['relevance_explanation']}", initial_indent=indent)
     others = item.get("other_passages") or []
     if others:
-        lines += fill("outros trechos: " + ", ".join(f"p. {o['page_number']}" for o in others), initial_indent=indent)
+        lines += fill(f"outros trechos: {other_pages_text(others)}", initial_indent=indent)
     if item.get("copies"):
         lines += fill("cópias: " + ", ".join(c["filename"] for c in item["copies"]), initial_indent=indent)
     if item.get("unread_pages"):
         lines += fill(f"{unread_pages_label(item['unread_pages'])}: a busca não as alcança", initial_indent=indent)
     return lines
+
+
+def other_pages_text(others: list[dict[str, Any]]) -> str:
+    """ "p. 7, p. 17 (2 trechos)": each page once, in the API's order, with how many passages it holds. Two
+    passages on one page printed "p. 17, p. 17" (issue 36)."""
+    per_page = Counter(o["page_number"] for o in others)
+    return ", ".join(f"p. {page}" + (f" ({n} trechos)" if n > 1 else "") for page, n in per_page.items())
 
 
 def unread_pages_label(pages: list[int]) -> str:

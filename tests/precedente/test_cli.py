@@ -153,6 +153,14 @@ def test_a_result_wraps_at_80_columns_and_keeps_title_dates_and_pages() -> None:
     assert "outros trechos: p. 7" in joined
 
 
+def test_other_passages_name_each_page_once_with_its_count() -> None:
+    """Two passages on page 17 printed "outros trechos: p. 17, p. 17" (issue 36)."""
+    others = [{"page_number": 17}, {"page_number": 3}, {"page_number": 17}]
+    joined = " ".join(line.strip() for line in result_lines(1, {**LONG_RESULT, "other_passages": others}, 80))
+    assert "outros trechos: p. 17 (2 trechos), p. 3" in joined
+    assert joined.count("p. 17") == 1
+
+
 def test_a_result_says_which_pages_of_its_document_were_not_read() -> None:
     joined = " ".join(line.strip() for line in result_lines(1, {**LONG_RESULT, "unread_pages": [10, 11]}, 80))
     assert "páginas 10 e 11 não lidas: a busca não as alcança" in joined
