@@ -40,6 +40,7 @@ from shared.contracts import (
     DocumentDeadLetter,
     DocumentReview,
     DocumentSubmitted,
+    E,
     Event,
     Stage,
     Topic,
@@ -259,13 +260,8 @@ async def _process(service: StageService, ctx: StageContext, body: dict[str, Any
         reason = f"{service.input_topic.value} message does not match its contract: {_contract_errors(err)}"
         await _reject_malformed(service, ctx, body, reason, key)
         return "malformed"
-    if key is not None and key.decode("utf-8", "replace") != str(event.document_id):
-        reason = (
-            f"{service.input_topic.value} message's key {key[:80].decode('utf-8', 'replace')!r} is not its body's"
-            f" document_id {event.document_id}: every producer keys a document's events by its id (so they stay"
-            " in order on one partition); neither is trusted, nothing was done"
-        )
-        await _reject_malformed(service, ctx, body, reason, None)
+    if key is not None and _key_disagrees(key, event):
+        await _reject_malformed(service, ctx, body, _key_reason(service.input_topic, key, event), None)
         return "malformed"
     current_trace = telemetry.current_trace_id()
     if current_trace is not None and event.trace_id != current_trace:
@@ -402,9 +398,63 @@ def _document_id_of(body: dict[str, Any], key: bytes | None) -> uuid.UUID | None
     return None
 
 
+def _key_disagrees(key: bytes | None, event: Event) -> bool:
+    return key is not None and key.decode("utf-8", "replace") != str(event.document_id)
+
+
+def _key_reason(topic: Topic, key: bytes, event: Event) -> str:
+    return (
+        f"{topic.value} message's key {key[:80].decode('utf-8', 'replace')!r} is not its body's"
+        f" document_id {event.document_id}: every producer keys a document's events by its id (so they stay"
+        " in order on one partition); neither is trusted, nothing was done"
+    )
+
+
+async def decode_or_refuse(
+    ctx: StageContext,
+    consumer: str,
+    topic: Topic,
+    model: type[E],
+    stage: Stage,
+    raw: bytes | dict[str, Any],
+    key: bytes | None,
+) -> E | None:
+    """The event of a message consumed outside the stage chain (the indexer's documents.deleted and
+    documents.access_changed consumers), or None once a message that breaks the contract is dead-lettered with
+    its reason, as process() does for a stage: `consumer` names who refused it, `stage` is the dead letter's."""
+    body: dict[str, Any] = {}
+    try:
+        body = decode(raw)
+        if (where := _nul_at(body)) is not None:
+            raise Unreadable(f"the message holds a NUL character (in {where!r}), which no stored text can hold")
+        event = model.model_validate(body)
+    except Unreadable as err:
+        reason = str(err)
+    except ValidationError as err:
+        reason = f"{topic.value} message does not match its contract: {_contract_errors(err)}"
+    else:
+        if not _key_disagrees(key, event):
+            return event
+        reason, key = _key_reason(topic, key or b"", event), None
+    await _refuse(ctx, consumer, stage, body, reason, key, raw)
+    return None
+
+
 async def _reject_malformed(
     service: StageService,
     ctx: StageContext,
+    body: dict[str, Any],
+    reason: str,
+    key: bytes | None,
+    raw: bytes | dict[str, Any] | None = None,
+) -> None:
+    await _refuse(ctx, service.name, service.output_stage, body, reason, key, raw)
+
+
+async def _refuse(
+    ctx: StageContext,
+    consumer: str,
+    stage: Stage,
     body: dict[str, Any],
     reason: str,
     key: bytes | None,
@@ -419,9 +469,9 @@ async def _reject_malformed(
     if document_id is None:
         start = raw[:200] if isinstance(raw, bytes) else str(body)[:200]
         reason += f"; no document id in it or in its key; it starts {start!r}"
-    log.error("%s: %s", service.name, reason)
+    log.error("%s: %s", consumer, reason)
     if document_id is not None:
-        await ledger.note_refused(ctx.db, document_id, f"{service.name}: refused a message: {reason}")
+        await ledger.note_refused(ctx.db, document_id, f"{consumer}: refused a message: {reason}")
     follow: dict[str, Any] = {}
     version, trace_id = body.get("version"), body.get("trace_id")
     if isinstance(version, int) and not isinstance(version, bool) and version >= 1:
@@ -432,9 +482,7 @@ async def _reject_malformed(
         ctx.broker,
         ctx.settings,
         Topic.DEADLETTER,
-        DocumentDeadLetter(
-            document_id=document_id or uuid.UUID(int=0), stage=service.output_stage, reason=reason, **follow
-        ),
+        DocumentDeadLetter(document_id=document_id or uuid.UUID(int=0), stage=stage, reason=reason, **follow),
     )
 
 

@@ -11,11 +11,12 @@ import asyncio
 import logging
 from typing import Any
 
+from faststream.kafka.annotations import KafkaMessage
 from pydantic import ValidationError
 
 from shared import ledger, recovery
-from shared.contracts import DocumentAccessChanged, Topic
-from shared.stage import StageContext, subscriber
+from shared.contracts import DocumentAccessChanged, Stage, Topic
+from shared.stage import StageContext, decode_or_refuse, subscriber
 
 log = logging.getLogger(__name__)
 
@@ -57,8 +58,14 @@ async def handle_access_changed(
 def subscribe(ctx: StageContext) -> None:
     """Add the documents.access_changed consumer to the indexer's broker (called before the broker starts)."""
 
-    @subscriber(ctx.broker, ctx.settings, Topic.ACCESS_CHANGED, GROUP_ID)
-    async def on_access_changed(body: dict[str, Any]) -> None:
+    @subscriber(ctx.broker, ctx.settings, Topic.ACCESS_CHANGED, GROUP_ID, raw=True)
+    async def on_access_changed(raw: bytes, message: KafkaMessage) -> None:
+        key = message.raw_message.key
+        topic, model = Topic.ACCESS_CHANGED, DocumentAccessChanged
+        event = await decode_or_refuse(ctx, "indexer", topic, model, Stage.INDEXED, raw, key)
+        if event is None:  # dead-lettered with its reason
+            return
+        body = event.model_dump(mode="json")
         await recovery.outlasting_outages(
             ctx.db, ctx.broker, lambda: handle_access_changed(ctx, body), "indexer: an access change"
         )

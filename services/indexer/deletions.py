@@ -14,12 +14,13 @@ from dataclasses import dataclass
 from typing import Any
 
 import asyncpg
+from faststream.kafka.annotations import KafkaMessage
 from pydantic import ValidationError
 
 from services.indexer import works
 from shared import ledger, recovery
-from shared.contracts import DocumentDeleted, Topic
-from shared.stage import StageContext, subscriber
+from shared.contracts import DocumentDeleted, Stage, Topic
+from shared.stage import StageContext, decode_or_refuse, subscriber
 
 log = logging.getLogger(__name__)
 
@@ -115,6 +116,11 @@ async def handle_deleted(ctx: StageContext, body: dict[str, Any]) -> Purged | No
 def subscribe(ctx: StageContext) -> None:
     """Add the documents.deleted consumer to the indexer's broker (called before the broker starts)."""
 
-    @subscriber(ctx.broker, ctx.settings, Topic.DELETED, GROUP_ID)
-    async def on_deleted(body: dict[str, Any]) -> None:
+    @subscriber(ctx.broker, ctx.settings, Topic.DELETED, GROUP_ID, raw=True)
+    async def on_deleted(raw: bytes, message: KafkaMessage) -> None:
+        key = message.raw_message.key
+        event = await decode_or_refuse(ctx, "indexer", Topic.DELETED, DocumentDeleted, Stage.DELETED, raw, key)
+        if event is None:  # dead-lettered with its reason
+            return
+        body = event.model_dump(mode="json")
         await recovery.outlasting_outages(ctx.db, ctx.broker, lambda: handle_deleted(ctx, body), "indexer: a deletion")

@@ -26,8 +26,18 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from prometheus_client import REGISTRY
 
+from services.indexer import access_changes, deletions
 from shared.broker import ensure_topics, topic_name
-from shared.contracts import DocumentDeadLetter, DocumentExtracted, DocumentSubmitted, Stage, Topic
+from shared.contracts import (
+    DocumentAccessChanged,
+    DocumentDeadLetter,
+    DocumentDeleted,
+    DocumentExtracted,
+    DocumentSubmitted,
+    Event,
+    Stage,
+    Topic,
+)
 from shared.db import create_pool, migrate
 from shared.embedded import EmbeddedBroker
 from shared.settings import Settings
@@ -69,9 +79,23 @@ class World:
 
         return {outcome: value(outcome) for outcome in OUTCOMES}
 
-    def _produce(self, value: bytes | None, key: bytes | None) -> None:
-        self.producer.produce(topic_name(self.settings, Topic.SUBMITTED), value=value, key=key)
+    def _produce(self, value: bytes | None, key: bytes | None, topic: Topic = Topic.SUBMITTED) -> None:
+        self.producer.produce(topic_name(self.settings, topic), value=value, key=key)
         assert self.producer.flush(10) == 0, "the outside client could not deliver its message"
+
+    def letter_for(self, topic: Topic, value: bytes | None, key: bytes | None) -> DocumentDeadLetter:
+        """Publish one message on a topic the indexer consumes and wait for its dead letter."""
+        letters = len(self.letters)
+
+        async def letter() -> DocumentDeadLetter:
+            await asyncio.to_thread(self._produce, value, key, topic)
+            for _ in range(600):
+                if len(self.letters) > letters:
+                    return self.letters[letters][1]
+                await asyncio.sleep(0.05)
+            raise AssertionError(f"no dead letter within 30 s for {value!r:.200}")
+
+        return self.run(letter())
 
     def send(self, value: bytes | None, key: bytes | None) -> tuple[str, DocumentDeadLetter | None]:
         """Publish one message with confluent-kafka and wait for the stage's outcome (and its dead letter)."""
@@ -122,6 +146,11 @@ def world(tmp_path_factory: pytest.TempPathFactory, database_url: str) -> Iterat
         @broker.subscriber(topic_name(config, Topic.DEADLETTER), group_id=f"observer-{uuid.uuid4().hex[:6]}")
         async def observe(body: dict[str, Any], message: KafkaMessage) -> None:
             world.letters.append((message.raw_message.key, DocumentDeadLetter.model_validate(body)))
+
+        # The indexer's consumers outside the stage chain, on the same broker (their own consumer groups).
+        indexer = StageContext(config, pool, broker)
+        deletions.subscribe(indexer)
+        access_changes.subscribe(indexer)
 
         running = TestApp(app)
         loop.run_until_complete(running.__aenter__())
@@ -236,6 +265,51 @@ def test_a_refused_message_about_a_known_document_is_in_its_history(world: World
         world.pool.fetch("SELECT detail FROM document_history WHERE document_id = $1", uuid.UUID(body["document_id"]))
     )
     assert any("refused a message" in (d["detail"] or "") and "'size_bytes'" in d["detail"] for d in details)
+
+
+@pytest.mark.parametrize(
+    ("topic", "value", "said"),
+    [
+        (Topic.DELETED, b"apagar tudo", "is not JSON"),
+        (Topic.DELETED, b'{"document_id": "x"}', "'document_id': Input should be a valid UUID"),
+        (Topic.ACCESS_CHANGED, b"[]", "is JSON an array"),
+        (Topic.ACCESS_CHANGED, "groups", "'access_groups': List should have at most 64"),
+    ],
+    ids=["deleted_not_json", "deleted_bad_id", "access_array", "access_too_many_groups"],
+)
+def test_the_indexer_s_other_topics_dead_letter_what_breaks_the_contract(
+    world: World, topic: Topic, value: bytes | str, said: str
+) -> None:
+    """documents.deleted and documents.access_changed (a DMS publishes both) dropped these with a log line."""
+    document_id = uuid.uuid4()
+    if value == "groups":
+        value = _bytes({"document_id": str(document_id), "access_groups": [f"g{i}" for i in range(1000)]})
+    assert isinstance(value, bytes)
+
+    letter = world.letter_for(topic, value, str(document_id).encode())
+
+    assert letter.document_id == document_id and said in letter.reason, letter.reason
+    assert letter.reason.startswith("the message") or letter.reason.startswith(topic.value)
+
+
+def test_the_indexer_s_other_topics_still_apply_valid_events(world: World) -> None:
+    body = _event()
+    document_id = uuid.UUID(body["document_id"])
+    assert world.send(_bytes(body), str(document_id).encode())[0] == "ok"
+    change = DocumentAccessChanged(document_id=document_id, access_groups=["socios"], changed_by="dms")
+    deletion = DocumentDeleted(document_id=document_id, version=1)
+
+    async def applied(topic: Topic, event: Event, column: str, expected: Any) -> None:
+        await asyncio.to_thread(world._produce, event.model_dump_json().encode(), event.key, topic)
+        for _ in range(600):
+            found = await world.pool.fetchval(f"SELECT {column} FROM documents WHERE id = $1", document_id)
+            if found == expected:
+                return
+            await asyncio.sleep(0.05)
+        raise AssertionError(f"{topic.value} not applied within 30 s")
+
+    world.run(applied(Topic.ACCESS_CHANGED, change, "access_groups", ["socios"]))
+    world.run(applied(Topic.DELETED, deletion, "stage", "deleted"))
 
 
 # --- Generated messages: none lost from sight -----------------------------------------------------------------------
