@@ -55,11 +55,11 @@ from shared.legal.sections import section_label  # noqa: E402
 from shared.settings import Settings  # noqa: E402
 
 app = typer.Typer(
-    help="Precedente: semantic search over a law firm's knowledge base.",
+    help="Precedente: busca semântica na base de conhecimento do escritório.",
     epilog=api_errors.exit_codes_help()
-    + "\n\nThe commands that call the API act as PRECEDENTE_API_KEY, else the admin key `precedente up` keeps in"
-    " its data directory (PRECEDENTE_DATA_DIR, default ./.precedente); `precedente whoami` says which, and its"
-    " groups. --api URL (or PRECEDENTE_API_URL) points them at another instance.",
+    + "\n\nOs comandos que chamam a API agem como PRECEDENTE_API_KEY, senão como a chave de administrador que o"
+    " `precedente up` guarda na pasta de dados (PRECEDENTE_DATA_DIR, padrão ./.precedente); `precedente whoami` diz"
+    " qual, e seus grupos. --api URL (ou PRECEDENTE_API_URL) os aponta para outra instalação.",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     rich_markup_mode="markdown",
@@ -72,19 +72,48 @@ console = Console()
 err_console = Console(stderr=True)
 STATUS_BATCH = 200  # ids per GET /documents?id=...: the route answers at most 200 a page (limit)
 
-ApiOption = Annotated[str | None, typer.Option("--api", help="Search API URL (default PRECEDENTE_API_URL).")]
+# Ledger stages and upload outcomes in the words the pages use (services/gateway/lib/labels.ts): one and many.
+WORDS = {
+    "submitted": ("recebido", "recebidos"),
+    "extracted": ("texto extraído", "textos extraídos"),
+    "cleaned": ("texto limpo", "textos limpos"),
+    "chunked": ("dividido em trechos", "divididos em trechos"),
+    "annotated": ("com metadados", "com metadados"),
+    "indexed": ("indexado", "indexados"),
+    "review": ("em revisão", "em revisão"),
+    "failed": ("não processado", "não processados"),
+    "deleted": ("excluído", "excluídos"),
+    "new": ("novo", "novos"),
+    "new_version": ("nova versão", "novas versões"),
+    "duplicate": ("já recebido", "já recebidos"),
+    "unchanged": ("sem mudança", "sem mudança"),
+    "retry": ("enviado de novo", "enviados de novo"),
+}
+
+
+PERMISSION_WORDS = {"search": "buscar", "ingest": "enviar", "review": "revisar", "admin": "administrar"}
+
+
+def _word(code: str, n: int = 1) -> str:
+    """A stage or upload outcome as the pages say it ("indexados"); the code itself when unknown."""
+    one, many = WORDS.get(code, (code, code))
+    return one if n == 1 else many
+
+
+ApiOption = Annotated[str | None, typer.Option("--api", help="Endereço da API de busca (padrão: PRECEDENTE_API_URL).")]
 GroupsOption = Annotated[
     str | None,
     typer.Option(
         "--groups",
-        help="Comma-separated groups allowed to see the files (default: everyone); only people and keys of those"
-        " groups find them.",
+        help="Grupos, separados por vírgula, que podem ver os arquivos (padrão: todos); só pessoas e chaves desses"
+        " grupos os encontram.",
     ),
 ]
-JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON (for scripts) instead of text.")]
+JsonOption = Annotated[bool, typer.Option("--json", help="Imprime JSON (para scripts) em vez de texto.")]
 INGEST_EPILOG = (
-    "Examples: `precedente ingest ../shared/docs --include '*.pdf' --wait` (the PDFs only, also in subfolders);"
-    " `precedente ingest export/ --exclude 'README*' --exclude '*.txt'`. A file sent again is not indexed twice."
+    "Exemplos: `precedente ingest ../shared/docs --include '*.pdf' --wait` (só os PDFs, também nas subpastas);"
+    " `precedente ingest export/ --exclude 'README*' --exclude '*.txt'`. Um arquivo enviado de novo não é indexado"
+    " duas vezes."
 )
 
 
@@ -238,7 +267,7 @@ def _caller(client: httpx.Client) -> dict[str, Any] | None:
 
 
 def _groups_text(groups: list[str]) -> str:
-    return ", ".join(groups) if groups else "none (it finds only documents shared with everyone)"
+    return ", ".join(groups) if groups else "nenhum (encontra só documentos abertos a todos)"
 
 
 def _outside_warning(me: dict[str, Any] | None, groups: str | None) -> str | None:
@@ -249,9 +278,9 @@ def _outside_warning(me: dict[str, Any] | None, groups: str | None) -> str | Non
     if EVERYONE in wanted or set(wanted) & set(me.get("groups", [])):
         return None
     return (
-        f"warning: {me['user']} is not in {', '.join(wanted)} (its groups: {_groups_text(me.get('groups', []))}):"
-        f" you will not find these files in your searches; people and keys of those groups will"
-        f" (`precedente keys create --scope search --groups {','.join(wanted)}` makes such a key)"
+        f"aviso: {me['user']} não está em {', '.join(wanted)} (seus grupos: {_groups_text(me.get('groups', []))}):"
+        f" você não encontrará estes arquivos nas suas buscas; pessoas e chaves desses grupos encontrarão"
+        f" (`precedente keys create --scope search --groups {','.join(wanted)}` cria uma chave assim)"
     )
 
 
@@ -293,13 +322,16 @@ class Progress:
 
 
 def _count_text(statuses: dict[str, dict[str, Any]], total: int) -> tuple[int, str]:
-    """How many are final, and "3 indexed, 1 in review, 0 failed, 6 in progress"."""
+    """How many are final, and "3 indexados, 1 em revisão, 0 não processados, 6 em andamento"."""
     stages = [s.get("stage") for s in statuses.values()]
     done = sum(1 for stage in stages if stage in FINAL)
     indexed = stages.count("indexed")
     failed = stages.count("failed")
     review = done - indexed - failed
-    return done, f"{indexed} indexed, {review} in review, {failed} failed, {total - done} in progress"
+    return (
+        done,
+        f"{indexed} indexados, {review} em revisão, {failed} não processados, {total - done} em andamento",
+    )
 
 
 def poll_statuses(
@@ -327,33 +359,35 @@ def poll_statuses(
 @app.command(epilog=INGEST_EPILOG)
 def ingest(
     ctx: typer.Context,
-    paths: Annotated[list[Path], typer.Argument(help="Files and folders (searched recursively) to ingest.")],
+    paths: Annotated[list[Path], typer.Argument(help="Arquivos e pastas (percorridas com as subpastas) a enviar.")],
     api: ApiOption = None,
     groups: GroupsOption = None,
     include: Annotated[
         list[str] | None,
-        typer.Option("--include", help="Only files whose name or path matches this glob ('*.pdf'); repeatable."),
+        typer.Option("--include", help="Só arquivos cujo nome ou caminho casa com o padrão ('*.pdf'); repetível."),
     ] = None,
     exclude: Annotated[
         list[str] | None,
-        typer.Option("--exclude", help="Skip files whose name or path matches this glob ('README*'); repeatable."),
+        typer.Option("--exclude", help="Pula arquivos cujo nome ou caminho casa com o padrão ('README*'); repetível."),
     ] = None,
-    wait: Annotated[bool, typer.Option(help="Wait until every file is indexed, in review or failed.")] = False,
-    timeout: Annotated[float, typer.Option(help="Seconds to wait with --wait (then exit status 3).")] = 1800,
+    wait: Annotated[
+        bool, typer.Option(help="Espera cada arquivo ser indexado, ir para revisão ou não ser processado.")
+    ] = False,
+    timeout: Annotated[float, typer.Option(help="Segundos de espera com --wait (depois, saída 3).")] = 1800,
     interval: Annotated[
-        float, typer.Option(help="Seconds between status checks with --wait (one request for all files).", min=0.1)
+        float, typer.Option(help="Segundos entre as consultas com --wait (uma só para todos os arquivos).", min=0.1)
     ] = 2.0,
     as_json: JsonOption = False,
 ) -> None:
-    """Upload files to a running instance; with --wait, follow them to the end.
+    """Envia arquivos para a busca; com --wait, acompanha-os até o fim.
 
-    --wait reports how each file ended, asking the API once per --interval for all of them. Exit status 1 when
-    an upload or a document failed, 3 when --wait timed out."""
+    --wait diz como terminou cada arquivo, perguntando à API uma vez a cada --interval por todos eles. Saída 1
+    quando um envio ou um documento falhou, 3 quando o --wait esgotou o tempo."""
     files = _files(paths, include, exclude, ctx)
     if not files:
         raise typer.BadParameter(
-            f"no files to ingest in {', '.join(map(str, paths))}"
-            + (" (--include/--exclude left none)" if include or exclude else ""),
+            f"nenhum arquivo a enviar em {', '.join(map(str, paths))}"
+            + (" (--include/--exclude não deixaram nenhum)" if include or exclude else ""),
             ctx=ctx,
             param_hint="PATHS",
         )
@@ -365,7 +399,7 @@ def ingest(
         warning = _outside_warning(_caller(client), groups)
         if warning:
             err_console.print(warning, markup=False, highlight=False, soft_wrap=True)
-        bar = Progress(len(files), "uploaded")
+        bar = Progress(len(files), "enviados")
         try:
             for number, path in enumerate(files, start=1):
                 data = {"external_id": f"cli:{path.resolve()}", "source": "cli"}
@@ -379,7 +413,7 @@ def ingest(
                     upload_errors.append({"file": str(path), "error": api_errors.problem_message(response)})
                     if not as_json:
                         err_console.print(
-                            f"upload failed {path}: {upload_errors[-1]['error']}",
+                            f"envio recusado {path}: {upload_errors[-1]['error']}",
                             markup=False,
                             highlight=False,
                             soft_wrap=True,
@@ -387,11 +421,11 @@ def ingest(
                 else:
                     body = response.json()
                     submitted[str(body["document_id"])] = (path, body["outcome"])
-                bar.update(number, f"{len(upload_errors)} refused" if upload_errors else "")
+                bar.update(number, f"{len(upload_errors)} recusados" if upload_errors else "")
         finally:
             bar.close()
         if wait and submitted:
-            bar = Progress(len(submitted), "processed")
+            bar = Progress(len(submitted), "processados")
             deadline, per_document = time.monotonic() + timeout, False
             try:
                 while True:
@@ -432,22 +466,22 @@ def ingest(
         out = {"documents": rows, "counts": counts, "upload_errors": upload_errors, "timed_out": unfinished}
         sys.stdout.write(json.dumps(out, ensure_ascii=False, indent=2) + "\n")
     else:
-        columns = ["file", "stage", "chunks", "reason"] if wait else ["file", "outcome", "document"]
+        columns = ["arquivo", "situação", "trechos", "motivo"] if wait else ["arquivo", "envio", "documento"]
         table = _table(*columns)
         for row in rows:
             name = Path(row["file"]).name
             if wait:
-                table.add_row(name, row["stage"], str(row["chunk_count"] or ""), row["error"] or "")
+                table.add_row(name, _word(row["stage"]), str(row["chunk_count"] or ""), row["error"] or "")
             else:
-                table.add_row(name, row["outcome"], row["document_id"])
+                table.add_row(name, _word(row["outcome"]), row["document_id"])
         console.print(table)
-        summary = ", ".join(f"{n} {stage}" for stage, n in sorted(counts.items()))
-        console.print(f"{summary or 'nothing uploaded'}, {len(upload_errors)} upload errors", highlight=False)
+        summary = ", ".join(f"{n} {_word(stage, n)}" for stage, n in sorted(counts.items()))
+        console.print(f"{summary or 'nada enviado'}, {len(upload_errors)} envios recusados", highlight=False)
         if unfinished:
             left = sum(n for stage, n in counts.items() if stage not in FINAL)
             console.print(
-                f"{left} still in progress after {timeout:.0f} s: `precedente status` follows them, or run this"
-                " again with a longer --timeout (files already sent are not sent twice)",
+                f"{left} ainda em andamento depois de {timeout:.0f} s: `precedente status` os acompanha, ou rode"
+                " de novo com um --timeout maior (os arquivos já enviados não são enviados duas vezes)",
                 highlight=False,
             )
     if upload_errors or counts.get("failed"):
@@ -514,13 +548,13 @@ COURT_HELP = (
     f" tre_+UF (tre_sp), tce_+UF (tce_mg), mp+UF (mpmg); agencies {', '.join(AGENCIES)}"
 )
 SEARCH_EPILOG = (
-    "Valid values (codes; labels and acronyms as written also work: Acórdão, TJ-SP, TRE/SP).\n\n"
+    "Valores válidos (códigos; nomes e siglas como se escrevem também valem: Acórdão, TJ-SP, TRE/SP).\n\n"
     f"--type: {TYPES_HELP}.\n\n"
     f"--subtype: {SUBTYPES_HELP}.\n\n"
     f"--court: {COURT_HELP}.\n\n"
-    "--from/--to: 2019-03-12, 12/03/2019, 03/2019 or 2019. --relator, --judging-body, --class: names as printed"
+    "--from/--to: 2019-03-12, 12/03/2019, 03/2019 ou 2019. --relator, --judging-body, --class: nomes como impressos"
     " (Nancy Andrighi; Terceira Turma; Recurso Especial). --cited-law: Lei 8.078/1990, CDC, art. 14, CPC.\n\n"
-    "Several values of one filter (repeat the option) match any of them; different filters must all match."
+    "Vários valores de um filtro (repita a opção) aceitam qualquer um deles; filtros diferentes valem todos juntos."
 )
 MultiOption = list[str] | None
 
@@ -528,30 +562,33 @@ MultiOption = list[str] | None
 @app.command(epilog=SEARCH_EPILOG)
 def search(
     ctx: typer.Context,
-    query: Annotated[str | None, typer.Argument(help="What you are looking for, in your own words.")] = None,
+    query: Annotated[str | None, typer.Argument(help="O que você procura, com suas palavras.")] = None,
     similar: Annotated[
         int | None,
         typer.Option(
             "--similar",
             metavar="PASSAGE_ID",
-            help="Instead of a query: passages like this one (a result's 'trecho N'), its own decision left out.",
+            help="Em vez de consulta: trechos parecidos com este (o 'trecho N' de um resultado), fora a própria"
+            " decisão.",
             min=1,
         ),
     ] = None,
     api: ApiOption = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print the API's JSON response.")] = False,
-    top_k: Annotated[int, typer.Option("--top-k", help="Results per page.", min=1, max=200)] = 5,
-    page: Annotated[int, typer.Option("--page", help="Which page of results (1 is the first).", min=1)] = 1,
+    as_json: Annotated[bool, typer.Option("--json", help="Imprime a resposta JSON da API.")] = False,
+    top_k: Annotated[int, typer.Option("--top-k", help="Resultados por página.", min=1, max=200)] = 5,
+    page: Annotated[int, typer.Option("--page", help="Qual página de resultados (1 é a primeira).", min=1)] = 1,
     offset: Annotated[
-        int | None, typer.Option("--offset", help="Results to skip (instead of --page).", min=0, max=1000)
+        int | None, typer.Option("--offset", help="Resultados a pular (em vez de --page).", min=0, max=1000)
     ] = None,
-    sort: Annotated[Sort, typer.Option("--sort", help="relevance, or date (newest first).")] = Sort.relevance,
+    sort: Annotated[
+        Sort, typer.Option("--sort", help="relevance (relevância) ou date (data, mais recentes primeiro).")
+    ] = Sort.relevance,
     document_type: Annotated[
         MultiOption,
         typer.Option(
             "--type",
             metavar="TYPE",
-            help="Document type, e.g. acordao; repeatable (valid values below).",
+            help="Tipo de documento, por exemplo acordao; repetível (valores válidos abaixo).",
             callback=_choice("document type", DOCUMENT_TYPE_LABELS, normalize_document_type),
         ),
     ] = None,
@@ -560,48 +597,54 @@ def search(
         typer.Option(
             "--subtype",
             metavar="SUBTYPE",
-            help="Which act, work or filing, e.g. lei; repeatable.",
+            help="Qual ato, obra ou peça, por exemplo lei; repetível.",
             callback=_choice("document subtype", DOCUMENT_SUBTYPE_LABELS, normalize_document_subtype),
         ),
     ] = None,
     court: Annotated[
         MultiOption,
-        typer.Option("--court", metavar="COURT", help="Court or origin, e.g. stj, tjsp; repeatable.", callback=_courts),
+        typer.Option(
+            "--court", metavar="COURT", help="Tribunal ou origem, por exemplo stj, tjsp; repetível.", callback=_courts
+        ),
     ] = None,
     date_from: Annotated[
-        str | None, typer.Option("--from", metavar="DATE", help="Dated on or after.", callback=_date_from)
+        str | None, typer.Option("--from", metavar="DATE", help="Datado em ou depois de.", callback=_date_from)
     ] = None,
     date_to: Annotated[
-        str | None, typer.Option("--to", metavar="DATE", help="Dated on or before.", callback=_date_to)
+        str | None, typer.Option("--to", metavar="DATE", help="Datado em ou antes de.", callback=_date_to)
     ] = None,
-    relator: Annotated[
-        MultiOption, typer.Option("--relator", metavar="NAME", help="The reporting judge, as printed.")
-    ] = None,
+    relator: Annotated[MultiOption, typer.Option("--relator", metavar="NAME", help="O relator, como impresso.")] = None,
     judging_body: Annotated[
-        MultiOption, typer.Option("--judging-body", metavar="NAME", help="Órgão julgador, e.g. 'Terceira Turma'.")
+        MultiOption,
+        typer.Option("--judging-body", metavar="NAME", help="Órgão julgador, por exemplo 'Terceira Turma'."),
     ] = None,
     cited_law: Annotated[
-        MultiOption, typer.Option("--cited-law", metavar="LAW", help="A law or article it cites, e.g. 'CDC, art. 14'.")
+        MultiOption,
+        typer.Option("--cited-law", metavar="LAW", help="Uma lei ou artigo citado, por exemplo 'CDC, art. 14'."),
     ] = None,
     procedural_class: Annotated[
         MultiOption,
-        typer.Option("--class", metavar="CLASS", help="Classe processual as extracted, e.g. 'Recurso Especial'."),
+        typer.Option(
+            "--class", metavar="CLASS", help="Classe processual como extraída, por exemplo 'Recurso Especial'."
+        ),
     ] = None,
 ) -> None:
-    """Search a running instance, with every filter of the API.
+    """Busca na base, com todos os filtros da API.
 
-    It searches as the holder of the CLI's credential (PRECEDENTE_API_KEY or the local admin key): its groups
-    decide what is found (`precedente whoami` shows them). With --similar, the works nearest that passage, under
-    the same filters and groups."""
+    Busca como o dono da credencial da linha de comando (PRECEDENTE_API_KEY ou a chave de administrador local):
+    os grupos dela decidem o que se encontra (`precedente whoami` os mostra). Com --similar, as obras mais
+    próximas daquele trecho, com os mesmos filtros e grupos."""
     if query is None and similar is None:
         raise click_errors.MissingParameter(
-            "Give a query, or --similar PASSAGE_ID.", ctx=ctx, param_hint="'QUERY'", param_type="argument"
+            "Dê uma consulta, ou --similar PASSAGE_ID.", ctx=ctx, param_hint="'QUERY'", param_type="argument"
         )
     if query is not None and similar is not None:
-        raise typer.BadParameter("give a query or --similar PASSAGE_ID, not both", ctx=ctx, param_hint="'--similar'")
+        raise typer.BadParameter(
+            "dê uma consulta ou --similar PASSAGE_ID, não os dois", ctx=ctx, param_hint="'--similar'"
+        )
     start, end = date.fromisoformat(date_from) if date_from else None, date.fromisoformat(date_to) if date_to else None
     if start and end and start > end:
-        raise typer.BadParameter(f"--from {start} is after --to {end}", ctx=ctx, param_hint="'--from'")
+        raise typer.BadParameter(f"--from {start} é depois de --to {end}", ctx=ctx, param_hint="'--from'")
     filters: dict[str, Any] = {
         "document_type": document_type,
         "document_subtype": subtype,
@@ -740,10 +783,10 @@ def write_results(answer: dict[str, Any], top_k: int, sort: str) -> None:
 
 @app.command()
 def whoami(api: ApiOption = None, as_json: JsonOption = False) -> None:
-    """Who the CLI acts as, its groups and permissions.
+    """Como quem a linha de comando age: seus grupos e permissões.
 
-    The credential is PRECEDENTE_API_KEY, else the local admin key of `precedente up`; a document is found only
-    by those in one of its groups."""
+    A credencial é PRECEDENTE_API_KEY, senão a chave de administrador local do `precedente up`; um documento só
+    é encontrado por quem está em um dos grupos dele."""
     with api_client(api) as client:
         me = api_errors.check(client.get("/auth/me")).json()
     if as_json:
@@ -751,13 +794,13 @@ def whoami(api: ApiOption = None, as_json: JsonOption = False) -> None:
         return
     lines = [
         f"{me['user']} ({me['kind']})",
-        f"groups: {_groups_text(me.get('groups', []))}",
-        f"permissions: {', '.join(me.get('permissions', [])) or 'none'}",
+        f"grupos: {_groups_text(me.get('groups', []))}",
+        f"permissões: {', '.join(PERMISSION_WORDS.get(p, p) for p in me.get('permissions', [])) or 'nenhuma'}",
     ]
     if not me.get("groups") and me.get("auth_mode") != "none":
         lines.append(
-            "files ingested with --groups X are found by people and keys of group X, not by this credential"
-            " (`precedente keys create --scope search,ingest --groups X` makes one that is)"
+            "arquivos enviados com --groups X são encontrados por pessoas e chaves do grupo X, não por esta"
+            " credencial (`precedente keys create --scope search,ingest --groups X` cria uma que os encontra)"
         )
     width = max(shutil.get_terminal_size((80, 24)).columns - 1, 40)
     sys.stdout.write("\n".join(w for line in lines for w in textwrap.wrap(line, width=width)) + "\n")
@@ -896,10 +939,10 @@ def docs_command(
 @app.command("status")
 def status_command(
     api: ApiOption = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print the raw JSON of GET /status.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Imprime o JSON de GET /status como veio.")] = False,
 ) -> None:
-    """Per pipeline stage: documents waiting, in progress, done, in review and failed, and the consumer lag;
-    the slowest documents of the last hour; review and failure counts per reason (GET /status)."""
+    """Por etapa: documentos na fila, em andamento, prontos, em revisão e não processados, e o atraso da fila;
+    os documentos mais lentos da última hora; a fila de revisão e as falhas por motivo (GET /status)."""
     base = (api or Settings().api_url).rstrip("/")
     response = httpx.get(f"{base}/status", headers=auth_headers(), timeout=30)
     response.raise_for_status()  # main() says what went wrong, in one line
@@ -908,7 +951,15 @@ def status_command(
         sys.stdout.write(json.dumps(report, ensure_ascii=False, indent=2) + "\n")
         return
     table = _table(
-        "stage", "waiting", "in progress", "done", "in review", "failed", "lag", "replicas", title="pipeline"
+        "etapa",
+        "na fila",
+        "em andamento",
+        "prontos",
+        "em revisão",
+        "não processados",
+        "atraso",
+        "réplicas",
+        title="etapas",
     )
     for row in report.get("pipeline", []):
         unknown = "?"
@@ -925,17 +976,22 @@ def status_command(
     console.print(table)
     if report.get("lag_error"):
         console.print(f"[yellow]{report['lag_error']}[/yellow]", markup=True)
-    stages = _table("ledger stage", "documents")
+    stages = _table("situação", "documentos")
     for stage, count in sorted(report["stages"].items()):
-        stages.add_row(stage, str(count))
+        stages.add_row(_word(stage, count), str(count))
     console.print(stages)
-    for title, counts in (("in review", report["review_reasons"]), ("failed", report["failure_reasons"])):
+    # the review queue by GET /review's rule where the API counts it (issue 36): the review stage alone left out
+    # documents indexed with unread pages and those that failed while being read
+    queue = report.get("review_queue", report["review_reasons"])
+    for title, counts in (("aguardando revisão", queue), ("não processados", report["failure_reasons"])):
         if counts:
-            console.print(f"{title}: " + ", ".join(f"{n} {code}" for code, n in counts.items()))
+            console.print(f"{title}: " + ", ".join(f"{n} {code}" for code, n in counts.items()), highlight=False)
     if line := unread_line(report):
         console.print(line, markup=False)
     if report.get("slowest"):
-        slow = _table("document", "file", "total s", "slowest stage", "its s", title="slowest of the last hour")
+        slow = _table(
+            "documento", "arquivo", "total s", "etapa mais lenta", "s dela", title="mais lentos da última hora"
+        )
         for item in report["slowest"]:
             slow.add_row(
                 item["document_id"][:8],

@@ -15,16 +15,20 @@ from precedente import api_errors
 from precedente.credentials import api_client
 
 console = Console()
-review_app = typer.Typer(help="The review queue: list, show, approve, re-OCR, correct or reject.")
+review_app = typer.Typer(
+    help="A fila de revisão: listar, mostrar, aprovar, ler as páginas de novo, corrigir ou rejeitar."
+)
 
-ApiOption = Annotated[str | None, typer.Option("--api", help="Search API URL (default PRECEDENTE_API_URL).")]
-JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON (for scripts) instead of text.")]
+ApiOption = Annotated[str | None, typer.Option("--api", help="Endereço da API de busca (padrão: PRECEDENTE_API_URL).")]
+JsonOption = Annotated[bool, typer.Option("--json", help="Imprime JSON (para scripts) em vez de texto.")]
 ACTION_DONE = {
-    "approve": "approved: it is indexed from its reviewed text",
-    "reocr": "sent to OCR again",
-    "correct": "page corrected",
-    "reject": "rejected: it leaves the queue",
+    "approve": "aprovado: é indexado pelo texto revisado",
+    "reocr": "enviado para nova leitura das páginas",
+    "correct": "página corrigida",
+    "reject": "rejeitado: sai da fila",
 }
+
+METHOD_WORDS = {"text": "texto do arquivo", "ocr": "lida da imagem (OCR)", "manual": "corrigida à mão"}
 
 
 def client(api: str | None) -> httpx.Client:
@@ -41,10 +45,12 @@ def call(response: httpx.Response) -> Any:
 def review_list(
     ctx: typer.Context,
     api: ApiOption = None,
-    reason: Annotated[str | None, typer.Option(help="Only this reason code.")] = None,
+    reason: Annotated[
+        str | None, typer.Option(help="Só este código de motivo (por exemplo low_ocr_confidence, unread_pages).")
+    ] = None,
     as_json: JsonOption = False,
 ) -> None:
-    """List the documents awaiting review (the default when no sub-command is given)."""
+    """Lista os documentos aguardando revisão (o padrão quando não se dá um subcomando)."""
     if ctx.invoked_subcommand is not None:
         return
     with client(api) as http:
@@ -53,7 +59,7 @@ def review_list(
         sys.stdout.write(json.dumps(queue, ensure_ascii=False, indent=2) + "\n")
         return
     table = Table()
-    for column in ("document", "file", "stage", "reason", "weak pages", "confidence"):
+    for column in ("documento", "arquivo", "situação", "motivo", "páginas com leitura fraca", "confiança"):
         table.add_column(column, overflow="fold")
     for item in queue["items"]:
         confidence = item["ocr_confidence"]
@@ -66,12 +72,12 @@ def review_list(
             f"{confidence:.2f}" if confidence is not None else "",
         )
     console.print(table)
-    console.print(", ".join(f"{n} {code}" for code, n in queue["counts"].items()) or "the queue is empty")
+    console.print(", ".join(f"{n} {code}" for code, n in queue["counts"].items()) or "a fila está vazia")
 
 
 @review_app.command("show")
 def review_show(document_id: str, api: ApiOption = None, as_json: JsonOption = False) -> None:
-    """The reason, the pages with their method, confidence and text, and what reviewers did."""
+    """O motivo, as páginas com o modo de leitura, a confiança e o texto, e o que os revisores fizeram."""
     with client(api) as http:
         detail = call(http.get(f"/review/{document_id}"))
     if as_json:
@@ -80,8 +86,9 @@ def review_show(document_id: str, api: ApiOption = None, as_json: JsonOption = F
     reason = f"[{detail['reason_code']}] {detail['reason']}"
     console.print(f"[bold]{escape(detail['filename'])}[/bold] ({escape(detail['stage'])}): {escape(reason)}")
     for page in detail["pages"]:
-        unread = " · unread: not in the index" if page.get("unread") else ""
-        console.rule(f"page {page['number']} · {page['method']} · confidence {page['confidence']:.2f}{unread}")
+        unread = " · não lida: fora do índice" if page.get("unread") else ""
+        method = METHOD_WORDS.get(page["method"], page["method"])
+        console.rule(f"página {page['number']} · {method} · confiança {page['confidence']:.2f}{unread}")
         console.print(page["text"], markup=False)
     for action in detail["actions"]:
         console.print(f"{action['at']} {action['actor']} {action['action']} {action['detail']}", markup=False)
@@ -89,7 +96,7 @@ def review_show(document_id: str, api: ApiOption = None, as_json: JsonOption = F
 
 @review_app.command("approve")
 def review_approve(document_id: str, api: ApiOption = None, as_json: JsonOption = False) -> None:
-    """Index the document from its extracted (and corrected) text."""
+    """Indexa o documento pelo texto extraído (e corrigido)."""
     with client(api) as http:
         done(call(http.post(f"/review/{document_id}/approve")), as_json)
 
@@ -97,13 +104,13 @@ def review_approve(document_id: str, api: ApiOption = None, as_json: JsonOption 
 @review_app.command("reocr")
 def review_reocr(
     document_id: str,
-    dpi: Annotated[int | None, typer.Option()] = None,
-    psm: Annotated[int | None, typer.Option(help="Tesseract page segmentation mode.")] = None,
-    language: Annotated[str | None, typer.Option()] = None,
+    dpi: Annotated[int | None, typer.Option(help="Resolução da nova leitura em dpi (300, 400, 600).")] = None,
+    psm: Annotated[int | None, typer.Option(help="Modo de segmentação de página do Tesseract.")] = None,
+    language: Annotated[str | None, typer.Option(help="Idiomas do Tesseract, por exemplo por+eng.")] = None,
     api: ApiOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Extract the document again with other OCR settings."""
+    """Lê as páginas de novo (OCR), com outra resolução ou outros ajustes."""
     options = {k: v for k, v in {"dpi": dpi, "psm": psm, "language": language}.items() if v is not None}
     with client(api) as http:
         done(call(http.post(f"/review/{document_id}/reocr", json=options)), as_json)
@@ -114,12 +121,12 @@ def review_correct(
     document_id: str,
     page: int,
     text_file: Annotated[
-        Path, typer.Argument(exists=True, dir_okay=False, help="File with the page's corrected text.")
+        Path, typer.Argument(exists=True, dir_okay=False, help="Arquivo com o texto corrigido da página.")
     ],
     api: ApiOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Replace one page's text with a corrected version."""
+    """Troca o texto de uma página pela versão corrigida."""
     text = text_file.read_text()
     with client(api) as http:
         done(call(http.put(f"/review/{document_id}/pages/{page}", json={"text": text})), as_json)
@@ -128,11 +135,11 @@ def review_correct(
 @review_app.command("reject")
 def review_reject(
     document_id: str,
-    reason: Annotated[str, typer.Option(help="Why it is rejected.")],
+    reason: Annotated[str, typer.Option(help="Por que é rejeitado.")],
     api: ApiOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Take the document out of the queue for good."""
+    """Tira o documento da fila de vez."""
     with client(api) as http:
         done(call(http.post(f"/review/{document_id}/reject", json={"reason": reason})), as_json)
 
@@ -142,8 +149,8 @@ def done(result: dict[str, Any], as_json: bool) -> None:
     if as_json:
         sys.stdout.write(json.dumps(result, ensure_ascii=False) + "\n")
         return
-    what = ACTION_DONE.get(result.get("action", ""), result.get("action", "done"))
-    console.print(f"{result['document_id']}: {what} (now {result['stage']})", markup=False, highlight=False)
+    what = ACTION_DONE.get(result.get("action", ""), result.get("action", "feito"))
+    console.print(f"{result['document_id']}: {what} (agora {result['stage']})", markup=False, highlight=False)
 
 
 def unread_line(report: dict[str, Any]) -> str | None:
@@ -153,8 +160,8 @@ def unread_line(report: dict[str, Any]) -> str | None:
         return None
     documents, pages = unread["documents"], unread.get("pages", 0)
     return (
-        f"{documents} document{'s' if documents != 1 else ''} indexed with unread pages"
-        f" ({pages} page{'s' if pages != 1 else ''}): `precedente review --reason unread_pages`"
+        f"{documents} documento{'s' if documents != 1 else ''} indexado{'s' if documents != 1 else ''} com páginas"
+        f" não lidas ({pages} página{'s' if pages != 1 else ''}): `precedente review --reason unread_pages`"
     )
 
 

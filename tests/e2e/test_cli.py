@@ -41,15 +41,15 @@ def test_ingest_waits_reports_and_fails_on_a_bad_file(stack: RunningStack, tmp_p
     )
     good = precedente(stack, "ingest", str(folder), "--api", stack.url, "--wait", "--groups", "imobiliario")
     assert good.returncode == 0, good.stdout + good.stderr
-    assert "locacao.docx" in good.stdout and "1 indexed" in good.stdout
+    assert "locacao.docx" in good.stdout and "1 indexado" in good.stdout
     # The admin key has no groups: the operator is told it will not find what it just sent.
-    warning = [line for line in good.stderr.splitlines() if line.startswith("warning:")]
-    assert len(warning) == 1 and "imobiliario" in warning[0] and "will not find" in warning[0], good.stderr
+    warning = [line for line in good.stderr.splitlines() if line.startswith("aviso:")]
+    assert len(warning) == 1 and "imobiliario" in warning[0] and "não encontrará" in warning[0], good.stderr
 
     (folder / "corrompido.pdf").write_bytes(b"%PDF-1.7\n" + b"\x00garbage" * 50)
     mixed = precedente(stack, "ingest", str(folder), "--api", stack.url, "--wait", "--groups", "imobiliario")
     assert mixed.returncode == 1, mixed.stdout
-    assert "1 failed" in mixed.stdout and "corrompido.pdf" in mixed.stdout
+    assert "1 não processado" in mixed.stdout and "corrompido.pdf" in mixed.stdout
 
     made = precedente(stack, "keys", "create", "--scope", "search", "--groups", "imobiliario", "--name", "teste cli")
     assert made.returncode == 0, made.stdout + made.stderr
@@ -185,8 +185,8 @@ def test_ingest_waits_with_one_status_request_per_interval_then_search_filters(
     listings = calls.count(("GET", "/documents"))
     assert 1 <= listings <= elapsed + 2, (listings, elapsed)
     assert not [path for _, path in calls if path.endswith("/status")], calls
-    progress = [line for line in err.splitlines() if " processed " in line]
-    assert progress[-1].endswith("processed 3/3: 3 indexed, 0 in review, 0 failed, 0 in progress"), err
+    progress = [line for line in err.splitlines() if " processados " in line]
+    assert progress[-1].endswith("processados 3/3: 3 indexados, 0 em revisão, 0 não processados, 0 em andamento"), err
     assert len(progress) >= 2, err  # it moved: a count before the end, not a bar at 0:00:00
 
     query = "responsabilidade civil e dano moral"

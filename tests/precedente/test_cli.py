@@ -40,6 +40,31 @@ def test_help_documents_every_exit_status(capsys: pytest.CaptureFixture[str], mo
     assert "whoami" in text and "PRECEDENTE_API_KEY" in text
 
 
+@pytest.mark.parametrize(
+    ("command", "words"),
+    [
+        (["search"], ["Busca na base", "Resultados por página", "Tribunal ou origem", "Valores válidos"]),
+        (["ingest"], ["Envia arquivos", "Espera cada arquivo", "Exemplos"]),
+        (["review"], ["fila de revisão", "Só este código de motivo"]),
+        (["review", "reocr"], ["Lê as páginas de novo", "Resolução da nova leitura"]),
+        (["status"], ["Por etapa", "fila de revisão"]),
+        (["whoami"], ["Como quem a linha de comando age", "Imprime JSON"]),
+    ],
+)
+def test_the_commands_lawyers_use_help_in_portuguese(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, command: list[str], words: list[str]
+) -> None:
+    """Their help was English beside Portuguese results (issue 36); option names stay as they are."""
+    monkeypatch.setenv("COLUMNS", "200")
+    status, out, _ = run(capsys, *command, "--help")
+    text = " ".join(out.replace("│", " ").split())
+    assert status == 0
+    for word in words:
+        assert word in text, (command, word, text)
+    for english in ("Search a running", "Upload files", "Print JSON", "Search API URL", "Wait until", "re-OCR"):
+        assert english not in text, (command, english)
+
+
 def test_search_help_lists_the_valid_values(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -62,12 +87,12 @@ def test_search_help_lists_the_valid_values(
         (["search", "dano moral", "--subtype", "leizinha"], ["--subtype", "lei_complementar", "medida_provisoria"]),
         (["search", "dano moral", "--court", "TJ-XX"], ["--court", "'TJ-XX'", "stj", "trf1-trf6", "tj+UF (tjsp)"]),
         (["search", "dano moral", "--from", "31/02/2019"], ["--from", "2019-03-12", "12/03/2019"]),
-        (["search", "dano moral", "--from", "2020", "--to", "2019"], ["--from", "after --to"]),
+        (["search", "dano moral", "--from", "2020", "--to", "2019"], ["--from", "é depois de --to"]),
         (["search", "dano moral", "--sort", "antigos"], ["--sort", "relevance", "date"]),
         (["search"], ["Missing argument", "search --help"]),
         (["serch", "dano"], ["No such command", "search"]),
         (["ingest", "/nao/existe"], ["/nao/existe does not exist", "ingest --help"]),
-        (["ingest", str(DOCS), "--include", "*.docx"], ["no files to ingest", "--include"]),
+        (["ingest", str(DOCS), "--include", "*.docx"], ["nenhum arquivo a enviar", "--include"]),
     ],
 )
 def test_wrong_usage_is_one_line_naming_what_is_valid(
@@ -191,8 +216,8 @@ def test_a_page_of_results_fits_the_terminal(
 def test_ingest_warns_only_when_the_files_are_outside_the_callers_groups() -> None:
     admin = {"user": "key:local CLI (precedente up)", "groups": []}
     warning = _outside_warning(admin, "socios,contencioso")
-    assert warning is not None and warning.startswith("warning: key:local CLI (precedente up) is not in socios")
-    assert "will not find" in warning and "--groups socios,contencioso" in warning
+    assert warning is not None and warning.startswith("aviso: key:local CLI (precedente up) não está em socios")
+    assert "não encontrará" in warning and "--groups socios,contencioso" in warning
     assert _outside_warning({"user": "ana", "groups": ["socios"]}, "socios,contencioso") is None
     assert _outside_warning(admin, "*") is None  # shared with everyone
     assert _outside_warning(admin, None) is None

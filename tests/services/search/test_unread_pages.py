@@ -149,7 +149,7 @@ async def test_a_photo_page_is_flagged_everywhere_and_its_correction_is_indexed(
     assert report["unread_pages"] == {"documents": 1, "pages": 1}, report
     assert report["stages"] == {"indexed": 1} and report["review_reasons"] == {}
     assert unread_line(report) == (  # `precedente status` prints it as its own line
-        "1 document indexed with unread pages (1 page): `precedente review --reason unread_pages`"
+        "1 documento indexado com páginas não lidas (1 página): `precedente review --reason unread_pages`"
     )
 
     queue = (await client.get("/review", params={"reason_code": "unread_pages"}, headers=reviewer)).json()
