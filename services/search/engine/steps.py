@@ -10,6 +10,7 @@ JurisTCU's (nDCG@10 and hit@5 of its G1 group of real users' short queries, ALL 
 judged firm set's (tests/data/judged_queries.jsonl), as measured by the commits that introduced each step.
 """
 
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date
@@ -54,6 +55,7 @@ class GradedWork:
     grade: Grade
 
 
+AGREEMENT_NEAREST = 10  # the pool's nearest passages in which a work's own are counted (the agreement feature)
 VAGUE_SHARE = 0.5
 """A query of one word names no subject when the word is one of legal writing's own ("direito", "processo",
 "recurso": explain.GENERIC_STEMS) or is in more than half of the chunks: its results are never more than
@@ -78,9 +80,11 @@ def grade_works(
     stats: CollectionStatistics,
     model: RelevanceModel,
     vague: bool = False,
+    work_of: list[str] | None = None,
 ) -> list[GradedWork]:
     """Each work's calibrated grade, from its best passage's features (engine/relevance.py); all
-    "fraca" for a vague query."""
+    "fraca" for a vague query. `work_of` is each pool entry's work id (the agreement feature counts a work's
+    passages among the pool's AGREEMENT_NEAREST nearest)."""
     if not groups:
         return []
     weights = idf_weights(lexemes, stats.document_frequency, stats.chunks)
@@ -88,6 +92,9 @@ def grade_works(
     specific = specificity(weights, stats.document_frequency, stats.chunks)
     background = float(np.median(scores.dense)) if len(scores.dense) else 0.0
     mean, spread = float(scores.fused.mean()), float(scores.fused.std()) or 1.0
+    dense_mean, dense_spread = float(scores.dense.mean()), float(scores.dense.std()) or 1.0
+    nearest_rows = np.argsort(-scores.dense, kind="stable")[:AGREEMENT_NEAREST]
+    nearest = Counter(work_of[i] for i in nearest_rows) if work_of else Counter()
     graded = []
     for group in groups:
         i = group.best
@@ -99,6 +106,8 @@ def grade_works(
             standing=(float(scores.fused[i]) - mean) / spread,
             known_terms=known,
             specificity=specific,
+            dense_standing=(float(scores.dense[i]) - dense_mean) / dense_spread,
+            agreement=float(nearest.get(work_of[i], 0)) if work_of else 0.0,
         )
         probability = model.probability(features)
         grade = "fraca" if vague else model.grade(probability)
@@ -259,7 +268,8 @@ def grade(r: Ranked) -> None:
     by query: Brier 0.060, services/search/data/relevance.json); all "fraca" for a vague query (vague_query)."""
     if r.model is None:
         raise ValueError("grading needs the relevance model")
-    r.works = grade_works(r.groups, r.pool, r.scores(), r.lexemes, r.stats, r.model, r.vague)
+    work_of = [str(row["work_id"]) for row in r.rows] if len(r.rows) == len(r.pool) else None
+    r.works = grade_works(r.groups, r.pool, r.scores(), r.lexemes, r.stats, r.model, r.vague, work_of)
 
 
 def sources_before_comments(r: Ranked) -> None:

@@ -79,3 +79,24 @@ def test_unknown_words_weigh_as_rarest_and_count_as_unknown() -> None:
     )
     assert known_terms({}, frequency) == 0.0
     assert coverage(weights, {"clausul": 2}) == pytest.approx(weights["clausul"] / sum(weights.values()))
+
+
+def test_a_model_reads_the_features_it_names_and_only_those() -> None:
+    """A refit may weigh the concept features (dense standing, agreement); the shipped one ignores them."""
+    names = ("similarity", "dense_standing", "agreement")
+    data = {
+        "features": list(names),
+        "mean": [0.0, 0.0, 0.0],
+        "scale": [1.0, 1.0, 1.0],
+        "coefficients": [0.0, 1.0, 1.0],
+        "intercept": 0.0,
+        "thresholds": {"forte": 0.85, "provável": 0.6},
+    }
+    model = RelevanceModel.from_json(data)
+    assert model.features == names and model.to_json()["features"] == list(names)
+    alone = model.probability(features(dense_standing=0.0, agreement=0.0))
+    assert model.probability(features(dense_standing=2.0, agreement=3.0)) > alone == pytest.approx(0.5)
+    shipped = relevance_model()
+    assert shipped.probability(features(dense_standing=5.0, agreement=9.0)) == shipped.probability(features())
+    with pytest.raises(ValueError, match="features"):
+        RelevanceModel.from_json({**data, "features": ["similarity", "dense_standing", "telepathy"]})
