@@ -28,13 +28,14 @@ def load_queries(path: Path) -> list[dict[str, Any]]:
 
 
 def filenames(client: httpx.Client) -> dict[str, str]:
-    """Every visible document's id and file name (GET /documents, 200 a page)."""
+    """Every visible indexed document's id and file name (GET /documents, 200 a page)."""
     names: dict[str, str] = {}
     offset = 0
     while True:
-        page = client.get("/documents", params={"limit": 200, "offset": offset}).raise_for_status().json()
+        params = {"limit": 200, "offset": offset, "stage": "indexed"}
+        page = client.get("/documents", params=params).raise_for_status().json()
         for document in page["documents"]:
-            names[document["id"]] = Path(document["filename"]).name
+            names[document["document_id"]] = Path(document["filename"]).name
         offset += len(page["documents"])
         if not page["documents"] or offset >= page["total"]:
             return names
