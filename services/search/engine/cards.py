@@ -2,14 +2,18 @@
 the caller may see, its ementa, the metadata a lawyer cites it by, read for the shown works only."""
 
 import uuid
+from dataclasses import dataclass, field
 from typing import Any
 
 import asyncpg
 
 from services.search.ementa import ementas
+from services.search.engine.copies import BODY_PARTS, SAME_PASSAGE_IN, full_text, work_date
+from services.search.engine.grouping import REPEAT_COSINE
 from services.search.engine.models import DocumentCopy, OtherPassage, SearchResult
 from services.search.engine.steps import GradedWork
 from services.search.explain import explain, highlight_spans
+from shared.bounds import FILENAME_MAX, TITLE_MAX, clip
 from shared.legal.citing import CitationFields, format_citation
 from shared.legal.codes import label
 
@@ -29,15 +33,32 @@ FROM documents d
 WHERE d.id = ANY($1::uuid[])
 """
 
-# The other files of these works the caller may see ($2: the caller's groups), oldest first.
+# The other files of these works the caller may see ($2: the caller's groups), oldest first, with what their
+# passages say of them: whether a body part (copies.BODY_PARTS: $3) or an ementa was found, and their last page.
 COPIES = """
 SELECT d.id, coalesce(d.work_id, d.id) AS work_id, coalesce(d.title, d.filename) AS title, d.filename,
-       d.content_type, d.document_type, d.page_count
+       d.content_type, d.document_type, d.page_count, d.document_date, d.judgment_date,
+       parts.has_body, parts.has_ementa, parts.last_page
 FROM documents d
+CROSS JOIN LATERAL (
+    SELECT coalesce(bool_or(split_part(c.section_path, ' > ', 1) = ANY($3::text[])), false) AS has_body,
+           coalesce(bool_or(c.is_ementa OR split_part(c.section_path, ' > ', 1) = 'ementa'), false) AS has_ementa,
+           max(c.page_end) AS last_page
+    FROM chunks c
+    WHERE c.document_id = d.id  -- index chunks_document_id_ordinal_key
+) parts
 WHERE coalesce(d.work_id, d.id) = ANY($1::uuid[]) AND d.stage <> 'deleted'  -- index documents_work
   AND public.precedente_visible(d.access_groups, d.deny_groups, $2::text[])
 ORDER BY d.created_at, d.id
 """
+SAME_TEXT = REPEAT_COSINE
+"""An extract's passage and the inteiro teor's are the same text at grouping's repeat cosine (0.95): copies of
+one text embed to nearly the same vector."""
+
+
+def file_is_full_text(copy: asyncpg.Record) -> bool | None:
+    """copies.full_text of one row of COPIES (its page count, or its passages' last page when none was stored)."""
+    return full_text(copy["has_body"], copy["has_ementa"], copy["page_count"] or copy["last_page"])
 
 
 def document_url(document_id: object, content_type: str | None, page: int, passage_id: int) -> str:
@@ -47,18 +68,57 @@ def document_url(document_id: object, content_type: str | None, page: int, passa
     return f"/documents/{document_id}"
 
 
+@dataclass(frozen=True)
+class Shown:
+    """What the shown works' cards read beyond the pool."""
+
+    details: dict[int, asyncpg.Record]  # the passages shown, by chunk id
+    copies: list[asyncpg.Record]  # the works' files the caller may see (COPIES)
+    documents: dict[uuid.UUID, asyncpg.Record]  # those files' and the passages' documents (DOCUMENTS)
+    ementa_of: dict[uuid.UUID, str]  # their ementas
+    opened: dict[int, int] = field(default_factory=dict)  # a best passage in an extract -> the inteiro teor's
+
+
 async def shown_records(
     conn: asyncpg.Connection, shown: list[GradedWork], rows: list[asyncpg.Record], groups: list[str]
-) -> tuple[dict[int, asyncpg.Record], list[asyncpg.Record], dict[uuid.UUID, asyncpg.Record], dict[uuid.UUID, str]]:
+) -> Shown:
     """What the shown works' cards read beyond the pool: their passages' details, the works' other files the
-    caller may see, those documents' rows and their ementas."""
-    chunk_ids = [rows[i]["id"] for work in shown for i in (work.group.best, *work.group.others)]
-    details = {row["id"]: row for row in await conn.fetch(DETAILS, chunk_ids)}
+    caller may see, those documents' rows and their ementas, and where a best passage found in an ementa-only
+    extract stands in the work's inteiro teor (the card opens that one: inteiro_teor_passages)."""
     work_ids = list({uuid.UUID(rows[work.group.best]["work_id"]) for work in shown})
-    copies = await conn.fetch(COPIES, work_ids, groups)
+    copies = await conn.fetch(COPIES, work_ids, groups, list(BODY_PARTS))
+    opened = await inteiro_teor_passages(conn, shown, rows, copies)
+    chunk_ids = [rows[i]["id"] for work in shown for i in (work.group.best, *work.group.others)]
+    details = {row["id"]: row for row in await conn.fetch(DETAILS, [*chunk_ids, *opened.values()])}
     document_ids = list({detail["document_id"] for detail in details.values()} | {c["id"] for c in copies})
     documents = {row["id"]: row for row in await conn.fetch(DOCUMENTS, document_ids)}
-    return details, copies, documents, await ementas(conn, document_ids)
+    return Shown(details, copies, documents, await ementas(conn, document_ids), opened)
+
+
+async def inteiro_teor_passages(
+    conn: asyncpg.Connection, shown: list[GradedWork], rows: list[asyncpg.Record], copies: list[asyncpg.Record]
+) -> dict[int, int]:
+    """For each shown work whose best passage is in an ementa-only extract (copies.full_text False), the same
+    passage in a file of the work that is its inteiro teor (full_text True, visible to the caller: `copies`),
+    when one holds it (cosine >= SAME_TEXT; the nearest if several): best chunk id -> that chunk's id."""
+    files = {c["id"]: c for c in copies}
+    pairs: list[tuple[int, uuid.UUID]] = []
+    for work in shown:
+        best = rows[work.group.best]
+        extract = files.get(best["document_id"])
+        if extract is None or file_is_full_text(extract) is not False:
+            continue
+        work_id = str(extract["work_id"])
+        pairs += [(best["id"], c["id"]) for c in copies if str(c["work_id"]) == work_id and file_is_full_text(c)]
+    if not pairs:
+        return {}
+    found = await conn.fetch(SAME_PASSAGE_IN, [p for p, _ in pairs], [d for _, d in pairs])
+    opened: dict[int, tuple[float, int]] = {}
+    for row in found:  # in `pairs`' order: the oldest file first among equal cosines
+        cosine = float(row["cosine"])
+        if cosine >= SAME_TEXT and cosine > opened.get(row["passage"], (0.0, 0))[0]:
+            opened[row["passage"]] = (cosine, row["id"])
+    return {passage: chunk for passage, (_, chunk) in opened.items()}
 
 
 def passage_fields(query: str, chunk: asyncpg.Record, content_type: str | None) -> dict[str, Any]:
@@ -83,19 +143,15 @@ _DESCRIBING = (
 )  # fmt: skip
 
 
-def card(
-    query: str,
-    work: GradedWork,
-    rows: list[asyncpg.Record],
-    details: dict[int, asyncpg.Record],
-    documents: dict[uuid.UUID, asyncpg.Record],
-    copies: list[asyncpg.Record],
-    ementa_of: dict[uuid.UUID, str],
-) -> SearchResult:
-    """One work's entry: its best passage explained, its other passages, its other files, how to cite it."""
-    best = details[rows[work.group.best]["id"]]
+def card(query: str, work: GradedWork, rows: list[asyncpg.Record], shown: Shown) -> SearchResult:
+    """One work's entry: its best passage explained (in the inteiro teor when an extract's passage is also there:
+    Shown.opened), its other passages, its other files (each said to be the inteiro teor or only the ementa), how to
+    cite it, dated by the work's best-dated file."""
+    details, documents = shown.details, shown.documents
+    found = rows[work.group.best]["id"]
+    best = details[shown.opened.get(found, found)]
     work_id = rows[work.group.best]["work_id"]
-    files = [c for c in copies if str(c["work_id"]) == work_id]
+    files = [c for c in shown.copies if str(c["work_id"]) == work_id]
     # The card describes the work from its best-described file (an ementa-only extract may lack the relator).
     described = [documents[best["document_id"]], *(documents[c["id"]] for c in files if c["id"] in documents)]
     document = max(described, key=lambda d: sum(d[name] is not None for name in _DESCRIBING) + bool(d["authors"]))
@@ -104,14 +160,16 @@ def card(
         OtherPassage(**passage_fields(query, other, documents[other["document_id"]]["content_type"]))
         for other in (details[rows[i]["id"]] for i in work.group.others)
     ]
-    ementa = ementa_of.get(best["document_id"]) or next(
-        (ementa_of[c["id"]] for c in files if c["id"] in ementa_of), None
+    ementa = shown.ementa_of.get(best["document_id"]) or next(
+        (shown.ementa_of[c["id"]] for c in files if c["id"] in shown.ementa_of), None
     )
+    opened_file = next((c for c in files if c["id"] == best["document_id"]), None)
     return SearchResult(
         **passage_fields(query, best, described[0]["content_type"]),
-        document_title=document["title"],
-        document_date=document["document_date"],
+        document_title=clip(document["title"], TITLE_MAX) or "",
+        document_date=work_date(files) or document["document_date"],
         document_type=document["document_type"],
+        full_text=file_is_full_text(opened_file) if opened_file is not None else None,
         relevance_explanation=explanation.text,
         explanation_span=explanation.sentence,
         similarity_score=round(work.features.similarity, 4),
@@ -125,10 +183,11 @@ def card(
         copies=[
             DocumentCopy(
                 document_id=str(c["id"]),
-                title=c["title"],
-                filename=c["filename"],
+                title=clip(c["title"], TITLE_MAX) or "",
+                filename=clip(c["filename"], FILENAME_MAX) or "",
                 document_type=c["document_type"],
                 page_count=c["page_count"],
+                full_text=file_is_full_text(c),
                 document_url=f"/documents/{c['id']}",
             )
             for c in files

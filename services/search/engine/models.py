@@ -102,7 +102,8 @@ class SearchRequest(BaseModel):
     offset: int = Field(0, ge=0, le=1000, description="Works to skip: the second page of five is offset 5.")
     sort: Literal["relevance", "date"] = Field(
         "relevance",
-        description='"date": newest first, the works graded "forte" or "provável" before the weak ones.',
+        description="\"date\": newest first by the work's date (its best-dated copy's judgment or publication date),"
+        " undated works last; the grade is shown but does not order.",
     )
 
 
@@ -129,6 +130,11 @@ class DocumentCopy(BaseModel):
     filename: str
     document_type: str | None = None
     page_count: int | None = None
+    full_text: bool | None = Field(
+        None,
+        description="True: this file is the inteiro teor (it holds a relatório, voto, fundamentação or dispositivo);"
+        " false: only the ementa (an extract of at most 3 pages); null: its parts do not tell.",
+    )
     document_url: str
 
 
@@ -137,7 +143,9 @@ class SearchResult(BaseModel):
 
     chunk_text: str
     document_title: str
-    document_date: date | None
+    document_date: date | None = Field(
+        description="The work's date: its best-dated file's judgment (or publication) date, whichever file is shown."
+    )
     document_type: str | None
     relevance_explanation: str
     similarity_score: float
@@ -165,6 +173,11 @@ class SearchResult(BaseModel):
     )
     other_passages: list[OtherPassage] = Field(default_factory=list, description="Up to two more of the work's.")
     copies: list[DocumentCopy] = Field(default_factory=list, description="The work's other files you may see.")
+    full_text: bool | None = Field(
+        None,
+        description="Whether the file the passage is in is the inteiro teor (DocumentCopy.full_text's rule): a passage"
+        " an ementa-only extract shares with the inteiro teor is shown in the inteiro teor.",
+    )
     citation: str | None = Field(None, description="The reference to paste in a petition, from the metadata.")
     ementa: str | None = None
     document_url: str = Field("", description="The original, opening at the passage's page (marked in PDFs).")
@@ -200,7 +213,10 @@ class SimilarRequest(BaseModel):
     filters: SearchFilters = Field(default_factory=SearchFilters)
     top_k: int = Field(10, ge=1, le=200, description="Works per page.")
     offset: int = Field(0, ge=0, le=1000, description="Works to skip.")
-    sort: Literal["relevance", "date"] = Field("relevance", description='"relevance": nearest first; "date": newest.')
+    sort: Literal["relevance", "date"] = Field(
+        "relevance",
+        description='"relevance": nearest first; "date": newest first by the work\'s date, undated last (as a search).',
+    )
 
 
 class SimilarTo(BaseModel):

@@ -14,6 +14,7 @@ import numpy as np
 from services.search.engine.candidates import CANDIDATES, Candidates, fetch_pool, pool_parameters
 from services.search.engine.cards import card, shown_records
 from services.search.engine.context import pool_context
+from services.search.engine.copies import work_dates
 from services.search.engine.facets import facet_counts, facets_statement, wider_facets
 from services.search.engine.models import SearchPage, SearchRequest
 from services.search.engine.ranking import Ranking, pool_matrix
@@ -37,7 +38,8 @@ async def hybrid_search(
     calibration: Calibration | None = None,
 ) -> SearchPage:
     """The works (decisions, acts, pareceres) that carry the query, one entry each, best first (or newest
-    first), `limit` (default top_k) of them from `offset`, graded, and the facet counts of the candidates.
+    first by each work's best-dated copy), `limit` (default top_k) of them from `offset`, graded, and the facet
+    counts of the candidates.
 
     `parsed`: request.query as parse_query read it (None: read here); `calibration`: the firm's recalibration of
     the grade (services/search/store/relevance.active_calibration; None: the model as shipped)."""
@@ -59,21 +61,22 @@ async def hybrid_search(
             embeddings = pool_matrix(pool) if pool else np.zeros((0, 1))  # ranking's and grouping's, built once
             model = relevance_model().calibrated(calibration)
             vague = vague_query(lexemes, stats)
+            dates = await work_dates(conn, (row["work_id"] for row in rows), groups) if request.sort == "date" else {}
             ranked = run(
                 Ranked(
                     pool, query_vector, lexemes, stats, ranking, embeddings, centring.centroids,
-                    centring.query_language, rows, model, vague, request.sort,
+                    centring.query_language, rows, model, vague, request.sort, work_dates=dates,
                 )
             )  # fmt: skip
             works = ranked.works
             shown = ranked.ranked[request.offset : request.offset + limit]
-            details, copies, documents, ementa_of = await shown_records(conn, shown, rows, groups)
+            records = await shown_records(conn, shown, rows, groups)
         except BaseException:
             wider.cancel()
             await asyncio.gather(wider, return_exceptions=True)
             raise
     facets = facet_counts(rows, request, await wider)
-    results = [card(parsed.text, work, rows, details, documents, copies, ementa_of) for work in shown]
+    results = [card(parsed.text, work, rows, records) for work in shown]
     relevant = sum(work.grade != "fraca" for work in works)
     features = [work.features for work in shown]
     return SearchPage(results, facets, len(works), relevant, relevant == 0, features, vague)

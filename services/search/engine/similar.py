@@ -17,6 +17,7 @@ from services.search.engine.candidates import (
     pool_vectors,
 )
 from services.search.engine.cards import DOCUMENTS, card, shown_records
+from services.search.engine.copies import work_dates
 from services.search.engine.facets import facet_counts, facets_statement, wider_facets
 from services.search.engine.grouping import Passage, group_by_work
 from services.search.engine.models import SearchPage, SearchRequest, SimilarRequest
@@ -24,6 +25,7 @@ from services.search.engine.ranking import CollectionStatistics
 from services.search.engine.relevance import Grade, RelevanceFeatures
 from services.search.engine.steps import GradedWork, by_date
 from services.search.syntax import ParsedQuery
+from shared.bounds import TITLE_MAX, clip
 from shared.legal.citing import CitationFields, format_citation
 
 # The passage if the caller may see it and its document stands ($2: the caller's groups), with every file of its
@@ -75,7 +77,8 @@ async def similar_source(db: asyncpg.Pool, passage_id: int, groups: list[str]) -
     vector = np.asarray(row["embedding"].to_numpy(), dtype=np.float32)
     citation = format_citation(CitationFields.from_mapping(document))
     return SimilarSource(
-        row["id"], row["document_id"], row["work_id"], vector, list(row["work_files"]), document["title"], citation,
+        row["id"], row["document_id"], row["work_id"], vector, list(row["work_files"]),
+        clip(document["title"], TITLE_MAX) or "", citation,
         row["page_start"],
     )  # fmt: skip
 
@@ -124,14 +127,17 @@ async def similar_search(
             similarity = float(dense[group.best])
             features = RelevanceFeatures(similarity, similarity - background, 0.0, 0.0, 0.0, 0.0, 0.0)
             works.append(GradedWork(group, features, similarity, similar_grade(similarity)))
-        ranked = by_date(works, rows) if request.sort == "date" else works
+        if request.sort == "date":
+            ranked = by_date(works, rows, await work_dates(conn, (row["work_id"] for row in rows), groups))
+        else:
+            ranked = works
         shown = ranked[request.offset : request.offset + request.top_k]
-        details, copies, documents, ementa_of = await shown_records(conn, shown, rows, groups)
+        records = await shown_records(conn, shown, rows, groups)
     wider = await wider_facets(db, search, parameters, candidates, facets_statement(SIMILAR_CANDIDATES))
     facets = facet_counts(rows, search, wider)
     results = []
     for work in shown:
-        result = card("", work, rows, details, documents, copies, ementa_of)
+        result = card("", work, rows, records)
         results.append(
             result.model_copy(
                 update={

@@ -5,6 +5,9 @@ The LLM stage (llm_stage) follows, in the router, on the first page ordered by r
     fusion -> lead -> feedback -> grouping -> grade -> sources_before_comments -> named_case_first -> newest_first
     (-> llm_stage)
 
+newest_first orders by date only when the lawyer asks for it (sort "date"); its dates are the works' (each work's
+best-dated copy, read by the caller before the steps run: copies.work_dates).
+
 The steps read and rewrite one Ranked, the search's pool and what the steps so far made of it. The figures are
 JurisTCU's (nDCG@10 and hit@5 of its G1 group of real users' short queries, ALL over its three groups) and the
 judged firm set's (tests/data/judged_queries.jsonl), as measured by the commits that introduced each step.
@@ -166,16 +169,19 @@ def sources_first(works: list[GradedWork], rows: list[asyncpg.Record], embedding
     return ordered
 
 
-def by_date(works: list[GradedWork], rows: list[asyncpg.Record]) -> list[GradedWork]:
-    """Newest first, the works at least "provável" before the weak ones; undated last in each."""
+def by_date(
+    works: list[GradedWork], rows: list[asyncpg.Record], dates: dict[str, date] | None = None
+) -> list[GradedWork]:
+    """Newest first by each work's date (`dates`: copies.work_dates, the best-dated file the caller may see; a work
+    missing there, its best passage's file's date), undated last; the grade does not order, and equal dates keep
+    the order given (relevance)."""
 
     def newest(work: GradedWork) -> tuple[bool, date]:
-        when = rows[work.group.best]["document_date"]
+        row = rows[work.group.best]
+        when = (dates or {}).get(row["work_id"]) or row["document_date"]
         return when is not None, when or date.min
 
-    strong = [w for w in works if w.grade != "fraca"]
-    weak = [w for w in works if w.grade == "fraca"]
-    return sorted(strong, key=newest, reverse=True) + sorted(weak, key=newest, reverse=True)
+    return sorted(works, key=newest, reverse=True)
 
 
 @dataclass
@@ -202,6 +208,7 @@ class Ranked:
     groups: list[WorkGroup] = field(default_factory=list)
     works: list["GradedWork"] = field(default_factory=list)  # graded, in STEPS' order so far
     ranked: list["GradedWork"] = field(default_factory=list)  # the page's order (works, or newest first)
+    work_dates: dict[str, date] = field(default_factory=dict)  # sort "date": copies.work_dates of the pool's works
 
     def similarity(self, vector: np.ndarray) -> np.ndarray:
         """Cosine of each candidate to `vector`, centred on the query's language (languages.centred_scores)."""
@@ -289,9 +296,10 @@ def named_case_first(r: Ranked) -> None:
 
 
 def newest_first(r: Ranked) -> None:
-    """sort "date": newest first, the works at least "provável" before the weak ones (by_date), as the lawyer asked;
-    by relevance, the order the steps before made."""
-    r.ranked = by_date(r.works, r.rows) if r.sort == "date" else r.works
+    """sort "date": newest first by the work's date (its best-dated copy's, r.work_dates), undated last, the grade
+    shown but not ordering (by_date), as the lawyer asked: ordering "forte" and "provável" first read 2024, 2022,
+    2016, 2009, 2005, then 2025 to outside testers. By relevance, the order the steps before made."""
+    r.ranked = by_date(r.works, r.rows, r.work_dates) if r.sort == "date" else r.works
 
 
 Step = Callable[[Ranked], None]
