@@ -33,6 +33,11 @@ async def put_blob(db: asyncpg.Pool | asyncpg.Connection, key: str, content: byt
     )
 
 
+async def has_blob(db: asyncpg.Pool | asyncpg.Connection, key: str) -> bool:
+    """Whether a blob is stored under `key`, without reading it (an original may be 200 MB)."""
+    return bool(await db.fetchval("SELECT EXISTS (SELECT 1 FROM blobs WHERE key = $1)", key))
+
+
 class MissingBlob(KeyError):
     """An event's claim check names no stored blob. Retrying cannot help (every producer stores the blob before
     it publishes the event that names it), so a stage dead-letters the document at once with this reason."""

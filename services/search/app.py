@@ -16,7 +16,19 @@ from services.search import problems
 from services.search.boundary import InputBoundary
 from services.search.engine.ranking import ranking_from
 from services.search.identity import Authenticator
-from services.search.routers import access, admin, auth, documents, judgments, panels, relevance, review, search, status
+from services.search.routers import (
+    access,
+    admin,
+    auth,
+    blobs,
+    documents,
+    judgments,
+    panels,
+    relevance,
+    review,
+    search,
+    status,
+)
 from services.search.store import audit
 from shared import outbox, recovery, telemetry
 from shared.broker import make_broker
@@ -77,6 +89,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(access.router)
     app.include_router(search.router)
     app.include_router(documents.router)
+    app.include_router(blobs.router)
     app.include_router(judgments.router)
     app.include_router(panels.router)
     app.include_router(relevance.router)
