@@ -19,7 +19,7 @@ from services.search.engine.facets import facet_counts, facets_statement, wider_
 from services.search.engine.models import SearchPage, SearchRequest
 from services.search.engine.ranking import Ranking, pool_matrix
 from services.search.engine.relevance import Calibration, relevance_model
-from services.search.engine.steps import Ranked, run, vague_query
+from services.search.engine.steps import STEPS, Ranked, Step, run, vague_query
 from services.search.syntax import ParsedQuery, parse_query
 
 DEFAULT_RANKING = Ranking()
@@ -36,13 +36,15 @@ async def hybrid_search(
     *,
     parsed: ParsedQuery | None = None,
     calibration: Calibration | None = None,
+    steps: tuple[Step, ...] = STEPS,
 ) -> SearchPage:
     """The works (decisions, acts, pareceres) that carry the query, one entry each, best first (or newest
     first by each work's best-dated copy), `limit` (default top_k) of them from `offset`, graded, and the facet
     counts of the candidates.
 
     `parsed`: request.query as parse_query read it (None: read here); `calibration`: the firm's recalibration of
-    the grade (services/search/store/relevance.active_calibration; None: the model as shipped)."""
+    the grade (services/search/store/relevance.active_calibration; None: the model as shipped); `steps`: the ranking
+    (steps.STEPS; bench/ranking_ablation.py leaves one out to measure what it is worth)."""
     limit = limit or request.top_k
     parsed = parsed or parse_query(request.query)
     async with db.acquire() as conn:
@@ -66,7 +68,8 @@ async def hybrid_search(
                 Ranked(
                     pool, query_vector, lexemes, stats, ranking, embeddings, centring.centroids,
                     centring.query_language, rows, model, vague, request.sort, work_dates=dates,
-                )
+                ),
+                steps,
             )  # fmt: skip
             works = ranked.works
             shown = ranked.ranked[request.offset : request.offset + limit]

