@@ -255,6 +255,7 @@ export function ResultCard({ result, position, weak = false, judgment, onJudge, 
           {href.includes("passage=") ? ", trecho marcado" : ""}
           <span className="visually-hidden"> (abre em nova aba)</span>
         </a>
+        {result.full_text === false && <span className="document-extent"> (este arquivo traz só a ementa)</span>}
         {similarHref && (result.passage_id ?? 0) > 0 && (
           <a
             className="more-like-this"
@@ -326,6 +327,9 @@ export function ResultCard({ result, position, weak = false, judgment, onJudge, 
                 </a>
                 {copy.title && copy.filename && copy.title !== copy.filename && (
                   <span className="copy-filename"> ({copy.filename})</span>
+                )}
+                {copy.full_text != null && (
+                  <span className="copy-extent"> — {copy.full_text ? "inteiro teor" : "só a ementa"}</span>
                 )}
               </li>
             ))}

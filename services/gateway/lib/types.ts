@@ -24,6 +24,9 @@ export interface DocumentCopy {
   filename: string;
   document_type?: string | null;
   page_count?: number | null;
+  /** true: the inteiro teor (it holds a relatório, voto, fundamentação or dispositivo); false: only the ementa (an
+   * extract of at most 3 pages); null: its parts do not tell. */
+  full_text?: boolean | null;
   document_url: string;
 }
 
@@ -54,6 +57,8 @@ export interface SearchResult {
   explanation_span?: [number, number] | null;
   other_passages?: OtherPassage[];
   copies?: DocumentCopy[];
+  /** Whether the file the passage is shown in is the inteiro teor (DocumentCopy.full_text's rule). */
+  full_text?: boolean | null;
   citation?: string | null;
   ementa?: string | null;
   document_url?: string;

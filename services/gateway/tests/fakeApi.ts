@@ -178,6 +178,7 @@ export function spanOf(text: string, part: string): [number, number] {
 
 const RESP_ID = "6f1c4f0e-6a9b-4f7e-9a51-0d7b8e3c1a22";
 const RESP_SCAN_ID = "0b7d2f4e-1c2a-4e1b-8f5c-3a9d7e6c5b41";
+const RESP_EXTRACT_ID = "5d1e0c9a-7b3f-4a2e-9c8d-1f6e2a4b7c90";
 const RESP_EMENTA =
   "RECURSO ESPECIAL. DIREITO CIVIL E PROCESSUAL CIVIL. CONTRATO DE FRANQUIA. CONTRATO DE ADESÃO. ARBITRAGEM. " +
   "REQUISITO DE VALIDADE DO ART. 4º, § 2º, DA LEI 9.307/96. DESCUMPRIMENTO. RECONHECIMENTO PRIMA FACIE DE " +
@@ -258,9 +259,20 @@ export const STRONG_RESULT: SearchResult = {
       filename: "stj_resp_1602076_sp_acordao_scan.pdf",
       document_type: "acordao",
       page_count: 20,
+      full_text: true,
       document_url: `/documents/${RESP_SCAN_ID}`,
     },
+    {
+      document_id: RESP_EXTRACT_ID,
+      title: "REsp 1.602.076/SP",
+      filename: "i1078.pdf",
+      document_type: "acordao",
+      page_count: 2,
+      full_text: false,
+      document_url: `/documents/${RESP_EXTRACT_ID}`,
+    },
   ],
+  full_text: true,
   citation: "STJ, REsp 1.602.076/SP, Rel. Min. Nancy Andrighi, Terceira Turma, j. 15/09/2016, DJe 30/09/2016",
   ementa: RESP_EMENTA,
   document_url: `/documents/${RESP_ID}?passage=4711#page=1`,

@@ -94,11 +94,26 @@ describe("<ResultCard> with every field of the contract", () => {
 
   it("lists the other copies of the work with links through the gateway", () => {
     const copies = html.slice(html.indexOf('<details class="copies"'));
-    expect(copies).toContain("<summary>Outras cópias (1)</summary>");
+    expect(copies).toContain("<summary>Outras cópias (2)</summary>");
     expect(copies).toContain(
       '<a class="open-copy" href="/api/documents/0b7d2f4e-1c2a-4e1b-8f5c-3a9d7e6c5b41" target="_blank" rel="noopener noreferrer">REsp 1.602.076/SP (digitalização)',
     );
     expect(copies).toContain("(stj_resp_1602076_sp_acordao_scan.pdf)");
+  });
+
+  it("says when the file opened holds only the ementa, and not when it is the inteiro teor", () => {
+    expect(html).not.toContain("só a ementa)");
+    const extract = render({ ...STRONG_RESULT, full_text: false });
+    expect(extract).toContain('<span class="document-extent"> (este arquivo traz só a ementa)</span>');
+  });
+
+  it("says which copy is the inteiro teor and which holds only the ementa", () => {
+    const copies = html.slice(html.indexOf('<details class="copies"'));
+    const items = copies.split("<li").slice(1);
+    expect(items[0]).toContain("(stj_resp_1602076_sp_acordao_scan.pdf)");
+    expect(items[0]).toContain('<span class="copy-extent"> — inteiro teor</span>');
+    expect(items[1]).toContain("(i1078.pdf)");
+    expect(items[1]).toContain('<span class="copy-extent"> — só a ementa</span>');
   });
 
   it("shows the ementa collapsed, to be opened", () => {
