@@ -723,10 +723,17 @@ def result_lines(rank: int, item: dict[str, Any], width: int) -> list[str]:
     if others:
         lines += fill(f"outros trechos: {other_pages_text(others)}", initial_indent=indent)
     if item.get("copies"):
-        lines += fill("cópias: " + ", ".join(c["filename"] for c in item["copies"]), initial_indent=indent)
+        lines += fill("cópias: " + ", ".join(map(copy_text, item["copies"])), initial_indent=indent)
     if item.get("unread_pages"):
         lines += fill(f"{unread_pages_label(item['unread_pages'])}: a busca não as alcança", initial_indent=indent)
     return lines
+
+
+def copy_text(copy: dict[str, Any]) -> str:
+    """ "i641.pdf (inteiro teor)", "i1078.pdf (só a ementa)": a copy's file and what it holds, as the page says it
+    (DocumentCopy.full_text; nothing when its parts do not tell)."""
+    extent = {True: " (inteiro teor)", False: " (só a ementa)"}.get(copy.get("full_text"), "")
+    return copy["filename"] + extent
 
 
 def other_pages_text(others: list[dict[str, Any]]) -> str:

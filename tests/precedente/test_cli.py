@@ -178,6 +178,13 @@ def test_a_result_wraps_at_80_columns_and_keeps_title_dates_and_pages() -> None:
     assert "outros trechos: p. 7" in joined
 
 
+def test_copies_say_which_is_the_inteiro_teor_and_which_only_the_ementa() -> None:
+    copies = [{"filename": "i641.pdf", "full_text": True}, {"filename": "i1078.pdf", "full_text": False}]
+    copies.append({"filename": "i570.pdf", "full_text": None})
+    joined = " ".join(line.strip() for line in result_lines(1, {**LONG_RESULT, "copies": copies}, 80))
+    assert "cópias: i641.pdf (inteiro teor), i1078.pdf (só a ementa), i570.pdf" in joined
+
+
 def test_other_passages_name_each_page_once_with_its_count() -> None:
     """Two passages on page 17 printed "outros trechos: p. 17, p. 17" (issue 36)."""
     others = [{"page_number": 17}, {"page_number": 3}, {"page_number": 17}]
