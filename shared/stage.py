@@ -27,6 +27,7 @@ import asyncpg
 from aiokafka import AIOKafkaConsumer, ConsumerRebalanceListener, ConsumerRecord, TopicPartition
 from aiokafka.errors import KafkaError
 from faststream import AckPolicy, FastStream
+from faststream.exceptions import NackMessage
 from faststream.kafka import KafkaBroker
 from faststream.kafka.annotations import KafkaMessage
 from faststream.message import StreamMessage
@@ -34,7 +35,7 @@ from opentelemetry import trace
 from pydantic import ValidationError
 
 from shared import ledger, pipeline, recovery, telemetry
-from shared.broker import CONSUMER_FETCH_BOUNDS, make_broker, publish, topic_name
+from shared.broker import CONSUMER_FETCH_BOUNDS, STOP_GRACE_S, make_broker, publish, topic_name
 from shared.contracts import (
     EVENT_BY_TOPIC,
     DocumentDeadLetter,
@@ -87,6 +88,15 @@ class ToDeadLetter(Exception):
         self.code = code
 
 
+class HandBack(Exception):  # noqa: N818 - what the handler does, not an error
+    """Raised by a handler at a safe point once its stage is stopping (StageContext.stopping): the event is left
+    uncommitted, for the next consumer, with what the handler persisted so far (the indexer's vectors, batch by
+    batch). Not a failure: no attempt is counted and nothing goes to review or dead-letter."""
+
+    def __init__(self, reason: str = "the stage is stopping") -> None:
+        super().__init__(reason)
+
+
 @dataclass
 class Outcome:
     topic: Topic
@@ -106,6 +116,9 @@ class StageContext:
     db: asyncpg.Pool
     broker: KafkaBroker
     state: dict[str, Any] = field(default_factory=dict)
+    # Set when the process starts stopping: a handler working in batches hands its event back (HandBack) before
+    # its next batch instead of finishing the document (STOP_GRACE_S bounds the rest).
+    stopping: asyncio.Event = field(default_factory=asyncio.Event)
 
 
 Handler = Callable[[Any, StageContext], Awaitable[Outcome]]
@@ -233,6 +246,9 @@ async def process(
                 result = "malformed"
             else:
                 result = await _process(service, ctx, body, key)
+        except HandBack:
+            result = "handed_back"
+            raise
         finally:
             span.set_attribute("precedente.outcome", result)
             if result == "error":
@@ -271,6 +287,8 @@ async def _process(service: StageService, ctx: StageContext, body: dict[str, Any
     while True:
         try:
             return await _handle(service, ctx, event)
+        except HandBack:
+            raise
         except Exception as err:
             if not await recovery.infrastructure_down(err, ctx.db):
                 raise
@@ -308,6 +326,8 @@ async def _handle(service: StageService, ctx: StageContext, event: Event) -> str
         try:
             outcome = await service.handler(event, ctx)
             break
+        except HandBack:
+            raise  # the stage is stopping: not the document's failure
         except ToReview as review:
             telemetry.FAILURES.labels(service.name, review.code, "review").inc()
             await _to_review(service, ctx, event, review)
@@ -523,9 +543,9 @@ UNCOMMITTED_LIMIT = 100
 """Events admitted and not yet committed, at most, per process: done events behind a long one wait for it to be
 committed, and a crash hands them over again (each skipped or redone by the ledger guard); this bounds that."""
 
-DRAIN_TIMEOUT_S = 30.0
-"""How long a stopping stage lets the events in flight finish (the broker's graceful_timeout); the rest are left
-uncommitted for the next consumer."""
+DRAIN_TIMEOUT_S = STOP_GRACE_S
+"""How long a stopping stage lets the events in flight finish (as the broker's graceful_timeout does for a stage
+that handles one at a time); the rest are left uncommitted for the next consumer."""
 
 
 class PartitionOffsets:
@@ -638,6 +658,8 @@ class InFlight:
                 await asyncio.wait({previous})  # the same document's earlier event first: its versions stay in order
             try:
                 await work()
+            except HandBack:
+                return  # stopping: left uncommitted, read again by the partition's next owner
             except Exception:  # noqa: BLE001 - as AckPolicy.ACK: process() already recorded what it could
                 log.exception(
                     "%s: the event at %s offset %d failed outside the stage's handling", self.name, partition, offset
@@ -706,7 +728,10 @@ def build_app(service: StageService, settings: Settings) -> FastStream:
     async def on_event(body: bytes, message: KafkaMessage) -> None:
         record = message.raw_message
         if in_flight is None:
-            await process(service, holder["ctx"], body, message.headers, record.key)
+            try:
+                await process(service, holder["ctx"], body, message.headers, record.key)
+            except HandBack:
+                raise NackMessage() from None  # not committed: the consumer is stopping, the next one reads it
             return
         headers = message.headers
         await in_flight.admit(
@@ -730,6 +755,8 @@ def build_app(service: StageService, settings: Settings) -> FastStream:
 
     @app.on_shutdown
     async def drain() -> None:  # before the broker stops: the events in flight may still commit
+        if "ctx" in holder:
+            holder["ctx"].stopping.set()
         if in_flight is not None:
             await in_flight.close()
 

@@ -32,7 +32,7 @@ from shared.embeddings import (
 from shared.lexicon import StatisticsRefresher
 from shared.payloads import AnnotatedChunks, Chunk
 from shared.settings import Settings
-from shared.stage import Outcome, StageContext, StageService, ToDeadLetter, ToReview
+from shared.stage import HandBack, Outcome, StageContext, StageService, ToDeadLetter, ToReview
 from shared.storage import get_model as get_stored
 
 log = logging.getLogger(__name__)
@@ -116,7 +116,8 @@ async def handle(event: DocumentAnnotated, ctx: StageContext) -> Outcome:
         )
         return _indexed(event, len(chunks), "ok" if sent else "skipped")
     size = batch_size(ctx.settings, embedder)
-    embedded = await embed_chunks(ctx.db, event, chunks, embedder, size, batcher_for(ctx, embedder, size))
+    batcher = batcher_for(ctx, embedder, size)
+    embedded = await embed_chunks(ctx.db, event, chunks, embedder, size, batcher, ctx.stopping)
     vectors = embedded.vectors
     async with ctx.db.acquire() as conn, conn.transaction():
         check_index(await index_state(conn, lock=True), embedder)  # held until commit: no switch under us
@@ -276,11 +277,16 @@ async def embed_chunks(
     embedder: Embedder,
     batch_size: int,
     batcher: EmbeddingBatcher | None = None,
+    stopping: asyncio.Event | None = None,
 ) -> Embedded:
     """The chunks' passage vectors, persisted batch by batch as they are computed (migration 0015), so a try that
     dies leaves the next one only the batches it had not persisted to embed. A persisted vector is reused only
     for the same version, model and chunk text. With a batcher, a batch shares its embedder call with other
-    documents' (the batcher's next call waits for this persisting); without, it is a call of its own."""
+    documents' (the batcher's next call waits for this persisting); without, it is a call of its own.
+
+    Once `stopping` is set (the stage is stopping) the batch in hand is finished and persisted, and the document
+    handed back (HandBack) before the next one: a stop waits for one embedder call, not for the document (a
+    600-paragraph one held `precedente up` past its 40 s and was killed, issue 35, point 8)."""
     digests = [hashlib.sha256(c.text.encode()).digest() for c in chunks]
     persisted = {
         r["ordinal"]: r
@@ -304,6 +310,15 @@ async def embed_chunks(
             missing.append(i)
     PASSAGES_REUSED.inc(len(chunks) - len(missing))
     for start in range(0, len(missing), max(1, batch_size)):
+        if stopping is not None and stopping.is_set():
+            log.info(
+                "indexer: %s v%s handed back with %d of %d vectors persisted; the next indexer embeds the rest",
+                event.document_id,
+                event.version,
+                len(chunks) - len(missing) + start,
+                len(chunks),
+            )
+            raise HandBack()
         batch = missing[start : start + max(1, batch_size)]
         texts = [chunks[i].text for i in batch]
         async with _vectors(embedder, texts, batcher) as computed:
