@@ -126,7 +126,7 @@ def page_image(page: pymupdf.Page, dpi: int, *, native: bool = True, max_pixels:
 
     A page that is just one upright scanned image (no visible text or drawings on top) gives that
     image at its own resolution, upscaled with bicubic interpolation: sharper than MuPDF's render.
-    Any other page is rendered.
+    Any other page is rendered. A colour page goes grey through drop_colour_stamps.
     """
     width_in, height_in = page.rect.width / 72, page.rect.height / 72
     dpi = capped_dpi(width_in, height_in, dpi, max_pixels)
@@ -140,9 +140,9 @@ def page_image(page: pymupdf.Page, dpi: int, *, native: bool = True, max_pixels:
                 image = cv2.resize(
                     image, (width, height), interpolation=cv2.INTER_AREA if shrinking else cv2.INTER_CUBIC
                 )
-            return image
-    pix = page.get_pixmap(dpi=dpi, colorspace=pymupdf.csGRAY, alpha=False)
-    return _pixmap_array(pix)
+            return drop_colour_stamps(image, dpi) if image.ndim == 3 else image
+    pix = page.get_pixmap(dpi=dpi, colorspace=pymupdf.csRGB, alpha=False)
+    return drop_colour_stamps(_pixmap_array(pix), dpi)
 
 
 def capped_dpi(width_in: float, height_in: float, dpi: int, max_pixels: int = MAX_PAGE_PIXELS) -> int:
@@ -154,7 +154,8 @@ def capped_dpi(width_in: float, height_in: float, dpi: int, max_pixels: int = MA
 
 
 def _native_scan(page: pymupdf.Page, max_pixels: int) -> np.ndarray | None:
-    """The page's only image, if the page is nothing else: upright, covering the page, no visible text."""
+    """The page's only image, if the page is nothing else: upright, covering the page, no visible text.
+    Grey, or RGB when the image has colour (drop_colour_stamps makes it grey)."""
     if page.rotation or page.get_drawings():
         return None
     if any(span["type"] != 3 for span in page.get_texttrace()):  # type 3: invisible text (an OCR layer)
@@ -174,15 +175,18 @@ def _native_scan(page: pymupdf.Page, max_pixels: int) -> np.ndarray | None:
         return None
     try:
         pix = pymupdf.Pixmap(page.parent, xref)
-        if pix.alpha or pix.n != 1:
-            pix = pymupdf.Pixmap(pymupdf.csGRAY, pymupdf.Pixmap(pix, 0) if pix.alpha else pix)
+        if pix.alpha:
+            pix = pymupdf.Pixmap(pix, 0)
+        if pix.n not in (1, 3):
+            pix = pymupdf.Pixmap(pymupdf.csRGB, pix)
         image = _pixmap_array(pix)
         # The image's own pixels must look like the page: a stencil mask, a colour key or an odd
         # decode array would give something else, and MuPDF's render knows how to paint those.
         probe = _pixmap_array(page.get_pixmap(dpi=_NATIVE_PROBE_DPI, colorspace=pymupdf.csGRAY, alpha=False))
     except Exception:  # exotic colour spaces or filters: MuPDF's render handles them
         return None
-    shrunk = cv2.resize(image, (probe.shape[1], probe.shape[0]), interpolation=cv2.INTER_AREA)
+    grey = cv2.cvtColor(image, cv2.COLOR_RGB2GRAY) if image.ndim == 3 else image
+    shrunk = cv2.resize(grey, (probe.shape[1], probe.shape[0]), interpolation=cv2.INTER_AREA)
     if float(np.abs(shrunk.astype(np.int16) - probe.astype(np.int16)).mean()) > _NATIVE_MAX_DIFFERENCE:
         return None
     return image
@@ -195,8 +199,64 @@ _NATIVE_MAX_DIFFERENCE = 25.0
 
 
 def _pixmap_array(pix: pymupdf.Pixmap) -> np.ndarray:
-    array = np.frombuffer(pix.samples, dtype=np.uint8).reshape(pix.height, pix.stride)[:, : pix.width]
+    """The pixmap's pixels: (height, width) for grey, (height, width, n) for n > 1 channels."""
+    array = np.frombuffer(pix.samples, dtype=np.uint8).reshape(pix.height, pix.stride)[:, : pix.width * pix.n]
+    if pix.n > 1:
+        array = array.reshape(pix.height, pix.width, pix.n)
     return np.ascontiguousarray(array)
+
+
+_COLOUR_SATURATION = 40
+"""A pixel whose channels differ by more than this is coloured ink (black text and grey paper differ by < 20;
+a green stamp's ink by 90, 50-60 after JPEG's chroma subsampling)."""
+_COLOUR_SATURATION_SHRUNK = 25
+"""The same on the page shrunk to a quarter, where a stroke 2-3 px wide is averaged with the paper around it."""
+_COLOUR_STAMP_MIN_MM = 12.0
+"""A coloured shape at least this tall and wide may be a stamp; a coloured line of text (a link, a red heading)
+is 3-6 mm tall and stays as it is."""
+_COLOUR_STAMP_HOLLOW = 1.8
+"""A stamp is an outline (a ring, a box, their sides at an angle) with words inside: its bounding box covers this
+many times its own ink (on the quarter page, strokes thickened by a pixel) or more: 3.0 for a double ring with its
+words, 8 for a tilted side of a box. A block of coloured text is dense (1.0-1.5 there) and is left alone."""
+
+
+def drop_colour_stamps(rgb: np.ndarray, dpi: int) -> np.ndarray:
+    """Greyscale of an RGB page with coloured stamps taken out: the ink of each stamp is divided out of the pixels
+    under it, in the stamp colour's strongest channel, so the paper under it turns white and the black text
+    under it stays black (ink multiplies with the paper it is pressed on).
+
+    Why (issue #36 item 6, bench/scan_gate.py on generated pages, tuning seeds 0-299): a coloured stamp over
+    the body, read in grey, cost Tesseract the paragraph under it (a stamp alone read 0.75-0.85 of its words at
+    confidence 0.94: layout analysis took it for a picture). remove_stamps only finds round grey rings.
+    """
+    grey = cv2.cvtColor(rgb, cv2.COLOR_RGB2GRAY)
+    scale = 0.25
+    small = cv2.resize(rgb, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+    saturation = small.max(axis=2).astype(np.int16) - small.min(axis=2)
+    coloured = (saturation > _COLOUR_SATURATION_SHRUNK).astype(np.uint8)
+    least = _COLOUR_STAMP_MIN_MM / 25.4 * dpi * scale
+    if int(coloured.sum()) < least * 2:
+        return grey
+    joined = cv2.dilate(coloured, np.ones((3, 3), np.uint8))
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(joined, connectivity=8)
+    for label in range(1, count):
+        x, y, width, height, area = (int(v) for v in stats[label])
+        if width < least or height < least:
+            continue
+        if width * height < _COLOUR_STAMP_HOLLOW * area:
+            continue
+        x0, y0 = max(0, int(x / scale) - 4), max(0, int(y / scale) - 4)
+        x1, y1 = min(rgb.shape[1], int((x + width) / scale) + 4), min(rgb.shape[0], int((y + height) / scale) + 4)
+        region = rgb[y0:y1, x0:x1]
+        strong = (region.max(axis=2).astype(np.int16) - region.min(axis=2)) > _COLOUR_SATURATION
+        if not strong.any():
+            continue
+        ink = np.median(region[strong], axis=0)
+        channel = int(np.argmax(ink))
+        near = cv2.dilate(strong.astype(np.uint8), np.ones((5, 5), np.uint8)).astype(bool)
+        divided = np.clip(region[..., channel].astype(np.float32) * 255.0 / max(float(ink[channel]), 1.0), 0, 255)
+        grey[y0:y1, x0:x1][near] = divided.astype(np.uint8)[near]
+    return grey
 
 
 # --------------------------------------------------------------------------------------------
