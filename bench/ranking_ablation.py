@@ -221,7 +221,8 @@ def table(results: dict[str, Scores], sets: Iterable[str]) -> str:
         base = results[CONFIGURATIONS[0].name][query_set]["ndcg@10"]
         for configuration in CONFIGURATIONS:
             values = results[configuration.name][query_set]
-            delta = "" if configuration is CONFIGURATIONS[0] else f"{round(100 * (values['ndcg@10'] - base), 1) + 0.0:+.1f}"
+            change = round(100 * (values["ndcg@10"] - base), 1) + 0.0  # + 0.0: never "-0.0"
+            delta = "" if configuration is CONFIGURATIONS[0] else f"{change:+.1f}"
             cells = " | ".join(f"{100 * values[m]:.1f}" for m in METRICS)
             lines.append(f"| {query_set} | {configuration.name} | {int(values['queries'])} | {cells} | {delta} |")
     return "\n".join(lines)
