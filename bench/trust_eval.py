@@ -22,6 +22,8 @@ from typing import Any
 
 import httpx
 
+from precedente.credentials import PatientTransport
+
 
 def load_queries(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
@@ -97,7 +99,7 @@ def main() -> None:
     headers = {"Authorization": f"Bearer {key}"} if key else {}
     rows: list[dict[str, Any]] = []
     skipped: list[str] = []
-    with httpx.Client(base_url=args.api, headers=headers, timeout=120) as client:
+    with httpx.Client(base_url=args.api, headers=headers, timeout=120, transport=PatientTransport()) as client:
         names = filenames(client)
         indexed = set(names.values())
         for path in args.queries:
