@@ -214,6 +214,10 @@ _COLOUR_SATURATION_SHRUNK = 25
 _COLOUR_STAMP_MIN_MM = 12.0
 """A coloured shape at least this tall and wide may be a stamp; a coloured line of text (a link, a red heading)
 is 3-6 mm tall and stays as it is."""
+_COLOUR_STAMP_MAX_MM = 80.0
+"""Nor may it be wider or taller than this (office stamps are 15-60 mm): a booklet's coloured layout frame or
+paragraphs of coloured text joined by a fax's streaks are hollow too, and span the page (held-out seeds 100236,
+100063 lost half their words when this was not checked)."""
 _COLOUR_STAMP_HOLLOW = 1.8
 """A stamp is an outline (a ring, a box, their sides at an angle) with words inside: its bounding box covers this
 many times its own ink (on the quarter page, strokes thickened by a pixel) or more: 3.0 for a double ring with its
@@ -235,13 +239,14 @@ def drop_colour_stamps(rgb: np.ndarray, dpi: int) -> np.ndarray:
     saturation = small.max(axis=2).astype(np.int16) - small.min(axis=2)
     coloured = (saturation > _COLOUR_SATURATION_SHRUNK).astype(np.uint8)
     least = _COLOUR_STAMP_MIN_MM / 25.4 * dpi * scale
+    most = _COLOUR_STAMP_MAX_MM / 25.4 * dpi * scale
     if int(coloured.sum()) < least * 2:
         return grey
     joined = cv2.dilate(coloured, np.ones((3, 3), np.uint8))
     count, labels, stats, _ = cv2.connectedComponentsWithStats(joined, connectivity=8)
     for label in range(1, count):
         x, y, width, height, area = (int(v) for v in stats[label])
-        if width < least or height < least:
+        if not least <= width <= most or not least <= height <= most:
             continue
         if width * height < _COLOUR_STAMP_HOLLOW * area:
             continue

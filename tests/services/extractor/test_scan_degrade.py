@@ -72,7 +72,8 @@ def test_a_coloured_stamp_over_the_body_no_longer_hides_the_paragraph_under_it()
 
 
 def test_coloured_text_is_no_stamp() -> None:
-    """A blue paragraph and a red heading keep their ink: only hollow shapes (rings, boxes) are divided out."""
+    """A blue paragraph, a red heading and a page frame keep their ink: only hollow shapes of a stamp's size (rings,
+    boxes of 12-80 mm) are divided out."""
     doc = pymupdf.open()
     page = doc.new_page(width=420, height=595)
     text = "Texto em azul do parágrafo citado pela decisão, " * 18
@@ -81,6 +82,7 @@ def test_coloured_text_is_no_stamp() -> None:
     assert (
         page.insert_textbox(pymupdf.Rect(36, 420, 384, 560), red, fontname="hebo", fontsize=14, color=(0.8, 0, 0)) >= 0
     )
+    page.draw_rect(pymupdf.Rect(20, 20, 400, 575), color=(0, 0.3, 0.8), width=2)  # a coloured page frame: hollow, large
     rgb = np.frombuffer(page.get_pixmap(dpi=300).samples, np.uint8).reshape(2480, 1750, 3)
     plain = cv2.cvtColor(rgb, cv2.COLOR_RGB2GRAY)
     kept = drop_colour_stamps(rgb, 300)
