@@ -21,7 +21,12 @@ both indexes' candidates, and the lead still adds), lead by lead_weight 0, feedb
 steps by leaving them out of hybrid_search's `steps`. grouping, grade and newest_first are structural: grouping
 makes the works the later steps order (without it there is no result list), grade gives them the grade and the
 features (it orders nothing), and newest_first keeps the relevance order unless the lawyer sorts by date.
-Prints a Markdown table: nDCG@10, hit@5 and MRR@10 per query set and configuration, and nDCG@10's change.
+Each query runs under every configuration back to back, so an index still growing changes between queries, not
+between configurations. All steps reproduce bench/ranking_sweep.py's default (JurisTCU ALL nDCG@10 67.5 on
+2026-12-03; `precedente eval` through POST /search read 67.3 then, G2 and G3 0.1-0.2 lower, same hit@5 and MRR@10).
+About 35 s for JurisTCU's 150 queries and 3 minutes for the firm's 211 positives on 2 cores.
+Prints a Markdown table per collection: nDCG@10, hit@5 and MRR@10 per query set and configuration, and nDCG@10's
+change from all steps.
 """
 
 import argparse
