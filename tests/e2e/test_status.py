@@ -104,7 +104,7 @@ def test_status_counts_each_stage_lag_and_slowest_documents_within_the_access_li
     table = subprocess.run(
         cli, capture_output=True, text=True, check=True, env={**observed.cli_env(), "COLUMNS": "200"}
     ).stdout
-    assert "pipeline" in table and "slowest" in table
+    assert "etapas" in table and "mais lentos da última hora" in table  # the CLI speaks Portuguese (issue 36)
     for name in PIPELINE:
         assert name in table
 

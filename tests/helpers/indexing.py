@@ -4,6 +4,7 @@ import uuid
 
 import asyncpg
 
+from services.indexer.service import PASSAGES_EMBEDDED, PASSAGES_REUSED
 from services.indexer.service import handle as index_document
 from shared.contracts import DocumentAnnotated
 from shared.payloads import AnnotatedChunks, Chunk, DocumentMetadata
@@ -11,6 +12,7 @@ from shared.settings import Settings
 from shared.stage import StageContext
 from shared.storage import put_model, stage_key
 from tests.helpers.ledger import register
+from tests.helpers.samples import read_pages
 
 
 async def index_with_the_indexer(
@@ -50,3 +52,24 @@ async def index_with_the_indexer(
     event = DocumentAnnotated(document_id=submission.document_id, chunks_key=key, chunk_count=len(chunks))
     await index_document(event, StageContext(settings=settings, db=pool, broker=None))  # type: ignore[arg-type]
     return submission.document_id
+
+
+def passages(count: int, size: int = 420) -> list[str]:
+    """Paragraph-sized pieces of a real acórdão (the STJ's REsp 1.433.940/MG), as the chunker would cut them."""
+    text = " ".join(" ".join(p.text.split()) for p in read_pages("stj_resp_1433940_mg_acordao.pdf"))
+    pieces = [text[i : i + size] for i in range(0, len(text), size)]
+    assert len(pieces) >= count
+    return pieces[:count]
+
+
+def embedded() -> float:
+    """Passages the indexer embedded in this process so far (every engine)."""
+    return sum(s.value for m in PASSAGES_EMBEDDED.collect() for s in m.samples if s.name.endswith("_total"))
+
+
+def reused() -> float:
+    return sum(s.value for m in PASSAGES_REUSED.collect() for s in m.samples if s.name.endswith("_total"))
+
+
+async def persisted(pool: asyncpg.Pool, document_id: uuid.UUID) -> int:
+    return await pool.fetchval("SELECT count(*) FROM computed_vectors WHERE document_id = $1", document_id)

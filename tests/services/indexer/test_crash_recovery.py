@@ -19,8 +19,6 @@ from faststream.kafka import KafkaBroker
 
 from services.indexer import deletions
 from services.indexer.service import (
-    PASSAGES_EMBEDDED,
-    PASSAGES_REUSED,
     SERVICE,
     handle,
     sweep_computed_vectors,
@@ -32,32 +30,12 @@ from shared.embedded import EmbeddedBroker
 from shared.embeddings import get_embedder
 from shared.settings import Settings
 from shared.stage import StageContext, process
+from tests.helpers.indexing import embedded, passages, persisted, reused
 from tests.helpers.ledger import annotated
-from tests.helpers.samples import REPO, read_pages
+from tests.helpers.samples import REPO
 
 BATCH = 4
 CHUNKS = 14  # three full batches and a short one
-
-
-def passages(count: int, size: int = 420) -> list[str]:
-    """Paragraph-sized pieces of a real acórdão (the STJ's REsp 1.433.940/MG), as the chunker would cut them."""
-    text = " ".join(" ".join(p.text.split()) for p in read_pages("stj_resp_1433940_mg_acordao.pdf"))
-    pieces = [text[i : i + size] for i in range(0, len(text), size)]
-    assert len(pieces) >= count
-    return pieces[:count]
-
-
-def embedded() -> float:
-    """Passages the indexer embedded in this process so far (every engine)."""
-    return sum(s.value for m in PASSAGES_EMBEDDED.collect() for s in m.samples if s.name.endswith("_total"))
-
-
-def reused() -> float:
-    return sum(s.value for m in PASSAGES_REUSED.collect() for s in m.samples if s.name.endswith("_total"))
-
-
-async def persisted(pool: asyncpg.Pool, document_id: uuid.UUID) -> int:
-    return await pool.fetchval("SELECT count(*) FROM computed_vectors WHERE document_id = $1", document_id)
 
 
 async def test_an_indexer_interrupted_after_a_batch_embeds_only_the_rest_when_run_again(pool: asyncpg.Pool) -> None:

@@ -11,8 +11,8 @@ import pytest
 from services.indexer.service import SERVICE
 from shared.settings import Settings
 from shared.stage import HandBack, InFlight, StageContext, process
+from tests.helpers.indexing import passages, persisted, reused
 from tests.helpers.ledger import annotated
-from tests.services.indexer.test_crash_recovery import passages, persisted, reused
 
 BATCH = 4
 CHUNKS = 14
