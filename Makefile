@@ -62,12 +62,15 @@ lint: $(STAMP)
 test-gateway: install
 	cd $(GATEWAY) && npm test
 
-# Everything (.ci/run runs this): ruff, the page's unit tests, and every Python test, end-to-end ones included;
-# the slowest 25 are named at the end, so that a CI log says where the suite's time goes.
+# Everything (.ci/run runs this): ruff, the page's unit tests, and every Python test, end-to-end ones included, on
+# two workers that each take whole modules (pytest-xdist --dist loadfile: a module's stack stays on one worker); the
+# slowest 25 tests and the time per module (tests/conftest.py) are printed at the end, so that a CI log says where
+# the suite's time goes.
+PYTEST_WORKERS ?= 2
 test: install lint test-gateway
-	$(BIN)/python -m pytest -q -ra --durations=25
+	$(BIN)/python -m pytest -q -ra --durations=25 -n $(PYTEST_WORKERS) --dist loadfile
 
 # The inner loop: ruff and the Python tests but the end-to-end and slow ones (markers in pyproject.toml): no
 # stack to start, no wheel or web page to build, no whole scan to OCR. The slowest ten are named at the end.
 test-fast: system-packages lint
-	$(BIN)/python -m pytest -q -ra -m "not e2e and not slow" --durations=10
+	$(BIN)/python -m pytest -q -ra -m "not e2e and not slow" --durations=10 -n $(PYTEST_WORKERS) --dist loadfile
