@@ -140,6 +140,9 @@ class Settings(BaseSettings):
     gateway_port: int = 3000
     gateway_host: str = "127.0.0.1"
     gateway_server: str = ""  # the built server.js; empty: services/gateway/.next/standalone/server.js
+    # Read by the gateway itself: the origins the page is served from (comma-separated, "https://precedente.firma.com.br");
+    # a write's Origin must be one of them. Empty: the request's own Host. Never X-Forwarded-Host (issue 35).
+    public_origin: str = ""
 
     # Observability (shared/telemetry.py): traces, Prometheus metrics, log format.
     telemetry_exporter: Literal["none", "jsonl", "otlp"] = "none"  # `precedente up` defaults to jsonl
