@@ -10,8 +10,6 @@ import statistics
 from pathlib import Path
 from types import ModuleType
 
-import pytest
-
 REPO = Path(__file__).resolve().parents[1]
 DATA = REPO / "tests" / "data"
 SHARED = REPO.parent / "shared"
@@ -61,7 +59,6 @@ def test_no_query_repeats_the_old_set() -> None:
     assert not [r["id"] for r in RECORDS if r["query"].strip().lower() in old]
 
 
-@pytest.mark.skipif(not (SHARED / "archive").is_dir(), reason="../shared/archive is not mounted")
 def test_relevant_files_exist_and_answer_pages_are_not_repeated() -> None:
     overlap = query_overlap_module()
     names = {p.name for collection in ("docs", "archive") for p in (SHARED / collection).rglob("*.pdf")}
