@@ -12,6 +12,7 @@ import math
 import re
 from bisect import bisect_right
 from dataclasses import dataclass
+from datetime import date
 from functools import lru_cache
 
 from services.search.concepts import ConceptMatch, acts_named, case_sensitive, concept_index, name_pattern
@@ -561,32 +562,34 @@ def _citation_window(passage: str, sentence: tuple[int, int], hits: list[tuple[i
 
 
 @lru_cache(maxsize=2048)
-def _citations_in(text: str) -> tuple[str, ...]:
+def _citations_in(text: str, dated: date | None = None, before: str = "") -> tuple[str, ...]:
     """extract_citations of a passage or sentence, once: the parser is most of an explanation's cost, and the
-    passages a firm's searches show recur (the same decision for the next query, a second page, a colleague)."""
-    return tuple(extract_citations(text))
+    passages a firm's searches show recur (the same decision for the next query, a second page, a colleague).
+    A bare "CPC" takes the edition named in the passage before the sentence (`before`), else the one in force at
+    the document's date (`dated`): "art. 585 do CPC" in a decision judged in 2012 is the CPC/1973's."""
+    return tuple(extract_citations(text, year=dated, before=before))
 
 
-def _cited(passage: str, window: tuple[int, int], citations: list[str] | None) -> list[str]:
+def _cited(passage: str, window: tuple[int, int], citations: list[str] | None, dated: date | None = None) -> list[str]:
     """What the chosen sentence cites; else, when the caller gives stored ids, what the rest of the passage
     itself cites. The stored ids are the document's (every chunk row carries the document's citations), so
     one is named only when the passage's own text yields it too: the reason must be true of the passage shown,
     not of a page it does not show."""
-    found = _most_specific(list(_citations_in(passage[window[0] : window[1]])))
+    found = _most_specific(list(_citations_in(passage[window[0] : window[1]], dated, passage[: window[0]])))
     if not found and citations:
-        own = _sentence_citations(passage)
+        own = _sentence_citations(passage, dated)
         found = _most_specific([c for c in citations if c in set(own)] or own)
     return [remove_identifiers(c) or c for c in found]
 
 
-def _sentence_citations(passage: str) -> list[str]:
+def _sentence_citations(passage: str, dated: date | None = None) -> list[str]:
     """What the passage cites, each sentence read alone: an article takes the act named nearest it in its own
     sentence, never one a sentence before ("O CPC prevê a impugnação. O art. 33, § 3º ..." cited "CPC/2015, art.
     33, § 3º" where the passage applied the Lei 9.307/1996); an article whose act is only in another sentence is
     left out of the reason."""
     found: list[str] = []
     for start, end in _sentence_spans(passage):
-        for citation in _citations_in(passage[start:end]):
+        for citation in _citations_in(passage[start:end], dated, passage[:start]):
             if citation not in found:
                 found.append(citation)
     return found
@@ -615,11 +618,18 @@ def _abbreviation_of(one: str, other: str) -> bool:
     return short in (initials, significant)
 
 
-def explain(query: str, passage: str, section_path: str | None, citations: list[str] | None = None) -> Explanation:
+def explain(
+    query: str,
+    passage: str,
+    section_path: str | None,
+    citations: list[str] | None = None,
+    dated: date | None = None,
+) -> Explanation:
     """Why this passage answers the query, from the passage alone (see the module docstring).
 
     citations: the stored citation ids (the document's), when the chosen sentence cites nothing itself: of
     them only those the passage's own text cites are named (see _cited).
+    dated: the document's date, which says which code a bare "CPC" or "Código Civil" is (_citations_in).
     """
     role = section_role(section_path)
     folded = _folded(passage)
@@ -677,7 +687,7 @@ def explain(query: str, passage: str, section_path: str | None, citations: list[
     if role not in ("cabecalho", "certidao", "preambulo"):  # there, the case's or act's own number would read as cited
         said = {act for match, _ in named for name in match.concept.names for act in _name_acts(name)}
         window = _citation_window(passage, sentence, hits)
-        if cited := [c for c in _cited(passage, window, citations) if c not in said]:
+        if cited := [c for c in _cited(passage, window, citations, dated) if c not in said]:
             details.append("cita " + _join([_with_article(c) for c in cited]))
     text = lead if not details else f"{lead} {_sentence_case('; '.join(details))}."
     return Explanation(text, sentence)

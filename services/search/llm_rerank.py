@@ -292,7 +292,7 @@ def _grounded(query: str, result: SearchResult, line: str, replaced: list[str]) 
     """The candidate with the model's line, or with the local explanation when the line is not grounded."""
     if reason := ungrounded(line, result):
         replaced.append(reason)
-        offline = explain(query, result.chunk_text, result.section_path)
+        offline = explain(query, result.chunk_text, result.section_path, dated=result.document_date)
         return result.model_copy(update={"relevance_explanation": offline.text, "explanation_span": offline.sentence})
     return result.model_copy(update={"relevance_explanation": line})
 

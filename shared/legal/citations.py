@@ -6,7 +6,9 @@ Canonical ids (one spelling each, chosen to read the way Brazilian lawyers cite)
   "CPC/2015", "CPC/1973", "CDC", "CLT", "CP", "CPP", "CTN", "ECA", "LINDB" ("Lei 8.078/1990" and
   "Código de Defesa do Consumidor" both give "CDC"). A bare "CPC" (or "Código Civil") takes the edition
   the text last named explicitly, else the next one it names, else the one in force at the document's
-  date.
+  date (the CPC/2015 from 18/03/2016, the CC/2002 from 11/01/2003). "CPC/73", "CPC-1973", "Código de
+  Processo Civil (CPC) de 1973", "Código de Processo Civil/73" name the 1973 code; "CPC revogado",
+  "antigo CPC" the one before the code in force at that date; "CPC vigente", "atual CPC" the one in force.
 - Other acts as "<kind> <number>/<four-digit year>": "Lei 9.307/1996", "LC 101/2000", "Decreto 7.962/2013",
   "Decreto-Lei 4.657/1942", "Resolução CNJ 125/2010" (issuer kept when written). Well-known names
   ("Lei de Arbitragem", "LArb", "Marco Civil da Internet", "Lei do Inquilinato") map to their number.
@@ -30,6 +32,7 @@ import bisect
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import date
 
 from shared.legal import process_numbers
 from shared.legal.codes import UFS
@@ -46,6 +49,7 @@ CODE_BY_NUMBER = {
     ("Lei", "3071", "1916"): "CC/1916",
     ("Lei", "13105", "2015"): "CPC/2015",
     ("Lei", "5869", "1973"): "CPC/1973",
+    ("Decreto-Lei", "1608", "1939"): "CPC/1939",
     ("Lei", "8069", "1990"): "ECA",
     ("Lei", "5172", "1966"): "CTN",
     ("Decreto-Lei", "5452", "1943"): "CLT",
@@ -54,8 +58,31 @@ CODE_BY_NUMBER = {
     ("Decreto-Lei", "4657", "1942"): "LINDB",
 }
 
+_CPC = r"(?:CPC|Codigo\s+de\s+Processo\s+Civil(?:\s*\(\s*CPC\s*\))?)"
+_CC = r"(?:CC|Codigo\s+Civil(?:\s*\(\s*CC\s*\))?)"
+
+
+def _edition(code: str, year: str, short: str) -> str:
+    """A code named with its year, as the decisions write it: "CPC/73", "CPC/ 1973", "CPC⁄1973", "CPC-73",
+    "CPC de 73", "CPC (1973)", "CPC1973", "CPC 1973", "Código de Processo Civil (CPC) de 1973", "... de 1.973".
+    Not "CPC 73" with a bare space: in Nery's notation that is the code's article 73."""
+    full = rf"(?:{year[:2]}|{year[0]}\.{year[1]}){year[2:]}"
+    return rf"\b{code}(?:(?:\s*[/\u2044-]\s*|\s+de\s+|\s*\(\s*)(?:{full}|{short})|\s*{full})\b"
+
+
+def _previous(code: str) -> str:
+    """The code replaced by the one in force: "CPC revogado", "antigo CPC", "Código de Processo Civil anterior"."""
+    return rf"\b(?:antig[oa]|revogad[oa]|anterior|velho)\s+{code}\b|\b{code}\s+(?:revogado|anterior|antigo)\b"
+
+
+def _in_force(code: str) -> str:
+    """The code in force when the text was written: "CPC vigente", "atual CPC", "CPC em vigor"."""
+    return rf"\b{code}\s+(?:em\s+vigor|vigente|atual)\b|\b(?:atual|vigente)\s+{code}\b"
+
+
 # Names and abbreviations of acts, matched on accent-folded text: (pattern, canonical id, case-sensitive).
-# "CPC?"/"CC?" are bare mentions whose edition is resolved afterwards.
+# "CPC?"/"CC?" are bare mentions whose edition is resolved afterwards; "CPC<"/"CC<" the edition before the one
+# in force at the document's date, "CPC="/"CC=" the one in force (resolve_editions).
 _NAMED_ACTS: list[tuple[str, str, bool]] = [
     (r"\bCF\s*/\s*(?:19)?88\b|\bCF\b(?!\s*/)|\bCRFB(?:\s*/\s*(?:19)?88)?\b", "CF/1988", True),
     (r"\bConstituicao\s+(?:Federal|da\s+Republica)(?:\s+Federativa\s+do\s+Brasil)?(?:\s+de\s+1988)?", "CF/1988", False),
@@ -67,15 +94,19 @@ _NAMED_ACTS: list[tuple[str, str, bool]] = [
         False,
     ),
     (
-        r"\bN(?:ovo\s+)?CPC\b|\bCPC\s*(?:/\s*|\s+de\s+)(?:20)?15\b|\bCodigo\s+de\s+Processo\s+Civil\s+de\s+2015",
+        rf"\bN(?:ovo\s+)?CPC\b|\bnovo\s+Codigo\s+de\s+Processo\s+Civil\b|{_edition(_CPC, '2015', '15')}",
         "CPC/2015",
         False,
     ),
-    (r"\bCPC\s*(?:/\s*|\s+de\s+)(?:19)?73\b|\bCodigo\s+de\s+Processo\s+Civil\s+de\s+1973", "CPC/1973", False),
-    (r"\bCodigo\s+de\s+Processo\s+Civil\s+(?:em\s+vigor|vigente)", "CPC/2015", False),
+    (_edition(_CPC, "1973", "73"), "CPC/1973", False),
+    (_edition(_CPC, "1939", "39"), "CPC/1939", False),
+    (_previous(_CPC), "CPC<", False),
+    (_in_force(_CPC), "CPC=", False),
     (r"\bCPC\b|\bCodigo\s+de\s+Processo\s+Civil\b", "CPC?", False),
-    (r"\bCC\s*/\s*(?:20)?02\b|\bCodigo\s+Civil\s+de\s+2002", "CC/2002", False),
-    (r"\bCC\s*/\s*(?:19)?16\b|\bCodigo\s+Civil\s+de\s+1916", "CC/1916", False),
+    (rf"\bnovo\s+Codigo\s+Civil\b|{_edition(_CC, '2002', '02')}", "CC/2002", False),
+    (_edition(_CC, "1916", "16"), "CC/1916", False),
+    (_previous(_CC), "CC<", False),
+    (_in_force(_CC), "CC=", False),
     (r"\bCC\b(?!\s*\d)|\bCodigo\s+Civil\b", "CC?", True),
     (r"\bCodigo\s+de\s+Processo\s+Penal\b|\bCPP\b", "CPP", True),
     (r"\bCodigo\s+Penal\b|\bCP\b(?!\s*\d)", "CP", True),
@@ -209,20 +240,46 @@ def find_acts(ftext: str) -> list[_Act]:
     return found
 
 
-def resolve_editions(acts: list[_Act], year: int | None) -> None:
-    """Give bare "CPC?"/"CC?" the edition the text named last before them (else next after them,
-    else the one in force in `year`)."""
-    for bare, editions, default in (
-        ("CPC?", ("CPC/1973", "CPC/2015"), "CPC/2015" if year is None or year >= 2016 else "CPC/1973"),
-        ("CC?", ("CC/1916", "CC/2002"), "CC/2002" if year is None or year >= 2003 else "CC/1916"),
-    ):
-        explicit = [(a.start, a.act) for a in acts if a.act in editions]
+CPC_2015_IN_FORCE = date(2016, 3, 18)
+"""The CPC/2015 (Lei 13.105/2015) came into force on 18/03/2016: a decision judged before cites the CPC/1973."""
+_EDITIONS: dict[str, tuple[tuple[date, str], ...]] = {
+    "CPC": ((date(1940, 3, 1), "CPC/1939"), (date(1974, 1, 1), "CPC/1973"), (CPC_2015_IN_FORCE, "CPC/2015")),
+    "CC": ((date(1917, 1, 1), "CC/1916"), (date(2003, 1, 11), "CC/2002")),
+}
+"""Each code's editions, with the day each came into force, oldest first."""
+
+
+def _in_force_at(code: str, when: date | None, before: int = 0) -> str:
+    """The edition of a code in force at `when` (today's when unknown); `before=1` the one it replaced."""
+    editions = _EDITIONS[code]
+    current = len(editions) - 1 if when is None else max(bisect.bisect_right([d for d, _ in editions], when) - 1, 0)
+    return editions[max(current - before, 0)][1]
+
+
+def as_date(when: date | int | None) -> date | None:
+    """A document's date, or the middle of its year when only the year is known."""
+    return date(when, 7, 1) if isinstance(when, int) else when
+
+
+def resolve_editions(acts: list[_Act], when: date | int | None, preceding: Iterable[_Act] = ()) -> None:
+    """Give "CPC<"/"CC<" the edition before the one in force at `when` ("CPC revogado"), "CPC="/"CC=" the one in
+    force ("CPC vigente"); then bare "CPC?"/"CC?" the edition the text named last before them (`preceding`: the
+    editions named in the text a sentence was cut from, before it), else next after them, else the one in force."""
+    when = as_date(when)
+    preceding = list(preceding)
+    for a in [*preceding, *acts]:
+        if a.act[-1] in "<=" and a.act[:-1] in _EDITIONS:
+            a.act = _in_force_at(a.act[:-1], when, before=int(a.act[-1] == "<"))
+    for code, editions in _EDITIONS.items():
+        named = {edition for _, edition in editions}
+        explicit = [(a.start, a.act) for a in [*preceding, *acts] if a.act in named]
+        explicit.sort(key=lambda e: e[0])
         starts = [s for s, _ in explicit]
         for a in acts:
-            if a.act != bare:
+            if a.act != f"{code}?":
                 continue
             i = bisect.bisect_left(starts, a.start)
-            a.act = explicit[i - 1][1] if i > 0 else explicit[i][1] if i < len(explicit) else default
+            a.act = explicit[i - 1][1] if i > 0 else explicit[i][1] if i < len(explicit) else _in_force_at(code, when)
 
 
 # ------------------------------------------------------------------------------------ provisions
@@ -293,16 +350,29 @@ def parse_provisions(ftext: str, pos: int) -> tuple[list[_Provision], int]:
     current: _Provision | None = None
     end = last_end = pos
     after_separator = True
+    # In a "§§ 3º e 4º" list the next number after one separator is a paragraph too when it is an ordinal or
+    # joined by "e" ("§§ 2º e 11"); "§§ 3º e 4º, 21, 131" goes on with articles.
+    paragraphs = joined_by_e = False
+    separators = 0
     while match := _TOKEN.match(ftext, end):
         g = match.groupdict()
         if g["num"] is not None:
             if not after_separator:
                 break  # "art. 5º 10 dias": not a list any more
-            current = _Provision(_article(g["n"], g["suffix"]))
-            items.append(current)
+            ordinal = re.search(r"\d\s*\.?\s*[º°o]", match.group(), re.I) is not None
+            if paragraphs and separators == 1 and current is not None and (ordinal or joined_by_e):
+                current = current.refine(items, "paragraph", _paragraph(g["n"], g["suffix"]))
+                paragraphs = ordinal  # "§§ 2º e 11 e 86": the list of paragraphs ended at 11
+            else:
+                current = _Provision(_article(g["n"], g["suffix"]))
+                items.append(current)
+                paragraphs = False
             after_separator = False
         elif g["sep"] is not None or g["art"] is not None:
             after_separator = True
+            separators += 1
+            joined_by_e = (g["sep"] or "").strip().lower() == "e"
+            paragraphs = paragraphs and g["art"] is None
             end = match.end()
             continue
         elif g["caput"] is not None and current is not None:
@@ -313,6 +383,7 @@ def parse_provisions(ftext: str, pos: int) -> tuple[list[_Provision], int]:
             current = current.refine(items, "paragraph", "parágrafo único")
         elif g["par"] is not None:
             current = current.refine(items, "paragraph", _paragraph(g["pn"], g["pl"]))
+            paragraphs = bool(re.match(r"§§|paragrafos", g["par"], re.I))
         elif g["inc"] is not None:
             if not g["roman"]:
                 break
@@ -322,6 +393,7 @@ def parse_provisions(ftext: str, pos: int) -> tuple[list[_Provision], int]:
         else:
             break
         after_separator = False
+        separators = 0
         end = last_end = match.end()
     return items, last_end
 
@@ -334,10 +406,14 @@ _SUBS_FIRST = re.compile(
     re.I,
 )
 _ACT_FIRST = re.compile(r"\s*,\s*(?=art(?:igo)?s?\b)", re.I)
-_GLUE = re.compile(r"\s*,?\s*(?:(?:d[oa]s?|dest[ae]|dess[ae]|n[oa]s?|em|pel[oa])\s+)?", re.I)
+_GLUE = re.compile(
+    r"\s*,?\s*(?:(?:tod[oa]s|amb[oa]s)\s+)?(?:(?:d[oa]s?|dest[ae]|dess[ae]|n[oa]s?|em|pel[oa])\s+)?", re.I
+)
 _UNKNOWN_ACT_BEFORE = re.compile(r"[A-Za-z]{3,}\s*,\s*$")
 _LINE_START = re.compile(r"(?:^|\n)\s*$")
-CODES = frozenset({"CF/1988", "CPC/1973", "CPC/2015", "CC/2002", "CC/1916", "CDC", "CLT", "CP", "CPP", "CTN", "ECA"})
+CODES = frozenset(
+    {"CF/1988", "CPC/1939", "CPC/1973", "CPC/2015", "CC/2002", "CC/1916", "CDC", "CLT", "CP", "CPP", "CTN", "ECA"}
+)
 LOOKBACK = 400
 """An article without a named act takes an act named at most this many characters before it."""
 TRANSCRIPTION_LOOKBACK = 1500
@@ -755,20 +831,32 @@ def _masked(text: str) -> str:
 
 
 def extract_citations(
-    text: str, own_ids: Iterable[str] = (), court: str | None = None, year: int | None = None
+    text: str,
+    own_ids: Iterable[str] = (),
+    court: str | None = None,
+    year: date | int | None = None,
+    before: str = "",
 ) -> list[str]:
     """Canonical ids of everything `text` cites, deduplicated, in order of first citation.
 
     own_ids: the document's own case ids (process number, "REsp 1.602.076/SP"), never cited.
     court: the document's court code (resolves "Súmula 7 desta Corte").
-    year: the document's year (resolves a bare "CPC" when the text never names an edition).
+    year: the document's date, or its year (resolves a bare "CPC" when the text never names an edition: the
+        CPC/1973 before 18/03/2016).
+    before: the text that precedes `text` where it was cut from (a passage, for one of its sentences): the code
+        editions it names resolve a bare "CPC" as the text's own would; nothing else in it is cited.
     """
     text = _masked(text)
     ftext = fold(text)
     own = set(own_ids)
     own_numbers = {re.sub(r"\D", "", o.split("/")[0].split()[-1]) for o in own if o}
     acts = find_acts(ftext)
-    resolve_editions(acts, year)
+    preceding = [
+        _Act(a.start - len(before), a.end - len(before), a.act)
+        for a in (find_acts(fold(_masked(before))) if before and any(a.act.endswith("?") for a in acts) else [])
+        if a.act.split("/")[0].rstrip("?<=") in _EDITIONS and not a.act.endswith("?")
+    ]
+    resolve_editions(acts, year, preceding)
     found: list[tuple[int, str]] = [(a.start, a.act) for a in acts]
     for pos, ids in find_provisions(ftext, acts):
         found.extend((pos, i) for i in ids)

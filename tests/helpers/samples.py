@@ -18,3 +18,21 @@ def read_pages(name: str) -> list[Page]:
     assert path.exists(), f"sample document {path} is missing: ../shared must sit beside the checkout"
     with pymupdf.open(path) as doc:
         return [Page(number=i + 1, text=p.get_text()) for i, p in enumerate(doc)]
+
+
+CORPUS = SHARED_DATA / "corpus"
+
+
+def corpus_record(file: str, record_id: str) -> dict:
+    """One decision of ../shared/corpus by its id: tests read real text there, never copy it."""
+    import json
+
+    path = CORPUS / file
+    assert path.exists(), f"corpus file {path} is missing: ../shared must sit beside the checkout"
+    with path.open(encoding="utf-8") as lines:
+        for line in lines:
+            if f'"{record_id}"' in line:
+                record = json.loads(line)
+                if record["id"] == record_id:
+                    return record
+    raise AssertionError(f"{record_id} is not in {path}")

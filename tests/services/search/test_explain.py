@@ -567,3 +567,25 @@ def test_a_reason_holds_no_personal_identifier() -> None:
     text = "O advogado Fulano de Tal, inscrito na OAB/SP sob o nº 123.456, requereu a publicidade do escritório."
     got = explain("publicidade do escritório", text, "fundamentacao", ["OAB/SP 123.456"])
     assert "123.456" not in got.text.split("”")[-1]  # the quote is the passage's; the reason's own words hold none
+
+
+def test_a_bare_cpc_in_the_reason_is_the_code_the_decision_means() -> None:
+    """The reason line reads one sentence of the passage; its bare "CPC" is the code the passage named before it, else
+    the code in force at the decision's date. REsp 1.166.251/RJ, judged in 2012, cites "ART. 543-C ... DO CPC"; an
+    STJ monocrática of 2025 quotes an ementa naming "ART. 535 DO CPC/73" and then "ofensa ao art. 535 do CPC"."""
+    from datetime import date
+
+    from tests.helpers.samples import corpus_record
+
+    record = corpus_record("tjrn_stj_stf_execucao_penal.jsonl", "STJ-REsp_1166251_RJ")
+    judged = date.fromisoformat(record["date"])
+    reason = explain("dever de observância recurso repetitivo", record["ementa"], "ementa", dated=judged).text
+    assert "CPC/1973, art. 543-C" in reason and "CPC/2015" not in reason
+    undated = explain("dever de observância recurso repetitivo", record["ementa"], "ementa").text
+    assert "CPC/2015, art. 543-C" in undated  # what a card said before it passed the date
+
+    text = corpus_record("stj_monocraticas.jsonl", "STJ-mono-REsp_2219051")["text"]
+    start = text.index("CSLL. MAJORA")
+    shown = text[start : text.index("Súmula 211/STJ. 3.", start)]
+    reason = explain("alegação genérica de ofensa", shown, "fundamentacao", dated=date(2025, 8, 5)).text
+    assert "ofensa ao art. 535 do CPC" in reason and "o CPC/1973, art. 535" in reason, reason

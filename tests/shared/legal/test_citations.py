@@ -1,8 +1,13 @@
 """Canonical ids of citations (legislation, súmulas, precedents, CNJ numbers cited), on small texts."""
 
+import json
+import re
+from datetime import date
+
 import pytest
 
 from shared.legal.citations import extract_citations
+from tests.helpers.samples import CORPUS, corpus_record
 
 
 def cites(text: str, **kwargs) -> list[str]:
@@ -123,3 +128,85 @@ def test_an_article_beyond_the_act_s_last_is_never_cited() -> None:
     ]
     assert "CDC, art. 200" not in extract_citations("o art. 200 do CDC")
     assert "CPC/2015, art. 1.072" in extract_citations("o art. 1.072 do CPC/2015")
+
+
+def test_a_bare_cpc_in_a_decision_judged_before_18_march_2016_is_the_1973_code() -> None:
+    """REsp 1.166.251/RJ (a repetitivo judged on 14/03/2012) cites "ART. 543-C, § 7.º ... DO CPC": the CPC/1973's
+    article. The CPC/2015 came into force on 18/03/2016, so the day decides, not the year."""
+    record = corpus_record("tjrn_stj_stf_execucao_penal.jsonl", "STJ-REsp_1166251_RJ")
+    found = extract_citations(record["ementa"], year=date.fromisoformat(record["date"]))
+    assert "CPC/1973, art. 543-C, § 7º" in found
+    assert not any(c.startswith("CPC/2015") for c in found)
+    assert "CPC/1973, art. 543-C, § 7º" in extract_citations(record["ementa"], year=date(2016, 3, 17))
+    assert "CPC/2015, art. 543-C, § 7º" in extract_citations(record["ementa"], year=date(2016, 3, 18))
+
+
+def test_the_code_replaced_and_the_code_in_force_are_read_at_the_document_s_date() -> None:
+    assert cites("o art. 20, § 4º, do CPC revogado", year=date(2025, 8, 18))[:2] == ["CPC/1973", "CPC/1973, art. 20"]
+    assert cites("o art. 20 do antigo CPC", year=date(1990, 1, 1))[:2] == ["CPC/1939", "CPC/1939, art. 20"]
+    assert cites("o art. 85 do CPC vigente", year=date(2024, 1, 1))[:2] == ["CPC/2015", "CPC/2015, art. 85"]
+    assert cites("o art. 20 do CPC vigente", year=date(2010, 1, 1))[:2] == ["CPC/1973", "CPC/1973, art. 20"]
+    assert cites("o art. 186 do novo Código Civil")[:2] == ["CC/2002", "CC/2002, art. 186"]
+
+
+def test_a_bare_cpc_takes_the_edition_named_before_the_sentence_it_was_cut_from() -> None:
+    """An STJ monocrática (2025) quotes an ementa: "VIOLAÇÃO DO ART. 535 DO CPC/73. ... 1. A genérica alegação de
+    ofensa ao art. 535 do CPC, ...": read alone, the numbered sentence's bare CPC would be the code in force."""
+    text = corpus_record("stj_monocraticas.jsonl", "STJ-mono-REsp_2219051")["text"]
+    sentence = re.search(r"A gen[ée]rica alega[çc][ãa]o de ofensa ao art\. 535 do CPC,", text)
+    assert sentence is not None
+    alone = extract_citations(sentence.group(), year=date(2025, 8, 5))
+    assert "CPC/2015, art. 535" in alone
+    cut = extract_citations(sentence.group(), year=date(2025, 8, 5), before=text[: sentence.start()])
+    assert "CPC/1973, art. 535" in cut and not any(c.startswith("CPC/2015") for c in cut)
+
+
+def test_paragraphs_listed_together_stay_paragraphs_of_their_article() -> None:
+    """ "art. 20, §§ 3° e 4° do Código de Processo Civil de 1.973" (REsp 2.021.338) is art. 20's § 4º, not an art.
+    4º; "arts. 20, §§ 3º e 4º, 21, 131, ... todos do CPC/1973" (AREsp 2.100.998) goes on with articles."""
+    record = corpus_record("stj_monocraticas.jsonl", "STJ-mono-REsp_2021338")
+    found = extract_citations(record["text"], year=date.fromisoformat(record["date"]))
+    assert "CPC/1973, art. 20, § 4º" in found and "CPC/1973, art. 4º" not in found
+    record = corpus_record("stj_monocraticas.jsonl", "STJ-mono-AREsp_2100998")
+    found = extract_citations(record["text"], year=date.fromisoformat(record["date"]))
+    assert {"CPC/1973, art. 20, § 4º", "CPC/1973, art. 21", "CPC/1973, art. 131"} <= set(found)
+    assert "CPC/1973, art. 20, § 21" not in found
+    assert cites("art. 85, §§ 2º e 11 e 86 do CPC/2015")[-2:] == ["CPC/2015, art. 85, § 11", "CPC/2015, art. 86"]
+
+
+_NAMED_1973 = re.compile(
+    r"(?:CPC|C[óo]digo\s+de\s+Processo\s+Civil)(?:\s*\(CPC\))?(?:\s*[/⁄-]\s*|\s+de\s+|\s*\(\s*|\s*)(?:19|1\.9)?73\b"
+    r"|(?:antigo|revogado|anterior)\s+(?:CPC|C[óo]digo\s+de\s+Processo\s+Civil)"
+    r"|(?:CPC|C[óo]digo\s+de\s+Processo\s+Civil)\s+(?:revogado|anterior|antigo)",
+    re.I,
+)
+_ARTICLE = re.compile(r"\bart(?:igo)?s?\.?\s*(\d{1,3}(?:\.\d{3})?)(-[A-Z])?", re.I)
+
+
+def test_every_way_the_corpus_names_the_1973_code_binds_its_article_to_it() -> None:
+    """Each article written just before a name of the 1973 code in ../shared/corpus ("art. 515 do Código de Processo
+    Civil/73", "CPC-73", "CPC⁄1973", "CPC revogado", "Código de Processo Civil (CPC) de 1973", "de 1.973"; 1,285
+    places), read in its sentence at the decision's date: the CPC/1973's article. Before this rule 49 of them read
+    as the CPC/2015's; the 2 left are written ambiguously ("do CPC/2015, art. 485, inciso V, 495, 741 do CPC/73")
+    or broken ("art. 475- O")."""
+    right = as_2015 = total = 0
+    for name in ("stj_monocraticas.jsonl", "stf_tjms_ementas.jsonl", "lener_br_decisoes.jsonl", "tjal_ementas.jsonl"):
+        for line in (CORPUS / name).open(encoding="utf-8"):
+            record = json.loads(line)
+            text = record["ementa"] + "\n" + record["text"]
+            when = date.fromisoformat(record["date"]) if record["date"] else None
+            for named in _NAMED_1973.finditer(text):
+                articles = list(_ARTICLE.finditer(text, max(0, named.start() - 80), named.start()))
+                between = text[articles[-1].end() : named.start()] if articles else ""
+                if not articles or re.search(r"[;.]\s|CPC|[Cc][óo]digo", between.replace("art.", "art")):
+                    continue  # no article right before this name
+                number = int(articles[-1][1].replace(".", ""))
+                article = f"{number:,}".replace(",", ".") + ("º" if number < 10 else "") + (articles[-1][2] or "")
+                start = text.rfind(". ", 0, articles[-1].start()) + 2
+                found = extract_citations(text[max(start, 0) : named.end() + 2], year=when)
+                total += 1
+                right += f"CPC/1973, art. {article.upper()}" in found
+                as_2015 += f"CPC/2015, art. {article.upper()}" in found
+    assert total > 1200
+    assert right / total >= 0.98
+    assert as_2015 <= 2
