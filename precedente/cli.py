@@ -53,6 +53,7 @@ from shared.legal.codes import (  # noqa: E402
 )
 from shared.legal.sections import section_label  # noqa: E402
 from shared.settings import Settings  # noqa: E402
+from shared.wording import plural, unread_pages_note  # noqa: E402
 
 app = typer.Typer(
     help="Precedente: busca semântica na base de conhecimento do escritório.",
@@ -330,7 +331,8 @@ def _count_text(statuses: dict[str, dict[str, Any]], total: int) -> tuple[int, s
     review = done - indexed - failed
     return (
         done,
-        f"{indexed} indexados, {review} em revisão, {failed} não processados, {total - done} em andamento",
+        f"{plural(indexed, 'indexado', 'indexados')}, {review} em revisão,"
+        f" {plural(failed, 'não processado', 'não processados')}, {total - done} em andamento",
     )
 
 
@@ -725,7 +727,7 @@ def result_lines(rank: int, item: dict[str, Any], width: int) -> list[str]:
     if item.get("copies"):
         lines += fill("cópias: " + ", ".join(map(copy_text, item["copies"])), initial_indent=indent)
     if item.get("unread_pages"):
-        lines += fill(f"{unread_pages_label(item['unread_pages'])}: a busca não as alcança", initial_indent=indent)
+        lines += fill(unread_pages_note(item["unread_pages"]), initial_indent=indent)
     return lines
 
 
@@ -740,14 +742,9 @@ def other_pages_text(others: list[dict[str, Any]]) -> str:
     """ "p. 7, p. 17 (2 trechos)": each page once, in the API's order, with how many passages it holds. Two
     passages on one page printed "p. 17, p. 17" (issue 36)."""
     per_page = Counter(o["page_number"] for o in others)
-    return ", ".join(f"p. {page}" + (f" ({n} trechos)" if n > 1 else "") for page, n in per_page.items())
-
-
-def unread_pages_label(pages: list[int]) -> str:
-    """ "página 3 não lida", "páginas 10 e 11 não lidas": pages of the document the index could not read."""
-    if len(pages) == 1:
-        return f"página {pages[0]} não lida"
-    return f"páginas {', '.join(map(str, pages[:-1]))} e {pages[-1]} não lidas"
+    return ", ".join(
+        f"p. {page}" + (f" ({plural(n, 'trecho', 'trechos')})" if n > 1 else "") for page, n in per_page.items()
+    )
 
 
 def write_results(answer: dict[str, Any], top_k: int, sort: str) -> None:
@@ -763,7 +760,8 @@ def write_results(answer: dict[str, Any], top_k: int, sort: str) -> None:
         pages = max(-(-total // top_k), 1)
         shown = f"{first}-{last}" if last > first else f"{first}"
         header = (
-            f"{total} resultados ({answer.get('relevant_total', 0)} com relevância forte ou provável) · {shown}"
+            f"{plural(total, 'resultado', 'resultados')} ({answer.get('relevant_total', 0)} com relevância forte ou"
+            f" provável) · {shown}"
             f" · página {(first - 1) // top_k + 1} de {pages} · ordem: "
             + ("relevância" if sort == "relevance" else "data, mais recentes primeiro")
         )

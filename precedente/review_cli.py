@@ -13,6 +13,7 @@ from rich.table import Table
 
 from precedente import api_errors
 from precedente.credentials import api_client
+from shared.wording import plural
 
 console = Console()
 review_app = typer.Typer(
@@ -160,8 +161,8 @@ def unread_line(report: dict[str, Any]) -> str | None:
         return None
     documents, pages = unread["documents"], unread.get("pages", 0)
     return (
-        f"{documents} documento{'s' if documents != 1 else ''} indexado{'s' if documents != 1 else ''} com páginas"
-        f" não lidas ({pages} página{'s' if pages != 1 else ''}): `precedente review --reason unread_pages`"
+        f"{plural(documents, 'documento indexado', 'documentos indexados')} com páginas não lidas"
+        f" ({plural(pages, 'página', 'páginas')}): `precedente review --reason unread_pages`"
     )
 
 

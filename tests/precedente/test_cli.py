@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from precedente import api_errors
-from precedente.cli import _files, _outside_warning, main, result_lines, write_results
+from precedente.cli import _count_text, _files, _outside_warning, main, result_lines, write_results
 
 DOCS = Path(__file__).parents[2] / ".." / "shared" / "docs"
 
@@ -197,7 +197,7 @@ def test_a_result_says_which_pages_of_its_document_were_not_read() -> None:
     joined = " ".join(line.strip() for line in result_lines(1, {**LONG_RESULT, "unread_pages": [10, 11]}, 80))
     assert "páginas 10 e 11 não lidas: a busca não as alcança" in joined
     one = " ".join(line.strip() for line in result_lines(1, {**LONG_RESULT, "unread_pages": [3]}, 80))
-    assert "página 3 não lida" in one
+    assert "página 3 não lida: a busca não a alcança" in one
     assert "não lida" not in " ".join(result_lines(1, LONG_RESULT, 80))
 
 
@@ -218,6 +218,8 @@ def test_a_page_of_results_fits_the_terminal(
     assert out.startswith("12 resultados (3 com relevância forte ou provável) · 1-2 · página 1 de 6")
     assert "2. [forte] REsp 1.433.940/MG, acordao, stj" in out
     assert "próxima página: --page 2" in out
+    write_results({**answer, "total": 1, "results": [LONG_RESULT]}, top_k=2, sort="date")
+    assert capsys.readouterr().out.startswith("1 resultado (3 com")  # not "1 resultados"
 
 
 def test_ingest_warns_only_when_the_files_are_outside_the_callers_groups() -> None:
@@ -228,3 +230,9 @@ def test_ingest_warns_only_when_the_files_are_outside_the_callers_groups() -> No
     assert _outside_warning({"user": "ana", "groups": ["socios"]}, "socios,contencioso") is None
     assert _outside_warning(admin, "*") is None  # shared with everyone
     assert _outside_warning(admin, None) is None
+
+
+def test_ingest_wait_counts_agree_with_their_number() -> None:
+    statuses = {"a": {"stage": "indexed"}, "b": {"stage": "failed"}, "c": {"stage": "indexed"}}
+    assert _count_text(statuses, 4) == (3, "2 indexados, 0 em revisão, 1 não processado, 1 em andamento")
+    assert _count_text({"a": {"stage": "indexed"}}, 1)[1].startswith("1 indexado, ")

@@ -17,6 +17,7 @@ import {
   typeLabel,
   unreadPagesLabel,
 } from "../lib/format";
+import { agree } from "../lib/labels";
 import type { Judgment, SearchResult } from "../lib/types";
 import { Highlighted } from "./Highlighted";
 import { JudgmentControl } from "./JudgmentControl";
@@ -240,7 +241,8 @@ export function ResultCard({ result, position, weak = false, judgment, onJudge, 
       <Passage result={result} id={`trecho-${position}`} />
       {unread.length > 0 && (
         <p className="unread-pages" role="note">
-          {unreadPagesLabel(unread)}: a busca não as alcança (imagem sem texto legível ou leitura fraca).
+          {unreadPagesLabel(unread)}: a busca não {agree(unread.length, "a", "as")} alcança (imagem sem texto legível ou
+          leitura fraca).
         </p>
       )}
       {result.relevance_explanation && (

@@ -193,16 +193,20 @@ export function reasonText(reason: string | null | undefined): string | null {
   m = /^OCR confidence of (\d+) page\(s\) is far below the bar of (\d(?:\.\d+)?) \(([^)]*)\)/.exec(text);
   if (m) {
     const pages = (m[3] ?? "").replace(/page (\d+): (\d(?:\.\d+)?)/g, (_, n: string, c: string) => `página ${n}: ${pct(c)}`);
-    return `Confiança da leitura muito abaixo do mínimo de ${pct(m[2])} em ${m[1]} página(s) (${pages}).`;
+    return `Confiança da leitura muito abaixo do mínimo de ${pct(m[2])} em ${count(m[1], "página", "páginas")} (${pages}).`;
   }
   m = /^pages? ([\d, and]+) left out of the index, the other (\d+) indexed/.exec(text);
   if (m) {
     const pages = (m[1] ?? "").trim().replace(/ and /g, " e ");
     const many = /\D/.test(pages);
-    return `${many ? "Páginas" : "Página"} ${pages} fora do índice (sem texto legível ou leitura fraca); as outras ${m[2]} estão indexadas.`;
+    const others = Number(m[2]);
+    const rest = others === 1 ? "a outra está indexada" : `as outras ${m[2]} estão indexadas`;
+    return `${many ? "Páginas" : "Página"} ${pages} fora do índice (sem texto legível ou leitura fraca); ${rest}.`;
   }
   m = /^OCR failed on (\d+) page\(s\)/.exec(text);
-  if (m) return `A leitura da imagem falhou em ${m[1]} página(s): o texto delas está faltando.`;
+  if (m) {
+    return `A leitura da imagem falhou em ${count(m[1], "página", "páginas")}: o texto ${agree(Number(m[1]), "dela", "delas")} está faltando.`;
+  }
   m = /^rejected by ([^:]+): ([\s\S]*)$/.exec(text);
   if (m) return `Rejeitado por ${m[1]}: ${m[2]}`;
   m = /^approved by (.+)$/.exec(text);
@@ -266,9 +270,14 @@ export function weakPagesText(pages: (number | string)[]): string {
   return `${pages.length === 1 ? "Página" : "Páginas"} com leitura fraca: ${pageList(pages)}`;
 }
 
+/** The word that agrees with a count: agree(1, "a", "as") is "a", agree(2, "a", "as") "as" (shared/wording.py). */
+export function agree(n: number, one: string, many: string): string {
+  return n === 1 ? one : many;
+}
+
 /** "1 página", "3 páginas"; "1.234 caracteres" (Brazilian thousands). */
 export function plural(n: number, one: string, many: string): string {
-  return `${n.toLocaleString("pt-BR")} ${n === 1 ? one : many}`;
+  return `${n.toLocaleString("pt-BR")} ${agree(n, one, many)}`;
 }
 
 /** The review queue per reason, one row each, as GET /status's review_queue counts it (GET /review's rule, the

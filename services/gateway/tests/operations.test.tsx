@@ -99,7 +99,16 @@ describe("labels: every code the API sends has Portuguese words", () => {
     );
     expect(
       reasonText("OCR confidence of 1 page(s) is far below the bar of 0.70 (page 2: 0.30); check the scan"),
-    ).toBe("Confiança da leitura muito abaixo do mínimo de 70% em 1 página(s) (página 2: 30%).");
+    ).toBe("Confiança da leitura muito abaixo do mínimo de 70% em 1 página (página 2: 30%).");
+    expect(reasonText("OCR failed on 1 page(s) (page 4: timeout); their text is missing")).toBe(
+      "A leitura da imagem falhou em 1 página: o texto dela está faltando.",
+    );
+    expect(reasonText("OCR failed on 3 page(s) (pages 4-6: timeout); their text is missing")).toBe(
+      "A leitura da imagem falhou em 3 páginas: o texto delas está faltando.",
+    );
+    expect(reasonText("page 2 left out of the index, the other 1 indexed: page 2 was read by OCR at 0.41")).toBe(
+      "Página 2 fora do índice (sem texto legível ou leitura fraca); a outra está indexada.",
+    );
     expect(
       reasonText(
         "pages 2 and 8 left out of the index, the other 45 indexed: pages 2 and 8 hold images with no readable text",

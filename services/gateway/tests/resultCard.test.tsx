@@ -365,7 +365,7 @@ describe("<ResultCard> of works that are not decisions", () => {
     expect(visibleText(render({ ...act, unread_pages: [10, 11] }))).toContain(
       "Páginas 10 e 11 não lidas: a busca não as alcança",
     );
-    expect(visibleText(render({ ...act, unread_pages: [7] }))).toContain("Página 7 não lida");
+    expect(visibleText(render({ ...act, unread_pages: [7] }))).toContain("Página 7 não lida: a busca não a alcança");
     expect(unreadPagesLabel([2, 5, 8])).toBe("Páginas 2, 5 e 8 não lidas");
     expect(render(act)).not.toContain("unread-pages");
   });
