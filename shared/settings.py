@@ -135,6 +135,9 @@ class Settings(BaseSettings):
     rate_limit_uploads_per_minute: float = 1200  # same rule, for POST /documents
     login_attempts_per_minute: float = 10  # per user name and per client address; 0: no limit
     audit_retention_days: int = 1825  # audit entries older than this are pruned (hourly)
+    # Each person's search history (GET /history, `precedente historico`): entries older than this many days are
+    # deleted; 0 keeps none.
+    history_retention_days: int = Field(default=90, ge=0)
 
     # Web gateway (services/gateway, Next.js): the lawyers' page on its own port; the search API keeps api_port.
     gateway_port: int = 3000

@@ -22,6 +22,7 @@ from services.search.routers import (
     auth,
     blobs,
     documents,
+    history,
     judgments,
     panels,
     relevance,
@@ -93,4 +94,5 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(judgments.router)
     app.include_router(panels.router)
     app.include_router(relevance.router)
+    app.include_router(history.router)
     return app

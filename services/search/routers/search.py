@@ -24,7 +24,7 @@ from services.search.engine.ranking import Ranking
 from services.search.engine.search import hybrid_search
 from services.search.engine.similar import similar_search, similar_source
 from services.search.engine.steps import llm_stage
-from services.search.store import audit
+from services.search.store import audit, history
 from services.search.store.relevance import active_calibration
 from services.search.syntax import parse_query
 from shared import telemetry
@@ -64,6 +64,9 @@ async def search(
         filters=body.filters.model_dump(mode="json", exclude_none=True) if body.filters else None,
         detail={"top_k": body.top_k, "results": len(response.results)},
     )
+    if body.offset == 0 and who.kind != "anonymous":  # the caller's own history; a demo's one caller keeps none
+        filters = body.filters.model_dump(mode="json", exclude_none=True)
+        await history.record(pool, who, body.query, filters, body.sort, response.total, settings.history_retention_days)
     telemetry.SEARCH_RESULTS.observe(len(response.results))
     span.set_attribute("precedente.search.results", len(response.results))
     return response

@@ -1,5 +1,6 @@
 """The audit log: every search, document opened, review action and access or account change, with who and
-when. Append-only in PostgreSQL (migration 0008); the only place a query's text is kept. `GET /audit` (admins,
+when. Append-only in PostgreSQL (migration 0008); besides each person's own history (store/history.py, which they
+may clear), the only place a query's text is kept. `GET /audit` (admins,
 services/search/routers/admin.py) and `precedente audit` read it; a retention setting prunes it.
 """
 
