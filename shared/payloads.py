@@ -116,6 +116,19 @@ class Party(BaseModel):
     role: str = Field(description='Procedural role code, e.g. "recorrente", "agravado", "autor", "reu".')
 
 
+class QualifiedPrecedentRef(BaseModel):
+    """A qualified precedent (CPC art. 927) the document is or applies, as shared.legal.precedents reads it and the
+    ledger stores it (migration 0026): numbers are digits ("1046"); shared.legal.precedents.label writes the badge."""
+
+    kind: str = Field(description='"repercussao_geral", "repetitivo", "sumula_vinculante", "sumula", "irdr", ...')
+    court: str | None = Field(None, description='"STF", "STJ", "TST", "TJPR"; None when the text does not say.')
+    number: str | None = Field(None, description="The Tema, súmula, IRDR/IAC or edição number, as digits.")
+    role: Literal["is", "applies"] = Field(
+        description='"is": the decision fixes it (the leading case); "applies": it cites it as its ground.'
+    )
+    item: str | None = Field(None, description="The tese's number inside a Jurisprudência em Teses edição.")
+
+
 class DocumentMetadata(BaseModel):
     """document_type and court hold lower-case codes ("acordao", "stj", "tre_sp"); see
     shared.legal.codes for their display labels. Every field but title is optional."""
@@ -145,6 +158,9 @@ class DocumentMetadata(BaseModel):
     year: int | None = Field(None, description="Year a work of doctrine appeared.")
     pedidos: list[str] = Field(
         [], description='A petition\'s requests in order, one line each: "a citação do réu para, querendo, contestar".'
+    )
+    qualified_precedents: list[QualifiedPrecedentRef] = Field(
+        [], description="What a decision is or applies among qualified precedents, the one it is first."
     )
     language: str | None = Field(
         None, description='ISO 639-1 code of the text\'s language ("pt", "en"), "und" when too little text to tell.'

@@ -17,15 +17,16 @@ from services.annotator import fields
 from shared.contracts import MetadataHints
 from shared.legal import process_numbers
 from shared.legal.citations import extract_citations
-from shared.legal.codes import FIRM, normalize_court, normalize_document_type
+from shared.legal.codes import DECISION_TYPES, FIRM, normalize_court, normalize_document_type
 from shared.legal.courts import guess_court
 from shared.legal.dates import guess_date
 from shared.legal.describe import describe
 from shared.legal.document_text import DocumentText
 from shared.legal.document_types import guess_type
 from shared.legal.language import detect_language
+from shared.legal.precedents import find_qualified_precedents
 from shared.legal.titles import caption, filename_title, guess_title
-from shared.payloads import DocumentMetadata, Page
+from shared.payloads import DocumentMetadata, Page, QualifiedPrecedentRef
 
 __all__ = ["VERIFIED", "annotate", "apply_hints", "merge"]
 
@@ -86,9 +87,22 @@ def annotate(
         if name not in sources and name != "sources" and getattr(guessed, name) not in (None, [], ""):
             sources[name] = "rules"
     guessed.sources = sources
-    if hints is None:
-        return guessed
-    return apply_hints(guessed, hints)
+    described = guessed if hints is None else apply_hints(guessed, hints)
+    return with_qualified_precedents(described, doc)
+
+
+def with_qualified_precedents(metadata: DocumentMetadata, doc: DocumentText) -> DocumentMetadata:
+    """The qualified precedents a decision is or applies (shared.legal.precedents), read once its type and court
+    are final (a submitter's hint included): only a decision is or applies one; a petition or a parecer that cites
+    a Tema argues it."""
+    if metadata.document_type not in DECISION_TYPES:
+        return metadata
+    found = find_qualified_precedents(doc.full, metadata.court)
+    if not found:
+        return metadata
+    refs = [QualifiedPrecedentRef(**p.as_dict()) for p in found]
+    sources = dict(metadata.sources) | {"qualified_precedents": "rules"}
+    return metadata.model_copy(update={"qualified_precedents": refs, "sources": sources})
 
 
 def apply_hints(metadata: DocumentMetadata, hints: MetadataHints) -> DocumentMetadata:

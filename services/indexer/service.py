@@ -14,7 +14,7 @@ import asyncpg
 import numpy as np
 from prometheus_client import Counter
 
-from services.indexer import access_changes, deletions, works
+from services.indexer import access_changes, deletions, precedents, works
 from services.indexer.batching import EmbeddingBatcher
 from services.indexer.works import assign_work
 from shared import ledger, outbox
@@ -89,6 +89,7 @@ async def setup(ctx: StageContext) -> None:
     ctx.state["statistics"] = refresher
     ctx.state["statistics_task"] = asyncio.create_task(refresher.run())
     ctx.state["works_backfill"] = asyncio.create_task(_backfill_works(ctx))
+    ctx.state["precedents_backfill"] = asyncio.create_task(_backfill_precedents(ctx))
 
 
 async def _backfill_works(ctx: StageContext) -> None:
@@ -98,6 +99,16 @@ async def _backfill_works(ctx: StageContext) -> None:
             log.info("indexer: %d documents indexed before work identity now belong to their works", done)
     except Exception:  # noqa: BLE001 - the next start tries again; indexing goes on meanwhile
         log.exception("indexer: putting older documents in their works failed; the next start tries again")
+
+
+async def _backfill_precedents(ctx: StageContext) -> None:
+    """Documents indexed before the annotator read qualified precedents get them, beside the stream (migration
+    0026)."""
+    try:
+        if done := await precedents.backfill(ctx.db):
+            log.info("indexer: qualified precedents read for %d documents indexed before they were", done)
+    except Exception:  # noqa: BLE001 - the next start tries again; indexing goes on meanwhile
+        log.exception("indexer: reading older documents' qualified precedents failed; the next start tries again")
 
 
 async def handle(event: DocumentAnnotated, ctx: StageContext) -> Outcome:

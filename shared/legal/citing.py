@@ -89,6 +89,8 @@ class CitationFields:
     authors: tuple[str, ...] = ()
     venue: str | None = None
     year: int | None = None
+    qualified_precedents: tuple[Mapping[str, Any], ...] = ()
+    """What the decision is or applies (migration 0026: kind, court, number, role): the Tema it fixes is cited."""
 
     @classmethod
     def from_mapping(cls, row: Mapping[str, Any]) -> "CitationFields":
@@ -101,6 +103,9 @@ class CitationFields:
             values[field.name] = value
         values["title"] = values["title"] or ""
         values["authors"] = tuple(values["authors"] or ())
+        values["qualified_precedents"] = tuple(
+            p if isinstance(p, Mapping) else dict(p) for p in values["qualified_precedents"] or ()
+        )
         return cls(**values)
 
 
@@ -235,6 +240,7 @@ def _decision(fields: CitationFields, kind: str, title: str | None, origin: str 
     case = f"{cls} {number}" if number and cls and number[0].isdigit() else number or title
     if case is None:
         return None
+    case = _with_tema(case, fields.qualified_precedents)
     court = fields.court or ""
     body = _body(_clean(fields.judging_body), court in _SUPERIOR)
     name = _judge_name(fields.relator)
@@ -254,6 +260,21 @@ def _decision(fields: CitationFields, kind: str, title: str | None, origin: str 
     else:
         rapporteur = "Rel."
     return _join(origin, case, f"{rapporteur} {name}" if name else None, body, _KIND_MARKS.get(kind), *dates)
+
+
+_TEMA_KINDS = {"repetitivo": "repetitivo", "repercussao_geral": "repercussão geral", "irdr": "IRDR", "iac": "IAC"}
+
+
+def _with_tema(case: str, qualified: tuple[Mapping[str, Any], ...]) -> str:
+    """The case with the Tema it fixes, as a leading case is cited: "REsp 1.234.567/SP (Tema 1.046, repetitivo)",
+    "RE 855.178/SE (Tema 793, repercussão geral)". Only a Tema the decision itself fixes (role "is") and whose
+    number its text gives; the precedents it applies are not part of its name."""
+    own = next((p for p in qualified if p.get("role") == "is" and p.get("kind") in _TEMA_KINDS), None)
+    number = str(own.get("number") or "") if own else ""
+    if own is None or not number.isdigit():
+        return case
+    dotted = f"{int(number):,}".replace(",", ".")
+    return f"{case} (Tema {dotted}, {_TEMA_KINDS[own['kind']]})"
 
 
 def _judge_name(relator: str | None) -> str | None:

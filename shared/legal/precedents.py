@@ -235,6 +235,11 @@ _TESE_FIXED_RG = re.compile(
     r"(?:proposta\s+de\s+)?tese\s+de\s+repercussao\s+geral\s*:",
     re.I,
 )
+_TESE_FIXED_BEFORE = re.compile(
+    r"(?:fixou|firmou|fixando|firmando)\s+a\s+seguinte\s+tese(?:\s+de\s+repercussao\s+geral)?\s*\(?\s*$", re.I
+)
+"""The acórdão's own record of the thesis, the Tema named after it: "o Tribunal, por maioria, fixou a seguinte tese
+de repercussão geral (Tema 793)" (the STF's ED no RE 855.178, ../shared/archive/i278.pdf)."""
 _UPPER_COURTS = {"stf": "STF", "stj": "STJ", "tst": "TST", "tnu": "TNU"}
 
 
@@ -379,7 +384,11 @@ def find_qualified_precedents(text: str, court: str | None = None) -> list[Quali
             own
             and (kind, where) == own
             and own_number is None
-            and (in_heading or _TESE_FIXED_RG.search(ftext[max(0, match.start() - 120) : match.start()]))
+            and (
+                in_heading
+                or _TESE_FIXED_RG.search(ftext[max(0, match.start() - 120) : match.start()])
+                or _TESE_FIXED_BEFORE.search(ftext[max(0, match.start() - 80) : match.start()])
+            )
         ):
             own_number = numbers[0]
             continue

@@ -79,7 +79,8 @@ def with_dimensions(sql: str, dimensions: int) -> str:
 
 
 # The filters (SearchFilters, by their own names) and the access list (:groups). Classes processuais are kept on
-# documents only: looked up there, and only when asked for. A cited-law prefix is compared with starts_with, not
+# documents only: looked up there, and only when asked for; so are the kinds of qualified precedent a document is
+# (documents.qualified_kinds, migration 0026). A cited-law prefix is compared with starts_with, not
 # LIKE: a "%" or "_" a caller types is no wildcard. :required is the lawyer's syntax or NULL.
 FILTERS = """
       public.precedente_visible(c.access_groups, c.deny_groups, :groups::text[])
@@ -92,6 +93,8 @@ FILTERS = """
       AND (:judging_body::text[] IS NULL OR c.judging_body = ANY(:judging_body))
       AND (:procedural_class::text[] IS NULL OR EXISTS (
             SELECT 1 FROM documents pc WHERE pc.id = c.document_id AND pc.procedural_class = ANY(:procedural_class)))
+      AND (:qualified_precedent::text[] IS NULL OR EXISTS (
+            SELECT 1 FROM documents qp WHERE qp.id = c.document_id AND qp.qualified_kinds ?| :qualified_precedent))
       AND (:cited_law::text[] IS NULL OR EXISTS (
             SELECT 1 FROM unnest(c.citations) cited, unnest(:cited_law::text[]) wanted
             WHERE cited = wanted OR starts_with(cited, wanted || ',')))
@@ -169,7 +172,7 @@ POOL = """
 SELECT c.id, c.document_id, c.char_start, c.char_end, public.vector_send(c.embedding) AS embedding, c.language,
        c.lexeme_count AS lexemes, tf.terms, tf.counts, tf.firsts,
        c.document_type, c.document_subtype, c.court, c.relator, c.judging_body, c.document_date,
-       d.procedural_class,
+       d.procedural_class, d.qualified_kinds AS qualified_precedent,
        coalesce(d.work_id, d.id)::text AS work_id,
        coalesce(:process_numbers::text[] IS NOT NULL
                 AND regexp_replace(d.process_number, '\\D', '', 'g') = ANY(:process_numbers), false)
@@ -246,6 +249,7 @@ def pool_parameters(
         "judging_body": f.judging_body,
         "procedural_class": f.procedural_class,
         "cited_law": f.cited_law,
+        "qualified_precedent": f.qualified_precedent,
         "dense": candidates.dense,
         "lexical": candidates.lexical,
         "preselection": preselection_query(lexemes, stats),

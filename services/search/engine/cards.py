@@ -10,12 +10,14 @@ import asyncpg
 from services.search.ementa import ementas
 from services.search.engine.copies import BODY_PARTS, SAME_PASSAGE_IN, full_text, work_date
 from services.search.engine.grouping import REPEAT_COSINE
-from services.search.engine.models import DocumentCopy, OtherPassage, SearchResult
+from services.search.engine.models import DocumentCopy, OtherPassage, QualifiedPrecedentBadge, SearchResult
 from services.search.engine.steps import GradedWork
 from services.search.explain import explain, highlight_spans
 from shared.bounds import FILENAME_MAX, TITLE_MAX, clip
 from shared.legal.citing import CitationFields, format_citation
 from shared.legal.codes import label
+from shared.legal.precedents import QualifiedPrecedent
+from shared.legal.precedents import label as precedent_label
 
 DETAILS = """
 SELECT c.id, c.document_id, c.text, c.page_start, c.page_end, c.char_start, c.char_end, c.section_path, c.citations
@@ -28,7 +30,7 @@ DOCUMENTS = """
 SELECT d.id, coalesce(d.title, d.filename) AS title, d.filename, d.content_type, d.document_type, d.court,
        d.document_date, d.process_number, d.procedural_class, d.relator, d.judging_body, d.judgment_date,
        d.publication_date, d.page_count, d.document_subtype, d.act_number, d.issuing_body, d.authors, d.venue,
-       d.year, d.language, d.unread_pages
+       d.year, d.language, d.unread_pages, d.qualified_precedents
 FROM documents d
 WHERE d.id = ANY($1::uuid[])
 """
@@ -143,6 +145,27 @@ _DESCRIBING = (
 )  # fmt: skip
 
 
+def work_precedents(files: list[asyncpg.Record]) -> list[dict[str, Any]]:
+    """The qualified precedents of a work (migration 0026), over the files its card describes: each once, those the
+    work is first; a kind a file names without its Tema left out where another file of the work gives the number
+    (an ementa-only extract and its inteiro teor announce the same leading case)."""
+    seen: set[tuple[object, ...]] = set()
+    found: list[dict[str, Any]] = []
+    for precedent in (p for f in files for p in f["qualified_precedents"] or []):
+        key = tuple(precedent.get(name) for name in ("kind", "court", "number", "item", "role"))
+        if key not in seen:
+            seen.add(key)
+            found.append(precedent)
+    numbered = {(p["kind"], p["role"]) for p in found if p.get("number")}
+    kept = [p for p in found if p.get("number") or (p["kind"], p["role"]) not in numbered]
+    return sorted(kept, key=lambda p: p["role"] != "is")
+
+
+def badge(precedent: dict[str, Any]) -> QualifiedPrecedentBadge:
+    fields = {name: precedent.get(name) for name in ("kind", "court", "number", "role", "item")}
+    return QualifiedPrecedentBadge(**fields, label=precedent_label(QualifiedPrecedent(**fields)))
+
+
 def card(query: str, work: GradedWork, rows: list[asyncpg.Record], shown: Shown) -> SearchResult:
     """One work's entry: its best passage explained (in the inteiro teor when an extract's passage is also there:
     Shown.opened), its other passages, its other files (each said to be the inteiro teor or only the ementa), how to
@@ -165,6 +188,7 @@ def card(query: str, work: GradedWork, rows: list[asyncpg.Record], shown: Shown)
         (shown.ementa_of[c["id"]] for c in files if c["id"] in shown.ementa_of), None
     )
     opened_file = next((c for c in files if c["id"] == best["document_id"]), None)
+    precedents = work_precedents(described)
     return SearchResult(
         **passage_fields(query, best, described[0]["content_type"]),
         document_title=clip(document["title"], TITLE_MAX) or "",
@@ -194,7 +218,7 @@ def card(query: str, work: GradedWork, rows: list[asyncpg.Record], shown: Shown)
             for c in files
             if c["id"] != best["document_id"]
         ],
-        citation=format_citation(CitationFields.from_mapping(document)),
+        citation=format_citation(CitationFields.from_mapping(dict(document) | {"qualified_precedents": precedents})),
         ementa=ementa,
         process_number=document["process_number"],
         procedural_class=document["procedural_class"],
@@ -211,4 +235,5 @@ def card(query: str, work: GradedWork, rows: list[asyncpg.Record], shown: Shown)
         year=document["year"],
         language=document["language"],
         unread_pages=list(document["unread_pages"] or []),
+        qualified_precedents=[badge(p) for p in precedents],
     )

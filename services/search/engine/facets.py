@@ -10,7 +10,10 @@ import asyncpg
 from services.search.engine.candidates import POOL, Candidates, fetch_candidates
 from services.search.engine.models import SearchRequest
 
-FACET_FIELDS = ("document_type", "document_subtype", "court", "relator", "judging_body", "procedural_class")
+FACET_FIELDS = (
+    "document_type", "document_subtype", "court", "relator", "judging_body", "procedural_class", "qualified_precedent",
+)  # fmt: skip
+"""Each a value per candidate row, but qualified_precedent: the kinds the row's document is (a list, often empty)."""
 
 
 def work_counts(rows: list[asyncpg.Record], fields: tuple[str, ...] = FACET_FIELDS) -> dict[str, dict[str, int]]:
@@ -31,8 +34,8 @@ def work_counts(rows: list[asyncpg.Record], fields: tuple[str, ...] = FACET_FIEL
         work = row["work_id"]
         for facet in fields:
             value = row[facet]
-            if value is not None:
-                works[facet].setdefault(value, set()).add(work)
+            for one in value if isinstance(value, list) else () if value is None else (value,):
+                works[facet].setdefault(one, set()).add(work)
     return {facet: _by_count({value: len(ids) for value, ids in values.items()}) for facet, values in works.items()}
 
 

@@ -10,6 +10,8 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstra
 from services.search.engine.relevance import RelevanceFeatures
 from shared.legal.citations import extract_citations
 from shared.legal.codes import normalize_court, normalize_document_subtype, normalize_document_type
+from shared.legal.precedents import KIND_LABELS
+from shared.legal.text import fold
 
 
 def _storable(value: str) -> str:
@@ -36,6 +38,9 @@ OneOrMany = Annotated[
 ]
 
 
+_KIND_CODES = {fold(text).casefold(): code for code, text in KIND_LABELS.items()} | {code: code for code in KIND_LABELS}
+
+
 class SearchFilters(BaseModel):
     model_config = ConfigDict(extra="forbid")  # a misspelt filter is a 422, not a filter silently ignored
 
@@ -54,6 +59,11 @@ class SearchFilters(BaseModel):
     cited_law: OneOrMany = Field(
         None, description='Canonical citation prefixes, e.g. "Lei 8.078/1990" matches any of its articles.'
     )
+    qualified_precedent: OneOrMany = Field(
+        None,
+        description='"Precedente qualificado": works a file of which is itself one of these kinds ("repetitivo",'
+        ' "repercussao_geral", "sumula_vinculante", "irdr", "iac"; codes or labels), as its text announces it.',
+    )
 
     @field_validator(
         "document_type",
@@ -63,6 +73,7 @@ class SearchFilters(BaseModel):
         "judging_body",
         "procedural_class",
         "cited_law",
+        "qualified_precedent",
         mode="before",
     )
     @classmethod
@@ -87,6 +98,12 @@ class SearchFilters(BaseModel):
     @classmethod
     def _court_codes(cls, values: list[str] | None) -> list[str] | None:
         return [normalize_court(v) or v for v in values] if values else values
+
+    @field_validator("qualified_precedent")
+    @classmethod
+    def _kind_codes(cls, values: list[str] | None) -> list[str] | None:
+        """ "Repercussão geral" as the page labels it becomes the stored kind ("repercussao_geral")."""
+        return [_KIND_CODES.get(fold(v).casefold().strip(), v) for v in values] if values else values
 
     @field_validator("cited_law")
     @classmethod
@@ -136,6 +153,20 @@ class DocumentCopy(BaseModel):
         " false: only the ementa (an extract of at most 3 pages); null: its parts do not tell.",
     )
     document_url: str
+
+
+class QualifiedPrecedentBadge(BaseModel):
+    """A qualified precedent (CPC art. 927) the work is or applies, as its text says (shared/legal/precedents.py)."""
+
+    kind: str = Field(description='"repercussao_geral", "repetitivo", "sumula_vinculante", "sumula", "irdr", "iac",'
+                      ' "jurisprudencia_em_teses".')  # fmt: skip
+    court: str | None = None
+    number: str | None = Field(None, description="As digits; the label writes it as lawyers do.")
+    role: Literal["is", "applies"] = Field(
+        description='"is": the work fixes it (the leading case); "applies": it decides on its ground.'
+    )
+    item: str | None = None
+    label: str = Field(description='The badge: "Repetitivo – Tema 1.046", "Súmula vinculante 25", "Súmula 7/STJ".')
 
 
 class SearchResult(BaseModel):
@@ -197,6 +228,11 @@ class SearchResult(BaseModel):
     venue: str | None = Field(None, description="Where a work of doctrine appeared: journal, university, publisher.")
     year: int | None = Field(None, description="The year a work of doctrine appeared.")
     language: str | None = Field(None, description='The document\'s language, ISO 639-1 ("pt", "en"); "und": unknown.')
+    qualified_precedents: list[QualifiedPrecedentBadge] = Field(
+        default_factory=list,
+        description='What the work is among qualified precedents (role "is", first) and those it applies, read'
+        " from its files' text at indexing.",
+    )
     unread_pages: list[int] = Field(
         default_factory=list,
         description="Pages of this document left out of the index (a photo, a scanned annex OCR could not read):"
@@ -234,8 +270,9 @@ class SearchResponse(BaseModel):
     facets: dict[str, dict[str, int]] = Field(
         default_factory=dict,
         description="Documents per value of document_type, document_subtype, court, relator, judging_body, "
-        "procedural_class among this query's candidates; a facet with a selection is counted under every other "
-        "filter but its own, so its other values stay reachable.",
+        "procedural_class and qualified_precedent (the kinds of qualified precedent the works are) among this query's "
+        "candidates; a facet with a selection is counted under every other filter but its own, so its other values "
+        "stay reachable.",
     )
     total: int = Field(0, description="Works among this query's candidates under these filters: what paging reaches.")
     relevant_total: int = Field(0, description='Of them, the works graded "forte" or "provável".')

@@ -436,3 +436,33 @@ def test_no_personal_identifier_reaches_a_citation() -> None:
     got = format_citation(opinion) or ""
     assert "111.222.333-96" not in got and "@" not in got
     assert got.startswith("OAB, Parecer nº 3/2024 - consulente Fulano de Tal")
+
+
+def test_a_leading_case_is_cited_with_the_tema_it_fixes() -> None:
+    """The Tema a decision fixes is part of its name; a precedent it only applies, or a Tema without its number,
+    is not (migration 0026's list, as the documents row holds it)."""
+    repetitivo = CitationFields.from_mapping(
+        {
+            "title": "Recurso Especial",
+            "document_type": "acordao",
+            "court": "stj",
+            "process_number": "REsp 1.234.567/SP",
+            "judgment_date": date(2021, 3, 10),
+            "qualified_precedents": [
+                {"kind": "repetitivo", "court": "STJ", "number": "1046", "role": "is"},
+                {"kind": "sumula", "court": "STJ", "number": "7", "role": "applies"},
+            ],
+        }
+    )
+    assert format_citation(repetitivo) == "STJ, REsp 1.234.567/SP (Tema 1.046, repetitivo), j. 10/03/2021"
+    rg = CitationFields(
+        title="x",
+        document_type="acordao",
+        court="stf",
+        process_number="ED no RE 855.178/SE",
+        qualified_precedents=({"kind": "repercussao_geral", "court": "STF", "number": "793", "role": "is"},),
+    )
+    assert format_citation(rg) == "STF, ED no RE 855.178/SE (Tema 793, repercussão geral)"
+    applies = replace(rg, qualified_precedents=({"kind": "repercussao_geral", "number": "793", "role": "applies"},))
+    unnumbered = replace(rg, qualified_precedents=({"kind": "repercussao_geral", "number": None, "role": "is"},))
+    assert format_citation(applies) == format_citation(unnumbered) == "STF, ED no RE 855.178/SE"

