@@ -47,6 +47,7 @@ from shared.legal.codes import (  # noqa: E402
     DOCUMENT_TYPES,
     FIXED_COURT_LABELS,
     is_known_court,
+    label,
     normalize_court,
     normalize_document_subtype,
     normalize_document_type,
@@ -705,7 +706,7 @@ def result_lines(rank: int, item: dict[str, Any], width: int) -> list[str]:
         part
         for part in (
             item.get("relator") and f"Rel. {item['relator']}",
-            item.get("judging_body"),
+            label("judging_body", item.get("judging_body")),  # in Portuguese, one stored in English before too
             *dates,
             pages,
             section_label(item.get("section_path")),

@@ -11,7 +11,7 @@ import re
 from datetime import date
 
 from shared.legal import process_numbers
-from shared.legal.codes import DECISION_TYPES
+from shared.legal.codes import DECISION_TYPES, EU_ENGLISH_NAMES
 from shared.legal.document_text import DocumentText
 from shared.legal.people import is_person_name
 from shared.legal.sections import Section, detect_sections
@@ -141,12 +141,14 @@ _ACTION_CLASSES = [
 # The EU Court of Justice's kinds of proceedings, as its Portuguese and English judgments name them.
 _EU_CLASSES = {
     "prejudicial": "Pedido de decisão prejudicial",
-    "preliminary": "Reference for a preliminary ruling",
+    "preliminary": EU_ENGLISH_NAMES["Reference for a preliminary ruling"],
     "incumprimento": "Ação por incumprimento",
-    "failure": "Action for failure to fulfil obligations",
+    "failure": EU_ENGLISH_NAMES["Action for failure to fulfil obligations"],
     "anulacao": "Recurso de anulação",
-    "annulment": "Action for annulment",
+    "annulment": EU_ENGLISH_NAMES["Action for annulment"],
 }
+"""A judgment in English is stored under the Portuguese name of its class: one class, one facet value, in the
+lawyer's language."""
 _EU_CLASS = re.compile(
     r"(?P<prejudicial>pedido de decisao prejudicial|reenvio prejudicial)|(?P<preliminary>reference for a preliminary"
     r"\s+ruling)|(?P<incumprimento>acao por incumprimento)|(?P<failure>action for failure to fulfil)|"
@@ -345,8 +347,9 @@ _EU_BODY = re.compile(
 
 
 def _eu_body_name(match: re.Match[str]) -> str:
-    if match["en"]:
-        return title_case(re.sub(r"\s+", " ", match["en"]))
+    if match["en"]:  # "First Chamber" is the "1ª Secção" of the judgments in Portuguese
+        english = title_case(re.sub(r"\s+", " ", match["en"]))
+        return EU_ENGLISH_NAMES.get(english, english)
     ordinal = _ordinal(match["pt_ord"])
     return f"{ordinal}ª Secção" if ordinal else "Grande Secção"
 

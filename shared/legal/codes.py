@@ -168,6 +168,17 @@ FIXED_COURT_LABELS = {
     FIRM: "Escritório (interno)",
 } | AGENCIES
 
+_ORDINALS_EN = ("First", "Second", "Third", "Fourth", "Fifth", "Sixth", "Seventh", "Eighth", "Ninth", "Tenth")
+EU_ENGLISH_NAMES: dict[str, str] = {
+    "Reference for a preliminary ruling": "Pedido de decisão prejudicial",
+    "Action for failure to fulfil obligations": "Ação por incumprimento",
+    "Action for annulment": "Recurso de anulação",
+    "Grand Chamber": "Grande Secção",
+} | {f"{ordinal} Chamber": f"{n}ª Secção" for n, ordinal in enumerate(_ORDINALS_EN, start=1)}
+"""The EU Court of Justice's English names of its proceedings and formations -> the names its judgments in
+Portuguese give them ("Pedido de decisão prejudicial", "1ª Secção"): the annotator stores these for a judgment in
+English, so one class is one facet value; a value stored in English before is labelled by them (label())."""
+
 _COURT_CODE = re.compile(
     r"^(?:(?P<fixed>[a-z]+)|trf(?P<trf>[1-6])|trt(?P<trt>\d{1,2})|tj(?P<tj>[a-z]{2})|tre_(?P<tre>[a-z]{2})|"
     r"tce_(?P<tce>[a-z]{2})|mp(?P<mp>[a-z]{2}))$"
@@ -205,7 +216,8 @@ def document_subtype_label(code: str) -> str:
 
 
 def label(field: str, code: str | None) -> str | None:
-    """Display label of a code for the API and the UI: label("document_type", "acordao") == "Acórdão"."""
+    """Display label of a code for the API and the UI: label("document_type", "acordao") == "Acórdão"; a class or
+    a judging body in Portuguese as it is, one the EU Court names in English in Portuguese (EU_ENGLISH_NAMES)."""
     if code is None:
         return None
     if field == "document_type":
@@ -214,6 +226,8 @@ def label(field: str, code: str | None) -> str | None:
         return document_subtype_label(code)
     if field == "court":
         return court_label(code)
+    if field in ("procedural_class", "judging_body"):
+        return EU_ENGLISH_NAMES.get(code, code)
     return code
 
 

@@ -236,3 +236,8 @@ def test_ingest_wait_counts_agree_with_their_number() -> None:
     statuses = {"a": {"stage": "indexed"}, "b": {"stage": "failed"}, "c": {"stage": "indexed"}}
     assert _count_text(statuses, 4) == (3, "2 indexados, 0 em revisão, 1 não processado, 1 em andamento")
     assert _count_text({"a": {"stage": "indexed"}}, 1)[1].startswith("1 indexado, ")
+
+
+def test_a_judging_body_stored_in_english_is_printed_in_portuguese() -> None:
+    joined = " ".join(line.strip() for line in result_lines(1, {**LONG_RESULT, "judging_body": "First Chamber"}, 80))
+    assert "1ª Secção" in joined and "Chamber" not in joined

@@ -1,7 +1,7 @@
 "use client";
 
 import { type KeyboardEvent, useEffect, useRef, useState } from "react";
-import { courtLabel, DOCUMENT_TYPE_LABELS, subtypeLabel, typeLabel } from "../lib/format";
+import { courtLabel, DOCUMENT_TYPE_LABELS, nameLabel, subtypeLabel, typeLabel } from "../lib/format";
 import type { FacetField, Facets } from "../lib/types";
 import type { FacetKey, SearchState } from "../lib/urlState";
 
@@ -193,9 +193,9 @@ export function Filters({ state, facets, labels, onChange, onClear }: Props) {
     type: (code) => typeLabel(code, labels.document_type),
     subtype: (code) => subtypeLabel(code, labels.document_subtype),
     court: (code) => courtLabel(code, labels.court),
-    proceduralClass: (name) => name,
+    proceduralClass: nameLabel,
     relator: (name) => name,
-    judgingBody: (name) => name,
+    judgingBody: nameLabel,
   };
   const searched = Object.keys(facets).length > 0;
   const active = GROUPS.some(({ key }) => state[key].length > 0) || state.from || state.to || state.citedLaw;

@@ -8,6 +8,7 @@ import {
   dateLabel,
   documentHref,
   formatDate,
+  nameLabel,
   pageSpan,
   RELEVANCE_LABELS,
   relevanceClass,
@@ -165,7 +166,9 @@ export function ResultCard({ result, position, weak = false, judgment, onJudge, 
   // The document's own date only when the card tells neither judgment nor publication apart.
   const date = judged || published ? "" : formatDate(result.document_date);
   const section = sectionLabel(result.section_path);
-  const processo = [result.procedural_class, result.process_number].filter(Boolean).join(" ");
+  const processo = [result.procedural_class && nameLabel(result.procedural_class), result.process_number]
+    .filter(Boolean)
+    .join(" ");
   const headingId = `resultado-${position}`;
   const href = apiHref(result.document_url, documentHref(result.document_id, result.page_number));
   const others = result.other_passages ?? [];
@@ -221,7 +224,7 @@ export function ResultCard({ result, position, weak = false, judgment, onJudge, 
           {result.judging_body && (
             <div>
               <dt>Órgão julgador</dt>
-              <dd>{result.judging_body}</dd>
+              <dd>{nameLabel(result.judging_body)}</dd>
             </div>
           )}
           {judged && (

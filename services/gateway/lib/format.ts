@@ -105,9 +105,45 @@ export function authorsLine(authors: string[] | null | undefined): string {
   return names.length > 3 ? `${names.slice(0, 3).join("; ")} et al.` : names.join("; ");
 }
 
+/** The courts and origins whose label is not their code upper-cased, as shared/legal/codes.py FIXED_COURT_LABELS
+ * (a test compares them): a facet's value is labelled before any result of it is shown ("Escritório (interno)",
+ * never "INTERNO"). */
+export const COURT_LABELS: Record<string, string> = {
+  ue: "União Europeia",
+  presidencia: "Presidência da República",
+  interno: "Escritório (interno)",
+  bcb: "Banco Central",
+  rfb: "Receita Federal",
+};
+
 /** Court codes are lower-case ("tjsp", "tre_sp"); their labels upper-case ("TJSP", "TRE-SP"). */
 export function courtLabel(code: string, known?: Record<string, string>): string {
-  return known?.[code] ?? code.toUpperCase().replace(/_/g, "-");
+  return known?.[code] ?? COURT_LABELS[code] ?? code.toUpperCase().replace(/_/g, "-");
+}
+
+/** The EU Court's English names of its proceedings and formations -> the Portuguese of its judgments in Portuguese,
+ * as shared/legal/codes.py EU_ENGLISH_NAMES (a test compares them). The annotator stores the Portuguese; a class or
+ * judging body stored in English before is shown in Portuguese too. */
+export const EU_ENGLISH_NAMES: Record<string, string> = {
+  "Reference for a preliminary ruling": "Pedido de decisão prejudicial",
+  "Action for failure to fulfil obligations": "Ação por incumprimento",
+  "Action for annulment": "Recurso de anulação",
+  "Grand Chamber": "Grande Secção",
+  "First Chamber": "1ª Secção",
+  "Second Chamber": "2ª Secção",
+  "Third Chamber": "3ª Secção",
+  "Fourth Chamber": "4ª Secção",
+  "Fifth Chamber": "5ª Secção",
+  "Sixth Chamber": "6ª Secção",
+  "Seventh Chamber": "7ª Secção",
+  "Eighth Chamber": "8ª Secção",
+  "Ninth Chamber": "9ª Secção",
+  "Tenth Chamber": "10ª Secção",
+};
+
+/** A procedural class or a judging body as the page shows it: in Portuguese (EU_ENGLISH_NAMES), else as stored. */
+export function nameLabel(name: string): string {
+  return EU_ENGLISH_NAMES[name] ?? name;
 }
 
 /** "Página 3 não lida", "Páginas 10 e 11 não lidas": the CLI says the same (precedente/cli.py). */

@@ -282,6 +282,38 @@ describe("<Filters>", () => {
     expect(html).toContain("Limpar filtros");
   });
 
+  it("labels every facet value in Portuguese, one no result shown carries too", () => {
+    // A TJUE judgment in English once stood as "Reference for a preliminary ruling" (issue 36); the firm's own
+    // pareceres as "INTERNO" before a result of theirs was shown.
+    const html = renderToStaticMarkup(
+      <Filters
+        state={{ ...EMPTY_STATE, q: "x" }}
+        facets={{
+          court: { interno: 2, tjue: 1, presidencia: 1 },
+          procedural_class: { "Reference for a preliminary ruling": 1, "Recurso Especial": 2 },
+          judging_body: { "First Chamber": 1, "3ª Turma": 2 },
+        }}
+        labels={{ document_type: {}, court: {} }}
+        onChange={() => undefined}
+        onClear={() => undefined}
+      />,
+    );
+    const text = visibleText(html);
+    expect(text).toContain("Pedido de decisão prejudicial (1 resultado)");
+    expect(text).toContain("1ª Secção (1 resultado)");
+    expect(text).toContain("Escritório (interno) (2 resultados)");
+    expect(text).toContain("Presidência da República (1 resultado)");
+    expect(text).toContain("TJUE (1 resultado)");
+    expect(text).not.toMatch(/Reference|Chamber|INTERNO/);
+    expect(html).toContain('value="Reference for a preliminary ruling"'); // the filter still sends the stored value
+    const card = visibleText(
+      render({ ...STRONG_RESULT, procedural_class: "Reference for a preliminary ruling", judging_body: "First Chamber" }),
+    );
+    expect(card).toContain("Pedido de decisão prejudicial");
+    expect(card).toContain("1ª Secção");
+    expect(card).not.toMatch(/Reference|Chamber/);
+  });
+
   it("folds a long facet behind 'Mostrar todos', the ticked values always shown", () => {
     const counts = Object.fromEntries(Array.from({ length: 9 }, (_, i) => [`Relator ${i}`, 20 - i]));
     const html = renderToStaticMarkup(

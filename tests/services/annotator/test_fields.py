@@ -42,7 +42,8 @@ def test_stf_caption() -> None:
     ("text", "cls", "relator", "body"),
     [
         (TJUE_PT, "Pedido de decisão prejudicial", "A. Tizzano", "1ª Secção"),
-        (TJUE_EN, "Reference for a preliminary ruling", "J.N. Cunha Rodrigues", "First Chamber"),
+        # in English, under the names its judgments in Portuguese give (one facet value per class, in Portuguese)
+        (TJUE_EN, "Pedido de decisão prejudicial", "J.N. Cunha Rodrigues", "1ª Secção"),
     ],
 )
 def test_eu_court_judgment(text: str, cls: str, relator: str, body: str) -> None:

@@ -10,6 +10,8 @@ from shared.legal.codes import (
     DOCUMENT_SUBTYPES,
     DOCUMENT_TYPE_LABELS,
     DOCUMENT_TYPES,
+    EU_ENGLISH_NAMES,
+    FIXED_COURT_LABELS,
     court_label,
     document_type_label,
     document_type_of_subtype,
@@ -120,3 +122,29 @@ def test_the_presidency_is_a_known_origin_with_a_label() -> None:
     """Federal decrees and laws are the Presidência da República's: a code of the vocabulary, not a free value."""
     assert is_known_court("presidencia")
     assert label("court", "presidencia") == "Presidência da República"
+
+
+def _page_map(name: str) -> dict[str, str]:
+    source = (Path(__file__).parents[3] / "services" / "gateway" / "lib" / "format.ts").read_text(encoding="utf-8")
+    block = re.search(rf"{name}[^{{]*\{{(.*?)\}};", source, re.S)
+    assert block is not None
+    return dict(re.findall(r"\"?(\w[\w ]*?)\"?:\s*\"([^\"]+)\"", block.group(1)))
+
+
+def test_every_facet_value_has_a_portuguese_label() -> None:
+    """A TJUE judgment in English stood in the class facet as "Reference for a preliminary ruling" (issue 36): a class
+    or body the EU Court names in English is labelled (and now stored) by the name its judgments in Portuguese give;
+    a Portuguese one stays as it is. The page labels facet values no shown result carries with the same maps."""
+    assert label("procedural_class", "Reference for a preliminary ruling") == "Pedido de decisão prejudicial"
+    assert label("procedural_class", "Action for annulment") == "Recurso de anulação"
+    assert label("judging_body", "Grand Chamber") == "Grande Secção"
+    assert label("judging_body", "Third Chamber") == "3ª Secção"
+    assert label("procedural_class", "Recurso Especial") == "Recurso Especial"
+    assert label("judging_body", "3ª Turma") == "3ª Turma"
+    english = re.compile(r"\b(?:of|for|the|and|Chamber|Court|Action|Reference|ruling)\b")
+    assert not any(english.search(name) for name in EU_ENGLISH_NAMES.values())
+    assert _page_map("EU_ENGLISH_NAMES") == EU_ENGLISH_NAMES
+    spelled = {code: text for code, text in FIXED_COURT_LABELS.items() if text != code.upper().replace("_", "-")}
+    assert _page_map("COURT_LABELS") == spelled
+    for code in (*DOCUMENT_TYPE_LABELS, *DOCUMENT_SUBTYPE_LABELS):
+        assert label("document_type", code) != code or label("document_subtype", code) != code
