@@ -22,6 +22,7 @@ from services.search.routers import (
     auth,
     blobs,
     documents,
+    folders,
     history,
     judgments,
     panels,
@@ -90,6 +91,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(access.router)
     app.include_router(search.router)
     app.include_router(documents.router)
+    app.include_router(folders.router)
     app.include_router(blobs.router)
     app.include_router(judgments.router)
     app.include_router(panels.router)

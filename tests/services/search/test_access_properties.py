@@ -7,6 +7,9 @@ allowed and none of them, nor "*", is denied. The documents are indexed once for
 slow part); each example rewrites their access columns on the ledger and on the chunks, as
 `PUT /documents/{id}/access` does.
 
+Folders (issue 34) are in the property too: a caller's folder holding every indexed document lists and counts
+exactly the visible ones, whatever the lists became after the items were kept.
+
 Example-based tests: a deny wins over "*" and over an allowing group; `PUT /documents/{id}/access` holds from
 the very next search (attachments follow, the change is audited and published); the indexer's
 documents.access_changed consumer applies the same change, in order; uploads carry deny groups.
@@ -30,7 +33,9 @@ from hypothesis import strategies as st
 import services.search.routers.status as status_module
 from services.indexer.access_changes import handle_access_changed
 from services.search.app import create_app
+from services.search.store import folders as folder_store
 from shared import ledger
+from shared.accounts import Identity
 from shared.contracts import EVERYONE, DocumentAccessChanged, MetadataHints, Source, Topic
 from shared.db import create_pool, migrate
 from shared.embedded import EmbeddedPostgres
@@ -91,6 +96,7 @@ class World:
         self.stopped: list[uuid.UUID] = []  # in review or failed
         self.text_of: dict[uuid.UUID, str] = {}
         self.sessions: dict[str, dict[str, str]] = {}
+        self.folders: dict[str, str] = {}  # a caller's folder holding every indexed document, by their groups
 
     def run(self, coroutine: Coroutine[Any, Any, Any]) -> Any:
         return self.loop.run_until_complete(coroutine)
@@ -104,6 +110,23 @@ class World:
 
     def client(self) -> httpx.AsyncClient:
         return httpx.AsyncClient(transport=httpx.ASGITransport(app=self.app), base_url="http://test")
+
+    async def folder(self, client: httpx.AsyncClient, groups: list[str]) -> str:
+        """The caller's folder with a passage of every indexed document, kept as if each had been added while
+        it was visible (the folder store's own insert; the route refuses what the caller may not see now)."""
+        key = ",".join(sorted(groups))
+        if key not in self.folders:
+            headers = await self.headers(groups)
+            made = await client.post("/folders", json={"name": f"pasta {key}"}, headers=headers)
+            assert made.status_code == 201, made.text
+            owner = Identity(user=made.json()["owner"], kind="user")
+            for document_id in self.indexed:
+                passage_id = await self.pool.fetchval("SELECT min(id) FROM chunks WHERE document_id = $1", document_id)
+                kept = await folder_store.passage(self.pool, document_id, passage_id)
+                assert kept is not None
+                await folder_store.add_item(self.pool, made.json()["id"], owner, document_id, passage_id, kept, None)
+            self.folders[key] = made.json()["id"]
+        return self.folders[key]
 
 
 def _pdf() -> bytes:
@@ -268,6 +291,22 @@ async def _check_every_route(world: World, header_groups: list[str], probe: int)
                 )
             )
         )
+        # A folder lists and counts only the documents the caller may see now; a hidden one's item is a 404.
+        folder = await world.folder(client, header_groups)
+        contents = await client.get(f"/folders/{folder}", params={"limit": 200}, headers=headers)
+        kept = {uuid.UUID(i["document_id"]): i["id"] for i in contents.json()["items"]}
+        assert set(kept) == set(world.indexed) & seen and contents.json()["total"] == len(kept)
+        listed = (await client.get("/folders", headers=headers)).json()["folders"]
+        assert next(f["items"] for f in listed if f["id"] == folder) == len(kept)
+        hidden_items = await world.pool.fetch(
+            "SELECT id, document_id, passage_id FROM folder_items WHERE folder_id = $1 AND document_id <> ALL($2)",
+            folder, list(seen),
+        )  # fmt: skip
+        for item in hidden_items[:2]:
+            note = await client.patch(f"/folders/{folder}/items/{item['id']}", json={"note": "x"}, headers=headers)
+            assert note.status_code == 404
+            body = {"document_id": str(item["document_id"]), "passage_id": item["passage_id"]}
+            assert (await client.post(f"/folders/{folder}/items", json=body, headers=headers)).status_code == 404
         # Changing access needs sight of the document: a hidden one answers 404 and stays as it is.
         for document_id in list(hidden)[:2]:
             before = await world.pool.fetchrow(
