@@ -326,13 +326,46 @@ _PAGE_FURNITURE = re.compile(
     rf"(?:\s*{_COURT})*"
 )
 _FORMULA_EDGES = " \t.!;:,-–—"
+# A publisher's imprint: what a booklet, a periodical or a journal says of itself, in its front matter or its running
+# header, not of the law ("Edição n. 110 Brasília, 21 de setembro de 2018 As teses apresentadas foram elaboradas
+# após pesquisa na base de dados de Jurisprudência do STJ atualizada até 24/08/2018." and "Este periódico não é um
+# repositório oficial de jurisprudência." in the STJ's Jurisprudência em Teses; "Revista Direito em Foco – Edição nº
+# 15 – Ano: 2023 revistaonline@..."). A query on "pesquisa de jurisprudência" matched those words there, and the card
+# quoted the imprint instead of the tese beneath it. Matched anywhere in a short sentence, accents folded.
+_IMPRINT = re.compile(
+    r"\best[ea] (?:periodico|informativo|boletim|publicacao|revista)\b.{0,40}\b(?:repositorio|destaca|divulga|reune)"
+    r"|\brepositorio oficial de jurisprudencia\b"
+    r"|\bas teses (?:aqui )?(?:apresentadas|resumidas|divulgadas)\b.{0,40}\b(?:elaboradas|extraidas|pesquisa)"
+    r"|\batualizad[ao] ate (?:\d{1,2}/\d{1,2}/\d{2,4}|\d{1,2} de [a-z]+ de \d{4})"
+    r"|^edicao n[º°o.]*\s*\d{1,4}\b(?!\s*:)"  # a booklet's issue line, not its heading "EDIÇÃO N. 110: DOS CONTRATOS"
+    r"|\brevista\b.{0,80}\bedicao n[º°o.]*\s*\d{1,4}\b.{0,10}\bano:?\s*\d{4}"
+    r"|\b(?:todos os direitos reservados|impresso no brasil|ficha catalografica|dados internacionais de catalogacao"
+    r"|projeto grafico|diagramacao|secretaria de jurisprudencia|coordenadoria de divulgacao de jurisprudencia)\b"
+    r"|\bis[sb]n\b"
+)
+_FURNITURE_WORD = re.compile(r"\S*(?:://|www\.|@|\.(?:br|com|org|gov|jus)\b)\S*|\bpagina \d+\b")
+"""An address or a page counter of a running header or footer ("scon.stj.jus.br/SCON/jt/", "Página 44")."""
+
+
+def imprint(sentence: str) -> bool:
+    """Whether a short sentence is a publisher's imprint (see _IMPRINT) or page furniture of addresses and page
+    counters ("scon.stj.jus.br/SCON/jt/ 8/12", "revistaonline@unifia.edu.br Página 44"): it says nothing of the law."""
+    if len(sentence) > FORMULA_CHARS:
+        return False
+    line = _one_line(fold(sentence)).strip(_FORMULA_EDGES).lower()
+    if _IMPRINT.search(line):
+        return True
+    rest = _FURNITURE_WORD.sub(" ", line)
+    return rest != line and len(re.findall(r"[a-z]{3,}", re.sub(r"\d+\s*/\s*\d+", " ", rest))) < 2
 
 
 def formulaic(sentence: str) -> bool:
     """Whether the sentence is a formula (see above): a closing directive, a dateline, a signature, an e-signature
-    or authentication stamp, or a bare heading."""
+    or authentication stamp, a bare heading, or a publisher's imprint (imprint)."""
     if len(sentence) > FORMULA_CHARS:
         return False
+    if imprint(sentence):
+        return True
     if marker := _LEAD_MARKER.match(sentence):
         sentence = sentence[marker.end() :]
     line = _one_line(fold(sentence)).strip(_FORMULA_EDGES)

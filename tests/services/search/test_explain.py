@@ -589,3 +589,21 @@ def test_a_bare_cpc_in_the_reason_is_the_code_the_decision_means() -> None:
     shown = text[start : text.index("Súmula 211/STJ. 3.", start)]
     reason = explain("alegação genérica de ofensa", shown, "fundamentacao", dated=date(2025, 8, 5)).text
     assert "ofensa ao art. 535 do CPC" in reason and "o CPC/1973, art. 535" in reason, reason
+
+
+def test_a_booklet_s_imprint_is_no_reason() -> None:
+    """The STJ's Jurisprudência em Teses (Edição 110, ../shared/archive/i168.pdf) opens its page with its imprint:
+    "Edição n. 110 Brasília, ... As teses apresentadas foram elaboradas após pesquisa na base de dados de
+    Jurisprudência do STJ ...", "Este periódico não é um repositório oficial de jurisprudência." A query on
+    "pesquisa de jurisprudência sobre hipoteca" quoted that imprint; the reason is the tese on the hipoteca. The
+    Informativo (i162.pdf) opens with "Este periódico destaca teses jurisprudenciais ...": no reason either."""
+    booklet = passage("i168.pdf", "Edição n. 110", "(Vide Súmula Anotada N. 308/STJ)", ARCHIVE)
+    reason = explain("pesquisa de jurisprudência sobre hipoteca", booklet, None).text
+    assert "A hipoteca firmada entre a construtora" in reason, reason
+    assert not re.search(r"periódico|teses apresentadas|Edição n", reason)
+    imprint_line = next(s for s in sentences(booklet) if "periódico" in booklet[s[0] : s[1]])
+    assert formulaic(booklet[imprint_line[0] : imprint_line[1]])
+    informativo = passage("i162.pdf", "Este periódico", "Reconversão.", ARCHIVE)
+    for query in ("teses jurisprudenciais sobre execução penal", "tese oficial"):
+        assert "periódico" not in explain(query, informativo, None).text
+    assert not formulaic(booklet[booklet.index("A hipoteca") :].split("(Súmula")[0])  # the tese itself is content
