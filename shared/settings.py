@@ -139,6 +139,15 @@ class Settings(BaseSettings):
     # deleted; 0 keeps none.
     history_retention_days: int = Field(default=90, ge=0)
 
+    # E-mail: the saved searches' daily digest (services/search/alerts.py, `precedente alertas enviar`). No host: no
+    # e-mail is sent; the page still counts what is new beside each saved search.
+    smtp_host: str = ""  # the firm's SMTP server; empty: no e-mail is sent
+    smtp_port: int = 587  # 587 for STARTTLS, 465 for implicit TLS, 25 for plain
+    smtp_security: Literal["starttls", "tls", "none"] = "starttls"  # tls: implicit TLS (port 465); none: plain
+    smtp_username: str = ""  # empty: no login
+    smtp_password: str = ""  # with smtp_username (a secret: deploy/k8s reads it from precedente-secrets)
+    smtp_from: str = "Precedente <precedente@localhost>"  # the digest's From
+
     # Web gateway (services/gateway, Next.js): the lawyers' page on its own port; the search API keeps api_port.
     gateway_port: int = 3000
     gateway_host: str = "127.0.0.1"

@@ -28,6 +28,7 @@ from services.search.routers import (
     panels,
     relevance,
     review,
+    saved_searches,
     search,
     status,
 )
@@ -97,4 +98,5 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(panels.router)
     app.include_router(relevance.router)
     app.include_router(history.router)
+    app.include_router(saved_searches.router)
     return app
