@@ -18,6 +18,7 @@ from shared.legal.citing import CitationFields, format_citation
 from shared.legal.codes import label
 from shared.legal.precedents import QualifiedPrecedent
 from shared.legal.precedents import label as precedent_label
+from shared.legal.teses import tese_citation
 
 DETAILS = """
 SELECT c.id, c.document_id, c.text, c.page_start, c.page_end, c.char_start, c.char_end, c.section_path, c.citations
@@ -166,6 +167,15 @@ def badge(precedent: dict[str, Any]) -> QualifiedPrecedentBadge:
     return QualifiedPrecedentBadge(**fields, label=precedent_label(QualifiedPrecedent(**fields)))
 
 
+def passage_citation(file: asyncpg.Record, passage: asyncpg.Record) -> str | None:
+    """How the shown passage itself is cited where its file's citation would name another part of it: a tese of a
+    "Jurisprudência em Teses" booklet by its edition and number (one file often holds several editions, and its
+    title names the first); None for any other passage (the card cites the work)."""
+    if file["document_subtype"] != "jurisprudencia_em_teses":
+        return None
+    return tese_citation(passage["section_path"], file["title"], file["court"], passage["text"])
+
+
 def card(query: str, work: GradedWork, rows: list[asyncpg.Record], shown: Shown) -> SearchResult:
     """One work's entry: its best passage explained (in the inteiro teor when an extract's passage is also there:
     Shown.opened), its other passages, its other files (each said to be the inteiro teor or only the ementa), how to
@@ -218,7 +228,8 @@ def card(query: str, work: GradedWork, rows: list[asyncpg.Record], shown: Shown)
             for c in files
             if c["id"] != best["document_id"]
         ],
-        citation=format_citation(CitationFields.from_mapping(dict(document) | {"qualified_precedents": precedents})),
+        citation=passage_citation(documents[best["document_id"]], best)
+        or format_citation(CitationFields.from_mapping(dict(document) | {"qualified_precedents": precedents})),
         ementa=ementa,
         process_number=document["process_number"],
         procedural_class=document["procedural_class"],
