@@ -22,6 +22,7 @@ from services.search.routers import (
     auth,
     blobs,
     documents,
+    export,
     folders,
     history,
     judgments,
@@ -93,6 +94,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(search.router)
     app.include_router(documents.router)
     app.include_router(folders.router)
+    app.include_router(export.router)
     app.include_router(blobs.router)
     app.include_router(judgments.router)
     app.include_router(panels.router)

@@ -8,7 +8,8 @@ slow part); each example rewrites their access columns on the ledger and on the 
 `PUT /documents/{id}/access` does.
 
 Folders (issue 34) are in the property too: a caller's folder holding every indexed document lists and counts
-exactly the visible ones, whatever the lists became after the items were kept.
+exactly the visible ones, whatever the lists became after the items were kept, and its export writes out only
+those.
 
 Example-based tests: a deny wins over "*" and over an allowing group; `PUT /documents/{id}/access` holds from
 the very next search (attachments follow, the change is audited and published); the indexer's
@@ -307,6 +308,13 @@ async def _check_every_route(world: World, header_groups: list[str], probe: int)
             assert note.status_code == 404
             body = {"document_id": str(item["document_id"]), "passage_id": item["passage_id"]}
             assert (await client.post(f"/folders/{folder}/items", json=body, headers=headers)).status_code == 404
+        # Its export writes out exactly those; a selection naming a hidden document is refused whole.
+        exported = await client.get(f"/folders/{folder}/export", params={"format": "text"}, headers=headers)
+        assert exported.status_code == 200
+        assert {d for d in world.indexed if world.text_of[d] in exported.text} == set(world.indexed) & seen
+        for item in hidden_items[:1]:
+            pick = {"document_id": str(item["document_id"]), "passage_id": item["passage_id"]}
+            assert (await client.post("/export", json={"results": [pick]}, headers=headers)).status_code == 404
         # Changing access needs sight of the document: a hidden one answers 404 and stays as it is.
         for document_id in list(hidden)[:2]:
             before = await world.pool.fetchrow(
