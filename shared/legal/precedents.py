@@ -7,7 +7,10 @@ guide. This module reads, from a decision's text alone, two things:
 - role "is": the decision itself fixes (or admits for fixing) the precedent. Courts announce it in the
   ementa's heading: "RECURSO ESPECIAL REPRESENTATIVO DA CONTROVÉRSIA", "SUBMETIDO AO RITO DOS RECURSOS
   REPETITIVOS", "RECURSO EXTRAORDINÁRIO COM REPERCUSSÃO GERAL", "TEMA 1.046", or in the body "Fixada, para
-  fins de repercussão geral, a seguinte tese". An agravo, embargos or a lower court's appeal is never one.
+  fins de repercussão geral, a seguinte tese". An agravo, embargos or a lower court's appeal is never one, but
+  embargos whose acórdão records that the Plenário fixed the thesis in them ("o Tribunal fixou a seguinte tese de
+  repercussão geral (Tema 793)"). The STF's inteiro teor heads its pages "Ementa e Acórdão" and may list pages of
+  parties before the ementa, which is then looked for further on.
 - role "applies": the decision cites it as the ground of decision: "nos termos do Tema 1.046/STF",
   "conforme a Súmula Vinculante 25", "incide a Súmula 7/STJ", a "(Tema 988/STJ)" closing a statement of law.
   A mention in a party's argument ("sustenta violação ao Tema 810"), a distinction ("inaplicabilidade do
@@ -23,7 +26,8 @@ id; tuned on one, read on the other): role "is" on the held-out half, precision 
 (35/47: the misses are STF ementas that never name the procedure in their heading); a hand-read sample of 30
 "applies" detections on that half had 25 right (3 wrong roles: a distinction, a party's argument, the
 relatório; 2 wrong courts for "Temas 810 e 905"), after which lists read from context alone and arguments
-written after the mention were left out.
+written after the mention were left out. On ../shared/archive (bench/precedents_archive.py, 22 decisions) both
+leading cases it holds are read with their Tema: RE 657.718 (Tema 500) and RE 855.178 ED (Tema 793).
 """
 
 import re
@@ -182,7 +186,11 @@ def _role(ftext: str, start: int, end: int, heading: tuple[int, int]) -> str | N
 # ------------------------------------------------------------------------------------------ "is"
 
 _HEADING_CHARS = 700
-_EMENTA = re.compile(r"\bEMENTA\b\s*:?", re.I)
+_EMENTA = re.compile(r"\bEMENTA\b(?!\s+e\s+Acordao)\s*:?", re.I)
+_STF_RUNNING_HEAD = re.compile(r"^\W*Ementa\s+e\s+Acordao\b", re.I)
+"""The STF's inteiro teor heads every page "Ementa e Acórdão" and lists the parties (pages of them where the States
+intervene, as in RE 657.718, ../shared/archive/i279.pdf) before its "Ementa:": the ementa is looked for further on."""
+_STF_EMENTA_WITHIN = 15000
 _NOT_A_LEADING_CASE = re.compile(
     r"^\W*(?:agravo|ag\s*r|agint|agrg|embargos|edcl|apelacao|habeas|conflito|reclamacao|"
     r"recurso\s+(?:inominado|em\s+sentido|ordinario|em\s+habeas|de\s+apelacao)|pedido\s+de\s+uniformizacao|"
@@ -236,10 +244,21 @@ _TESE_FIXED_RG = re.compile(
     re.I,
 )
 _TESE_FIXED_BEFORE = re.compile(
-    r"(?:fixou|firmou|fixando|firmando)\s+a\s+seguinte\s+tese(?:\s+de\s+repercussao\s+geral)?\s*\(?\s*$", re.I
+    r"(?:(?:fixou|firmou|fixando|firmando)\s+a\s+seguinte\s+tese(?:\s+de\s+repercussao\s+geral)?\s*\(?"
+    r"|(?:apreciando|julgando)\s+o)\s*$",
+    re.I,
 )
 """The acórdão's own record of the thesis, the Tema named after it: "o Tribunal, por maioria, fixou a seguinte tese
-de repercussão geral (Tema 793)" (the STF's ED no RE 855.178, ../shared/archive/i278.pdf)."""
+de repercussão geral (Tema 793)" (the STF's ED no RE 855.178, ../shared/archive/i278.pdf), "apreciando o Tema 500 da
+repercussão geral, dar parcial provimento" (RE 657.718, i279.pdf)."""
+_THESIS_FIXED_HERE = re.compile(
+    r"\b(?:o\s+Tribunal|o\s+Plenario|acordam)\b[^.;]{0,120}?\b(?:fixou|fixar|firmou|firmar)\s+a\s+seguinte\s+tese\s+"
+    r"de\s+repercussao\s+geral",
+    re.I,
+)
+"""The acórdão after the ementa records that the Plenário fixed the thesis in this very judgment: embargos de
+declaração can be where it is fixed (the STF's ED no RE 855.178, Tema 793), so they are then the leading case."""
+_ACORDAO_CHARS = 5000
 _UPPER_COURTS = {"stf": "STF", "stj": "STJ", "tst": "TST", "tnu": "TNU"}
 
 
@@ -248,7 +267,7 @@ def _heading(ftext: str, court: str | None) -> tuple[int, int]:
 
     Without an "EMENTA" marker the text's opening counts as a heading only when it reads like one: written in
     capitals (the higher courts' ementas are) or from a court whose records open with their ementa (STF, STJ)."""
-    match = _EMENTA.search(ftext, 0, 1500)
+    match = _EMENTA.search(ftext, 0, _STF_EMENTA_WITHIN if _STF_RUNNING_HEAD.match(ftext) else 1500)
     start = match.end() if match else 0
     if not match and court not in ("stf", "stj", "tst"):
         letters = [c for c in ftext[:200] if c.isalpha()]
@@ -264,6 +283,8 @@ def _own_kind(ftext: str, heading: tuple[int, int], court: str | None) -> tuple[
     head = ftext[heading[0] : heading[1]]
     items = re.split(r"[.:;–]\s+|\s-\s", head)[:4]
     if _NOT_A_LEADING_CASE.match(items[0]) or any(_APPEAL_ITEM.match(item) for item in items[1:]):
+        if court in (None, "stf") and _THESIS_FIXED_HERE.search(ftext, heading[0], heading[0] + _ACORDAO_CHARS):
+            return "repercussao_geral", "STF"
         return None
     if _MONOCRATIC.search(ftext, 0, heading[1] + 1500) or _CAPTION_CLASS.match(ftext[: heading[0]]):
         return None  # a monocratic decision or an appeal against one: it may apply a precedent, never fix it

@@ -44,6 +44,26 @@ def found(text: str, court: str | None = None) -> list[tuple[str, str]]:
             "stf",
             [("Repercussão geral – Tema 793", "is")],
         ),
+        (  # the STF's inteiro teor: "Ementa e Acórdão" heads each page, pages of parties come before the ementa,
+            # and the acórdão names the Tema it judged (as RE 657.718, ../shared/archive/i279.pdf)
+            "Ementa e Acórdão\n22/05/2019\nPLENÁRIO\nRECURSO EXTRAORDINÁRIO 657.718 MINAS GERAIS\nRELATOR : MIN. X\n"
+            + "ASSIST.(S) : ESTADO DO ACRE\nADV.(A/S) : PROCURADOR-GERAL DO ESTADO DO ACRE\n" * 30
+            + "Ementa: DIREITO CONSTITUCIONAL. RECURSO EXTRAORDINÁRIO COM REPERCUSSÃO GERAL. MEDICAMENTOS NÃO "
+            "REGISTRADOS NA ANVISA. 1. O Estado não pode ser obrigado a fornecer medicamentos experimentais. "
+            "A C Ó R D Ã O "
+            "Vistos, relatados e discutidos estes autos, acordam os Ministros, apreciando o Tema 500 da repercussão "
+            "geral, em dar parcial provimento ao recurso extraordinário.",
+            "stf",
+            [("Repercussão geral – Tema 500", "is")],
+        ),
+        (  # embargos in which the Plenário fixed the thesis (the STF's ED no RE 855.178, Tema 793)
+            "EMENTA: CONSTITUCIONAL E ADMINISTRATIVO. EMBARGOS DE DECLARAÇÃO EM RECURSO EXTRAORDINÁRIO COM "
+            "REPERCUSSÃO GERAL RECONHECIDA. AUSÊNCIA DE OMISSÃO. 1. É da jurisprudência do Supremo. A C Ó R D Ã O "
+            "Na sessão Plenária de 23.5.2019, o Tribunal, por maioria, fixou a seguinte tese de repercussão geral "
+            "(Tema 793): “Os entes da federação são solidariamente responsáveis”.",
+            "stf",
+            [("Repercussão geral – Tema 793", "is")],
+        ),
         (
             "INCIDENTE DE RESOLUÇÃO DE DEMANDAS REPETITIVAS. SERVIDOR PÚBLICO. TESE FIXADA.",
             "tjpr",
@@ -64,6 +84,12 @@ def test_a_leading_case_is_the_precedent(text: str, court: str, expected: list[t
         ("EMENTA RECURSO ESPECIAL. MATÉRIA AFETADA AO RITO DOS RECURSOS REPETITIVOS. DECISÃO Trata-se de ...", "stj"),
         # a state court cannot fix repercussão geral
         ("APELAÇÃO CÍVEL. RECURSO EXTRAORDINÁRIO COM REPERCUSSÃO GERAL. TEMA 1.046 DO STF. APLICAÇÃO.", "tjsp"),
+        # embargos that only reject the appeal: the thesis was fixed elsewhere
+        (
+            "EMENTA: CONSTITUCIONAL. EMBARGOS DE DECLARAÇÃO EM RECURSO EXTRAORDINÁRIO COM REPERCUSSÃO GERAL "
+            "RECONHECIDA. OMISSÃO. INEXISTÊNCIA. A C Ó R D Ã O Acordam os Ministros em rejeitar os embargos.",
+            "stf",
+        ),
         # the STF's agravo naming, mid-heading, the repercussão geral it applies
         ("EMENTA: DIREITO TRIBUTÁRIO. IPTU. SÚMULA 668 DO STF. REPERCUSSÃO GERAL RECONHECIDA. AGRAVO.", "stf"),
     ],
