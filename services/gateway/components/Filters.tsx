@@ -2,6 +2,7 @@
 
 import { type KeyboardEvent, useEffect, useRef, useState } from "react";
 import { courtLabel, DOCUMENT_TYPE_LABELS, nameLabel, subtypeLabel, typeLabel } from "../lib/format";
+import { qualifiedKindLabel } from "../lib/precedents";
 import type { FacetField, Facets } from "../lib/types";
 import type { FacetKey, SearchState } from "../lib/urlState";
 
@@ -185,6 +186,7 @@ const GROUPS: { key: FacetKey; facet: FacetField; id: string; legend: string }[]
   { key: "proceduralClass", facet: "procedural_class", id: "filtro-classe", legend: "Classe processual" },
   { key: "relator", facet: "relator", id: "filtro-relator", legend: "Relator(a)" },
   { key: "judgingBody", facet: "judging_body", id: "filtro-orgao", legend: "Órgão julgador" },
+  { key: "qualified", facet: "qualified_precedent", id: "filtro-precedente", legend: "Precedente qualificado" },
 ];
 
 /** Every filter applies on change: a ticked value, a settled date, the cited law on Enter or leaving the field. */
@@ -196,6 +198,7 @@ export function Filters({ state, facets, labels, onChange, onClear }: Props) {
     proceduralClass: nameLabel,
     relator: (name) => name,
     judgingBody: nameLabel,
+    qualified: qualifiedKindLabel,
   };
   const searched = Object.keys(facets).length > 0;
   const active = GROUPS.some(({ key }) => state[key].length > 0) || state.from || state.to || state.citedLaw;

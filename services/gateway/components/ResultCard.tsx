@@ -19,6 +19,7 @@ import {
   unreadPagesLabel,
 } from "../lib/format";
 import { agree } from "../lib/labels";
+import { appliedLine, leadingBadges } from "../lib/precedents";
 import type { Judgment, SearchResult } from "../lib/types";
 import { Highlighted } from "./Highlighted";
 import { JudgmentControl } from "./JudgmentControl";
@@ -174,6 +175,8 @@ export function ResultCard({ result, position, weak = false, judgment, onJudge, 
   const others = result.other_passages ?? [];
   const copies = result.copies ?? [];
   const unread = result.unread_pages ?? [];
+  const leading = leadingBadges(result.qualified_precedents);
+  const applied = appliedLine(result.qualified_precedents);
   return (
     <article
       className={`result result-${relevanceClass(grade)}`}
@@ -197,11 +200,16 @@ export function ResultCard({ result, position, weak = false, judgment, onJudge, 
         {type && <span className="tag">{type}</span>}
         {subtype && subtype !== type && <span className="tag">{subtype}</span>}
         {court && <span className="tag">{court}</span>}
+        {leading.map((badge) => (
+          <span key={badge} className="tag precedent-badge" title="Precedente qualificado (CPC, art. 927)">
+            {badge}
+          </span>
+        ))}
         {date && <span>{date}</span>}
         <span>{pageSpan(result.page_number, result.page_end)}</span>
         {section && <span className="section">{section}</span>}
       </p>
-      {(processo || result.relator || result.judging_body || judged || published || kindFacts.length > 0) && (
+      {(processo || result.relator || result.judging_body || judged || published || applied || kindFacts.length > 0) && (
         <dl className="result-facts">
           {kindFacts.map(([term, value]) => (
             <div key={term}>
@@ -237,6 +245,12 @@ export function ResultCard({ result, position, weak = false, judgment, onJudge, 
             <div>
               <dt>Publicado em</dt>
               <dd>{published}</dd>
+            </div>
+          )}
+          {applied && (
+            <div>
+              <dt>Aplica</dt>
+              <dd>{applied}</dd>
             </div>
           )}
         </dl>

@@ -80,6 +80,21 @@ export interface SearchResult {
   year?: number | null;
   /** Pages of the document the index could not read (a photo, a scanned annex): nothing on them was searched. */
   unread_pages?: number[];
+  /** What the work is among qualified precedents (role "is", first) and those it decides on ("applies"). */
+  qualified_precedents?: QualifiedPrecedent[];
+}
+
+/** A qualified precedent (CPC art. 927) a work is or applies (services/search/engine/models.py
+ * QualifiedPrecedentBadge). */
+export interface QualifiedPrecedent {
+  /** "repercussao_geral", "repetitivo", "sumula_vinculante", "sumula", "irdr", "iac", "jurisprudencia_em_teses". */
+  kind: string;
+  court?: string | null;
+  number?: string | null;
+  role: "is" | "applies";
+  item?: string | null;
+  /** The badge: "Repetitivo – Tema 1.046", "Súmula vinculante 25". */
+  label: string;
 }
 
 export type FacetField =
@@ -88,7 +103,8 @@ export type FacetField =
   | "court"
   | "relator"
   | "judging_body"
-  | "procedural_class";
+  | "procedural_class"
+  | "qualified_precedent";
 
 /** Documents per value; a facet with a selection is counted without it (its other values stay reachable). */
 export type Facets = Partial<Record<FacetField, Record<string, number>>>;
@@ -184,6 +200,8 @@ export interface ApiFilters {
   relator?: string[];
   judging_body?: string[];
   cited_law?: string;
+  /** Kinds of qualified precedent the work is ("repetitivo", "repercussao_geral"). */
+  qualified_precedent?: string[];
 }
 
 export interface ReviewItem {

@@ -3,7 +3,7 @@
 import type { ApiFilters, SearchSort } from "./types";
 
 /** The facets a lawyer ticks, each any of several values (the API takes a list: "STJ or TJSP"). */
-export type FacetKey = "type" | "subtype" | "court" | "proceduralClass" | "relator" | "judgingBody";
+export type FacetKey = "type" | "subtype" | "court" | "proceduralClass" | "relator" | "judgingBody" | "qualified";
 
 export interface SearchState {
   q: string;
@@ -15,6 +15,8 @@ export interface SearchState {
   proceduralClass: string[];
   relator: string[];
   judgingBody: string[];
+  /** Kinds of qualified precedent ("repetitivo", "repercussao_geral"): "Precedente qualificado". */
+  qualified: string[];
   from: string;
   to: string;
   citedLaw: string;
@@ -25,7 +27,15 @@ export interface SearchState {
   similar: number | null;
 }
 
-export const FACET_KEYS: FacetKey[] = ["type", "subtype", "court", "proceduralClass", "relator", "judgingBody"];
+export const FACET_KEYS: FacetKey[] = [
+  "type",
+  "subtype",
+  "court",
+  "proceduralClass",
+  "relator",
+  "judgingBody",
+  "qualified",
+];
 type TextKey = "q" | "from" | "to" | "citedLaw";
 
 export const PAGE_SIZE = 10;
@@ -41,6 +51,7 @@ export const EMPTY_STATE: SearchState = {
   proceduralClass: [],
   relator: [],
   judgingBody: [],
+  qualified: [],
   from: "",
   to: "",
   citedLaw: "",
@@ -58,6 +69,7 @@ const FACET_PARAMS: Record<FacetKey, string> = {
   proceduralClass: "classe",
   relator: "relator",
   judgingBody: "orgao",
+  qualified: "precedente",
 };
 const MAX_VALUES = 20;
 
@@ -129,6 +141,7 @@ const API_FACETS: Record<FacetKey, keyof ApiFilters> = {
   proceduralClass: "procedural_class",
   relator: "relator",
   judgingBody: "judging_body",
+  qualified: "qualified_precedent",
 };
 
 export function apiFilters(state: SearchState): ApiFilters {

@@ -20,6 +20,7 @@ const FULL: SearchState = {
   proceduralClass: ["Recurso Especial"],
   relator: ["Min. Nancy Andrighi"],
   judgingBody: ["Terceira Turma"],
+  qualified: ["repetitivo", "repercussao_geral"],
   from: "2015-01-01",
   to: "2020-12-31",
   citedLaw: "Lei 8.078/1990, art. 14",
@@ -34,6 +35,7 @@ describe("URL state", () => {
     expect(stateFromParams(new URLSearchParams(query))).toEqual(FULL);
     expect(query).toContain("tribunal=stj&tribunal=tjsp");
     expect(query).toContain("classe=Recurso+Especial");
+    expect(query).toContain("precedente=repetitivo&precedente=repercussao_geral");
     expect(query).toContain("ordem=data&pagina=3&similar=8123");
   });
 
@@ -76,6 +78,7 @@ describe("URL state", () => {
       date_to: "2020-12-31",
       relator: ["Min. Nancy Andrighi"],
       judging_body: ["Terceira Turma"],
+      qualified_precedent: ["repetitivo", "repercussao_geral"],
       cited_law: "Lei 8.078/1990, art. 14",
     });
     expect(apiFilters({ ...EMPTY_STATE, q: "x" })).toEqual({});
@@ -93,6 +96,6 @@ describe("URL state", () => {
 
   it("counts the filters on for the 'Filtros (n)' button", () => {
     expect(activeFilterCount(EMPTY_STATE)).toBe(0);
-    expect(activeFilterCount(FULL)).toBe(11);
+    expect(activeFilterCount(FULL)).toBe(13);
   });
 });

@@ -1,0 +1,34 @@
+// Qualified precedents (CPC art. 927) on the page: the kinds' labels, the badges of what a work is, the line of what
+// it applies (services/search/engine/models.py QualifiedPrecedentBadge; the labels come with each result).
+import type { QualifiedPrecedent } from "./types";
+
+/** Each kind's label, as shared/legal/precedents.py KIND_LABELS (a test compares them): the facet "Precedente
+ * qualificado" labels its values before any result of them is shown. */
+export const QUALIFIED_KIND_LABELS: Record<string, string> = {
+  repercussao_geral: "Repercussão geral",
+  repetitivo: "Repetitivo",
+  sumula_vinculante: "Súmula vinculante",
+  sumula: "Súmula",
+  irdr: "IRDR",
+  iac: "IAC",
+  jurisprudencia_em_teses: "Jurisprudência em Teses",
+};
+
+export function qualifiedKindLabel(code: string): string {
+  return QUALIFIED_KIND_LABELS[code] ?? code;
+}
+
+/** What the work itself is ("Repetitivo – Tema 1.046"): the card's badges. */
+export function leadingBadges(precedents: QualifiedPrecedent[] | null | undefined): string[] {
+  return [...new Set((precedents ?? []).filter((p) => p.role === "is").map((p) => p.label))];
+}
+
+/** APPLIED_SHOWN of the precedents the work decides on, then how many more: "Súmula 7/STJ, Tema 793 e mais 2". */
+export const APPLIED_SHOWN = 4;
+
+export function appliedLine(precedents: QualifiedPrecedent[] | null | undefined): string {
+  const labels = [...new Set((precedents ?? []).filter((p) => p.role === "applies").map((p) => p.label))];
+  const shown = labels.slice(0, APPLIED_SHOWN).join("; ");
+  const more = labels.length - APPLIED_SHOWN;
+  return more > 0 ? `${shown} e mais ${more}` : shown;
+}
