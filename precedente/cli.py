@@ -33,6 +33,7 @@ from typer._click import exceptions as click_errors  # noqa: E402 - typer's own 
 from precedente import api_errors  # noqa: E402
 from precedente.admin_cli import audit_command, keys_app, password_command, users_app  # noqa: E402
 from precedente.credentials import api_client, auth_headers  # noqa: E402
+from precedente.folders_cli import pastas_app  # noqa: E402
 from precedente.harness import FINAL  # noqa: E402
 from precedente.panel_command import panel_app  # noqa: E402
 from precedente.review_cli import review_app, unread_line  # noqa: E402
@@ -70,6 +71,7 @@ app.add_typer(review_app, name="review")
 app.add_typer(users_app, name="users")
 app.add_typer(keys_app, name="keys")
 app.add_typer(panel_app, name="panel")
+app.add_typer(pastas_app, name="pastas")
 console = Console()
 err_console = Console(stderr=True)
 STATUS_BATCH = 200  # ids per GET /documents?id=...: the route answers at most 200 a page (limit)
