@@ -36,6 +36,7 @@ from precedente.credentials import api_client, auth_headers  # noqa: E402
 from precedente.folders_cli import pastas_app  # noqa: E402
 from precedente.harness import FINAL  # noqa: E402
 from precedente.panel_command import panel_app  # noqa: E402
+from precedente.research_cli import alerts_app, history_app, saved_app  # noqa: E402
 from precedente.review_cli import review_app, unread_line  # noqa: E402
 from shared import pipeline  # noqa: E402
 from shared.contracts import EVERYONE  # noqa: E402
@@ -71,6 +72,9 @@ app.add_typer(review_app, name="review")
 app.add_typer(users_app, name="users")
 app.add_typer(keys_app, name="keys")
 app.add_typer(panel_app, name="panel")
+app.add_typer(history_app, name="historico")
+app.add_typer(saved_app, name="pesquisas")
+app.add_typer(alerts_app, name="alertas")
 app.add_typer(pastas_app, name="pastas")
 console = Console()
 err_console = Console(stderr=True)

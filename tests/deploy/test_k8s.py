@@ -316,3 +316,18 @@ def test_the_kubernetes_schemas_catch_mistakes() -> None:
         kubernetes_validate.validate(broken, K8S_VERSIONS[-1], strict=True)
     with pytest.raises(kubernetes_validate.ValidationError):
         kubernetes_validate.validate({**search, "spec": {**search["spec"], "replicas": "two"}}, K8S_VERSIONS[-1])
+
+
+def test_the_alerts_digest_is_a_daily_cronjob_suspended_until_smtp_is_set() -> None:
+    cron = of_kind("CronJob")["alertas"]
+    assert cron["spec"]["suspend"] is True and cron["spec"]["concurrencyPolicy"] == "Forbid"
+    pod = cron["spec"]["jobTemplate"]["spec"]["template"]["spec"]
+    (container,) = pod["containers"]
+    assert image_name(container) == "precedente" and container["args"] == ["alertas", "enviar"]
+    assert {"configMapRef": {"name": "precedente-config"}} in container["envFrom"]
+    env = {e["name"]: e["valueFrom"]["secretKeyRef"] for e in container["env"]}
+    assert env["PRECEDENTE_DATABASE_URL"]["name"] == env["PRECEDENTE_SMTP_PASSWORD"]["name"] == "precedente-secrets"
+    assert all(name.removeprefix("PRECEDENTE_").lower() in Settings.model_fields for name in env)
+    assert pod["securityContext"]["runAsNonRoot"] is True and pod["securityContext"]["runAsUser"] != 0
+    assert container["securityContext"]["readOnlyRootFilesystem"] is True
+    assert "/tmp" in {m["mountPath"] for m in container["volumeMounts"]}
