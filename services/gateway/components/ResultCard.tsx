@@ -21,6 +21,7 @@ import {
 import { agree } from "../lib/labels";
 import { appliedLine, leadingBadges } from "../lib/precedents";
 import type { Judgment, SearchResult } from "../lib/types";
+import { AddToFolder } from "./AddToFolder";
 import { Highlighted } from "./Highlighted";
 import { JudgmentControl } from "./JudgmentControl";
 
@@ -293,6 +294,7 @@ export function ResultCard({ result, position, weak = false, judgment, onJudge, 
       {onJudge && (result.passage_id ?? 0) > 0 && (
         <JudgmentControl judgment={judgment} onJudge={onJudge} id={`avaliacao-${position}`} describedBy={headingId} />
       )}
+      {(result.passage_id ?? 0) > 0 && <AddToFolder result={result} id={`pasta-${position}`} describedBy={headingId} />}
       {result.ementa && (
         <details className="ementa">
           <summary>Ementa</summary>

@@ -48,6 +48,7 @@ export function may(identity: Pick<Identity, "permissions"> | null | undefined, 
 export function menuFor(identity: Pick<Identity, "permissions"> | null | undefined): { href: string; label: string }[] {
   const entries = [
     { href: "/", label: "Pesquisa", needs: ["search"] },
+    { href: "/pastas", label: "Pastas", needs: ["search"] },
     { href: "/ingestao", label: "Ingestão", needs: ["ingest"] },
     { href: "/revisao", label: "Revisão", needs: ["review"] },
   ];
