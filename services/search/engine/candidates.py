@@ -164,6 +164,9 @@ WITH dense AS MATERIALIZED (
 # searches in C) and ts_filter keeps them, where unnesting the whole tsvector of every candidate to count and
 # pick them was most of the pool's cost. The first setweight clears any weight (to_tsvector gives none), so
 # only the query's lexemes are kept; every lexeme of a to_tsvector has positions, which ts_filter requires.
+# `table_like` (steps.tables_last): a table of numbers and references, at least 40% of its lexemes numbers and under
+# 45% of them distinct (a directive's correlation table, "Article 117 Article 119 Article 120(1) and (2) ..."); only
+# a candidate that repetitive (about 1% of the archive's chunks) has its whole tsvector unnested to count them.
 # The embedding comes as pgvector's binary form (bytea), which pool_vectors reads for the whole pool in one numpy
 # pass: decoding each vector in Python (the driver's codec) was about 6% of the search service's CPU (py-spy).
 # `identified` tests :process_numbers first: without case numbers in the query (almost always) no row's number is
@@ -173,7 +176,7 @@ SELECT c.id, c.document_id, c.char_start, c.char_end, public.vector_send(c.embed
        c.lexeme_count AS lexemes, tf.terms, tf.counts, tf.firsts,
        c.document_type, c.document_subtype, c.court, c.relator, c.judging_body, c.document_date,
        d.procedural_class, d.qualified_kinds AS qualified_precedent,
-       coalesce(d.work_id, d.id)::text AS work_id,
+       coalesce(d.work_id, d.id)::text AS work_id, shape.table_like,
        coalesce(:process_numbers::text[] IS NOT NULL
                 AND regexp_replace(d.process_number, '\\D', '', 'g') = ANY(:process_numbers), false)
            AS identified
@@ -186,6 +189,12 @@ CROSS JOIN LATERAL (
            coalesce(array_agg(coalesce(u.positions[1], 1)), '{}') AS firsts
     FROM unnest(ts_filter(setweight(setweight(c.tsv, 'D'), 'A', :lexemes::text[]), '{a}')) u
 ) tf
+CROSS JOIN LATERAL (
+    SELECT CASE WHEN c.lexeme_count >= 20 AND length(c.tsv) < 0.45 * c.lexeme_count
+                THEN (SELECT coalesce(sum(coalesce(array_length(n.positions, 1), 1)), 0) >= 0.4 * c.lexeme_count
+                      FROM unnest(c.tsv) n WHERE n.lexeme ~ '^[0-9]')
+                ELSE false END AS table_like
+) shape
 """
 
 

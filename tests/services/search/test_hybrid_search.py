@@ -222,3 +222,46 @@ async def test_the_llm_reranker_orders_and_explains_and_falls_back_on_failure(
 
     llm_server.replies = [Reply(status=500, body={"error": "overloaded"})]
     assert (await post_search(pool, with_llm, query)).json()["results"] == local
+
+
+async def test_a_table_of_numbers_ranks_below_prose(pool: asyncpg.Pool) -> None:
+    """A directive's correlation table (../shared/archive/i1044.pdf, Directive (EU) 2018/1972, pages 173-176: "Article
+    117 Article 119 Article 120(1) ...") was the first result of "licença-maternidade de 120 dias" on the archive: it
+    shares the number. The pool marks it table_like, and steps.tables_last puts it below the prose that answers."""
+    import pymupdf
+
+    from services.search.engine.steps import STEPS, tables_last
+    from tests.helpers.samples import SHARED_DATA
+
+    with pymupdf.open(SHARED_DATA / "archive" / "i1044.pdf") as pdf:
+        table = " ".join(pdf[page].get_text() for page in range(172, 176))
+    prose = "A mãe adotante tem direito à licença-maternidade de 120 dias, como a gestante, sem distinção."
+    ids = [
+        await index_with_the_indexer(pool, Settings(), [table], metadata=DocumentMetadata(title="Directive")),
+        await index_with_the_indexer(pool, Settings(), [prose], metadata=DocumentMetadata(title="Acórdão")),
+    ]
+    try:
+        await refresh_statistics(pool)
+        query = "licença de 120 dias Article 120"
+        request = SearchRequest(query=query, top_k=10)
+        async with pool.acquire() as conn:
+            lexemes, stats = await context.query_terms(conn, query)
+            arguments = pool_statement.pool_parameters(request, vector(query), [], Candidates(10, 10), lexemes, stats)
+            rows = await pool_statement.fetch_candidates(
+                conn, pool_statement.CANDIDATES + pool_statement.POOL, arguments, Candidates(10, 10)
+            )
+        shape = {row["document_id"]: row["table_like"] for row in rows}
+        assert shape[ids[0]] is True and shape[ids[1]] is False
+        assert not any(shape[row["document_id"]] for row in rows if row["document_id"] not in ids)
+
+        async def documents(steps: tuple) -> list[str]:
+            page = await hybrid_search(pool, request, vector(query), [], Candidates(10, 10), steps=steps)
+            return [r.document_id for r in page.results]
+
+        found = await documents(STEPS)
+        assert found[0] == str(ids[1]) and found[-1] == str(ids[0]), "the table below every other work"
+        unranked = await documents(tuple(s for s in STEPS if s is not tables_last))
+        assert unranked.index(str(ids[0])) < len(unranked) - 1, "without the step the table stood above other works"
+    finally:
+        await pool.execute("DELETE FROM documents WHERE id = ANY($1::uuid[])", ids)
+        await refresh_statistics(pool)

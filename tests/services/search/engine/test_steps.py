@@ -6,13 +6,13 @@ import numpy as np
 
 from services.search.engine.ranking import CollectionStatistics, PoolEntry, Ranking, bm25, fuse
 from services.search.engine.ranking import lead as lead_scores
-from services.search.engine.steps import POOL_STEPS, STEPS, score_pool
+from services.search.engine.steps import POOL_STEPS, STEPS, Ranked, score_pool, tables_last
 
 
 def test_the_steps_run_in_their_declared_order() -> None:
     assert [step.__name__ for step in STEPS] == [
-        "fusion", "lead", "feedback", "grouping", "grade", "sources_before_comments", "named_case_first",
-        "newest_first",
+        "fusion", "lead", "feedback", "tables_last", "grouping", "grade", "sources_before_comments",
+        "named_case_first", "newest_first",
     ]  # fmt: skip
     assert STEPS[: len(POOL_STEPS)] == POOL_STEPS
 
@@ -41,3 +41,22 @@ def test_the_lead_step_adds_what_fusion_with_the_lead_gave_bit_for_bit() -> None
             dense, bm25(pool, ["a", "b"], stats, 0.9, 0.4), ranking, lead_scores(pool, ["a", "b"], stats, 10.0)
         )
         assert np.array_equal(score_pool(pool, query, ["a", "b"], stats, ranking, vectors).fused, expected), fusion
+
+
+def test_a_table_of_numbers_goes_below_every_other_passage() -> None:
+    """tables_last: a row the pool marks table_like ends below the lowest other one; nothing moves when no row or
+    every row is a table, or when the rows are not the pool's."""
+    pool = [PoolEntry(i, np.ones(2, dtype=np.float32), 30, {}) for i in range(3)]
+    ranked = Ranked(pool, np.ones(2), [], CollectionStatistics(3, 30.0, {}), Ranking(), np.ones((3, 2)))
+    ranked.fused = np.array([2.0, 0.5, -1.0])
+    ranked.rows = [{"table_like": True}, {"table_like": False}, {"table_like": None}]
+    tables_last(ranked)
+    assert list(np.argsort(-ranked.fused)) == [1, 2, 0] and ranked.fused[1:].tolist() == [0.5, -1.0]
+    for marks in ([False, False, False], [True, True, True]):
+        ranked.fused = np.array([2.0, 0.5, -1.0])
+        ranked.rows = [{"table_like": mark} for mark in marks]
+        tables_last(ranked)
+        assert ranked.fused.tolist() == [2.0, 0.5, -1.0]
+    ranked.rows = []
+    tables_last(ranked)
+    assert ranked.fused.tolist() == [2.0, 0.5, -1.0]
