@@ -19,7 +19,7 @@ import {
   unreadPagesLabel,
 } from "../lib/format";
 import { agree } from "../lib/labels";
-import { appliedLine, leadingBadges } from "../lib/precedents";
+import { appliedLine, citedByLabel, citedByMore, leadingBadges } from "../lib/precedents";
 import type { Judgment, SearchResult } from "../lib/types";
 import { AddToFolder } from "./AddToFolder";
 import { Highlighted } from "./Highlighted";
@@ -178,6 +178,8 @@ export function ResultCard({ result, position, weak = false, judgment, onJudge, 
   const unread = result.unread_pages ?? [];
   const leading = leadingBadges(result.qualified_precedents);
   const applied = appliedLine(result.qualified_precedents);
+  const citing = result.cited_by ?? [];
+  const citedCount = result.cited_by_count ?? 0;
   return (
     <article
       className={`result result-${relevanceClass(grade)}`}
@@ -329,6 +331,27 @@ export function ResultCard({ result, position, weak = false, judgment, onJudge, 
               );
             })}
           </ul>
+        </details>
+      )}
+      {citedCount > 0 && (
+        <details className="cited-by">
+          <summary>{citedByLabel(citedCount)}</summary>
+          <ul>
+            {citing.map((doc) => (
+              <li key={doc.document_id}>
+                <a
+                  className="open-citing"
+                  href={apiHref(doc.document_url, documentHref(doc.document_id, 1))}
+                  target="_blank"
+                  rel="noopener noreferrer"
+                >
+                  {doc.citation || doc.title || "Documento sem título"}
+                  <span className="visually-hidden"> (abre em nova aba)</span>
+                </a>
+              </li>
+            ))}
+          </ul>
+          {citedByMore(citedCount, citing.length) && <p className="cited-by-more">{citedByMore(citedCount, citing.length)}</p>}
         </details>
       )}
       {copies.length > 0 && (

@@ -1,5 +1,6 @@
 // Qualified precedents (CPC art. 927) on the page: the kinds' labels, the badges of what a work is, the line of what
 // it applies (services/search/engine/models.py QualifiedPrecedentBadge; the labels come with each result).
+import { agree, plural } from "./labels";
 import type { QualifiedPrecedent } from "./types";
 
 /** Each kind's label, as shared/legal/precedents.py KIND_LABELS (a test compares them): the facet "Precedente
@@ -31,4 +32,15 @@ export function appliedLine(precedents: QualifiedPrecedent[] | null | undefined)
   const shown = labels.slice(0, APPLIED_SHOWN).join("; ");
   const more = labels.length - APPLIED_SHOWN;
   return more > 0 ? `${shown} e mais ${more}` : shown;
+}
+
+/** "Citado por 1 documento do acervo", "Citado por 3 documentos do acervo" (within what the caller may see). */
+export function citedByLabel(count: number): string {
+  return `Citado por ${plural(count, "documento", "documentos")} do acervo`;
+}
+
+/** "e mais 2 que não aparecem aqui" when the API listed fewer than it counted. */
+export function citedByMore(count: number, listed: number): string {
+  const more = count - listed;
+  return more > 0 ? `e ${agree(more, "mais 1 não listado", `mais ${more} não listados`)}` : "";
 }

@@ -82,6 +82,19 @@ export interface SearchResult {
   unread_pages?: number[];
   /** What the work is among qualified precedents (role "is", first) and those it decides on ("applies"). */
   qualified_precedents?: QualifiedPrecedent[];
+  /** Works of the base the caller may see that cite this one ("citado por N documentos do acervo"). */
+  cited_by_count?: number;
+  /** Up to five of them, the most recent first. */
+  cited_by?: CitingDocument[];
+}
+
+/** A work of the base citing a result (services/search/engine/models.py CitingDocument). */
+export interface CitingDocument {
+  document_id: string;
+  title: string;
+  citation?: string | null;
+  document_type?: string | null;
+  document_url: string;
 }
 
 /** A qualified precedent (CPC art. 927) a work is or applies (services/search/engine/models.py

@@ -79,3 +79,32 @@ describe("the filter 'Precedente qualificado'", () => {
     expect(QUALIFIED_KIND_LABELS).toEqual(declared);
   });
 });
+
+describe("'Citado por' on the card", () => {
+  const citing = (n: number) => ({
+    document_id: `d${n}`,
+    title: `Parecer ${n}`,
+    citation: n === 1 ? "STF, ED no RE 855.178/SE (Tema 793, repercussão geral)" : null,
+    document_url: `/documents/d${n}`,
+  });
+
+  it("says how many works of the base cite it and links them, the citation as their name", () => {
+    const html = render({ ...STRONG_RESULT, cited_by_count: 1, cited_by: [citing(1)] });
+    expect(html).toContain("<summary>Citado por 1 documento do acervo</summary>");
+    expect(html).toContain('href="/api/documents/d1"');
+    expect(html).toContain(">STF, ED no RE 855.178/SE (Tema 793, repercussão geral)<");
+    expect(html).not.toContain("cited-by-more");
+  });
+
+  it("names a citing document without a citation by its title, and says how many were not listed", () => {
+    const html = render({ ...STRONG_RESULT, cited_by_count: 7, cited_by: [2, 3, 4, 5, 6].map(citing) });
+    expect(html).toContain("<summary>Citado por 7 documentos do acervo</summary>");
+    expect(html).toContain(">Parecer 2<");
+    expect(html).toContain('<p class="cited-by-more">e mais 2 não listados</p>');
+  });
+
+  it("says nothing when nothing in the base cites it", () => {
+    expect(render({ ...STRONG_RESULT, cited_by_count: 0, cited_by: [] })).not.toContain("Citado por");
+    expect(render(STRONG_RESULT)).not.toContain("Citado por");
+  });
+});
