@@ -10,7 +10,8 @@ Who may do what: the owner everything; a member of a group the folder is shared 
 and removes items; anyone else gets a 404, as for a missing folder. A person shares only with their own groups
 (an administrator with any). Every reading applies the reader's own access list to each item's document (the
 rule search uses) and leaves out deleted documents: a document walled off or deleted after it was added
-disappears from the folder, and from its count, for whoever lost sight of it. Changes are audited.
+disappears from the folder, and from its count, for whoever lost sight of it. Changes are audited, and so is a
+reading of a folder's items (with the documents shown), as a search is.
 """
 
 import uuid
@@ -214,6 +215,8 @@ async def get_folder(
     folder = await member_folder(db, folder_id, who)
     rows, total = await store.items(db, folder.id, list(who.groups), limit, offset)
     items = await described(db, rows)
+    await audit.record(db, who, "folder.read", document_ids=[i.document_id for i in items],
+                       detail={"folder_id": folder.id, "items": len(items), "offset": offset})  # fmt: skip
     return FolderContents(folder=_folder(folder, who), items=items, total=total, limit=limit, offset=offset)
 
 

@@ -117,8 +117,11 @@ async def test_a_kept_passage_carries_its_citation_ementa_page_and_note(
     assert (await client.get(f"/folders/{folder['id']}", headers=ana)).json()["total"] == 0
     assert (await client.delete(f"/folders/{folder['id']}/items/{item['id']}", headers=ana)).status_code == 404
     actions = [r["action"] for r in await pool.fetch(
-        "SELECT action FROM audit_log WHERE actor = 'ana' AND action LIKE 'folder.%' ORDER BY id")]  # fmt: skip
+        "SELECT action FROM audit_log WHERE actor = 'ana' AND action LIKE 'folder.%' AND action <> 'folder.read'"
+        " ORDER BY id")]  # fmt: skip
     assert actions == ["folder.create", "folder.add", "folder.add", "folder.add", "folder.note", "folder.remove"]
+    reads = await pool.fetch("SELECT document_ids FROM audit_log WHERE actor = 'ana' AND action = 'folder.read'")
+    assert [list(r["document_ids"]) for r in reads] == [[world["resp"]], []]  # what each reading showed
     added_entry = await pool.fetchrow("SELECT * FROM audit_log WHERE action = 'folder.add' ORDER BY id LIMIT 1")
     assert list(added_entry["document_ids"]) == [world["resp"]] and added_entry["detail"]["folder_id"] == folder["id"]
 
