@@ -79,7 +79,7 @@ def annotate(
         publication_date=publication_date,
         parties=fields.parties(doc, document_type),
         subject=fields.subject(doc, pages, document_type),
-        citations=extract_citations(doc.full, own, court, dated.year if dated else None),
+        citations=extract_citations(doc.full, own, court, dated),  # the day says which CPC a bare "CPC" is
         language=detect_language(doc.full),  # the index stems the document under it (migration 0014)
     )
     guessed = guessed.model_copy(update=describe(doc, document_type, raw))  # the fields of acts, doctrine and filings

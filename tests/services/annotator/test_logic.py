@@ -202,6 +202,21 @@ Brasília, 03 de fevereiro de 2023.
     assert metadata.citations == ["Súmula 7/STJ"]
 
 
+def test_a_bare_cpc_is_read_at_the_judgment_s_day() -> None:
+    """The CPC/2015 came into force on 18/03/2016: a decision of 03/02/2016 that cites "art. 535 do CPC" cites the
+    CPC/1973 (the year alone read it as the CPC/2015); one of 03/05/2016, the CPC/2015."""
+    text = """AGRAVO EM RECURSO ESPECIAL Nº 2123456 - RJ (2015/0123456-7)
+RELATOR : MINISTRO FULANO DE TAL
+DECISÃO
+Trata-se de agravo. Não há violação do art. 535 do CPC, pois o acórdão enfrentou as questões.
+Brasília, {} de 2016.
+"""
+    before = annotate(one_page(text.format("03 de fevereiro")), "d.pdf")
+    assert before.judgment_date == date(2016, 2, 3) and "CPC/1973, art. 535" in before.citations
+    after = annotate(one_page(text.format("03 de maio")), "d.pdf")
+    assert after.judgment_date == date(2016, 5, 3) and "CPC/2015, art. 535" in after.citations
+
+
 def test_despacho_skips_impossible_dates() -> None:
     text = """PODER JUDICIÁRIO
 TRIBUNAL DE JUSTIÇA DO ESTADO DE MINAS GERAIS
