@@ -9,7 +9,9 @@ slow part); each example rewrites their access columns on the ledger and on the 
 
 Folders (issue 34) are in the property too: a caller's folder holding every indexed document lists and counts
 exactly the visible ones, whatever the lists became after the items were kept, and its export writes out only
-those.
+those. So are saved searches and history (issue 34): a caller's saved search names and counts as new exactly the
+works its search returns them now at least "provável", whatever the lists became after it was saved, and their
+history holds their own searches only.
 
 Example-based tests: a deny wins over "*" and over an allowing group; `PUT /documents/{id}/access` holds from
 the very next search (attachments follow, the change is audited and published); the indexer's
@@ -98,6 +100,7 @@ class World:
         self.text_of: dict[uuid.UUID, str] = {}
         self.sessions: dict[str, dict[str, str]] = {}
         self.folders: dict[str, str] = {}  # a caller's folder holding every indexed document, by their groups
+        self.saved: dict[str, int] = {}  # a caller's saved search, by their user name
 
     def run(self, coroutine: Coroutine[Any, Any, Any]) -> Any:
         return self.loop.run_until_complete(coroutine)
@@ -128,6 +131,20 @@ class World:
                 await folder_store.add_item(self.pool, made.json()["id"], owner, document_id, passage_id, kept, None)
             self.folders[key] = made.json()["id"]
         return self.folders[key]
+
+    async def saved_search(self, client: httpx.AsyncClient, groups: list[str], query: str) -> int:
+        """The caller's saved search of `query`, as if saved before anything was indexed: every work it returns
+        at least "provável" is new to it. One per person (["*"] and [] are one person)."""
+        key = (await client.get("/auth/me", headers=await self.headers(groups))).json()["user"]
+        if key not in self.saved:
+            body = {"name": "alerta", "query": query}
+            made = await client.post("/saved-searches", json=body, headers=await self.headers(groups))
+            assert made.status_code == 201, made.text
+            await self.pool.execute(
+                "UPDATE saved_searches SET last_visited_at = '2000-01-01' WHERE id = $1", made.json()["id"]
+            )
+            self.saved[key] = made.json()["id"]
+        return self.saved[key]
 
 
 def _pdf() -> bytes:
@@ -315,6 +332,21 @@ async def _check_every_route(world: World, header_groups: list[str], probe: int)
         for item in hidden_items[:1]:
             pick = {"document_id": str(item["document_id"]), "passage_id": item["passage_id"]}
             assert (await client.post("/export", json={"results": [pick]}, headers=headers)).status_code == 404
+        # A saved search's news name and count exactly what its search returns this caller now at least
+        # "provável" (all indexed after the visit it was saved with), never a hidden work; its history is its own.
+        saved = await world.saved_search(client, header_groups, "decisão sobre contrato, tributo ou licitação")
+        news = await client.get(f"/saved-searches/{saved}", headers=headers)
+        assert news.status_code == 200, news.text
+        named = {uuid.UUID(w["document_id"]) for w in news.json()["new"]}
+        relevant = {uuid.UUID(r["document_id"]) for r in found["results"] if r["relevance"] in ("forte", "provável")}
+        assert named == relevant and named <= seen, (named, relevant)
+        listed_saved = (await client.get("/saved-searches", headers=headers)).json()["items"]
+        assert {s["id"]: s["new_count"] for s in listed_saved} == {saved: len(named)}
+        me = (await client.get("/auth/me", headers=headers)).json()["user"]
+        own_history = await world.pool.fetch("SELECT id, owner FROM search_history")
+        mine = {h["id"] for h in own_history if h["owner"] == me}
+        shown = (await client.get("/history", params={"limit": 100}, headers=headers)).json()
+        assert {e["id"] for e in shown["items"]} == mine and shown["total"] == len(mine) >= 1
         # Changing access needs sight of the document: a hidden one answers 404 and stays as it is.
         for document_id in list(hidden)[:2]:
             before = await world.pool.fetchrow(
