@@ -14,8 +14,9 @@ journal's comment citing REsp 1.602.076/SP).
 """
 
 from shared.legal.citations import find_precedents
+from shared.legal.works import higher_court_key
 
-__all__ = ["cited_as"]
+__all__ = ["cited_as", "cited_keys"]
 
 
 def cited_as(process_number: str | None) -> list[str]:
@@ -28,3 +29,12 @@ def cited_as(process_number: str | None) -> list[str]:
         return []  # "Segundos ED no RE 1.366.243/SC" reads as "ED no RE ...": the first embargos' id, not its own
     own = found[0][1]
     return list(dict.fromkeys([own, own.split("/")[0]]))
+
+
+def cited_keys(citations: list[str]) -> list[str]:
+    """The work keys (shared.legal.works: "stj:resp:1602076:acordao") of the acórdãos these citation ids name, in
+    their order, once each: only ids whose class names its court ("HC 123.456" may be the STF's or the STJ's and is
+    left out) and only acórdãos (a citation of a case names its collegiate judgment, not a monocratic decision in
+    it)."""
+    keys = (higher_court_key(c, None) for c in citations if not c.startswith(("Súmula", "Tema")))
+    return list(dict.fromkeys(f"{key}:acordao" for key in keys if key))

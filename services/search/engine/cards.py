@@ -12,8 +12,8 @@ from services.search.ementa import ementas
 from services.search.engine.copies import BODY_PARTS, SAME_PASSAGE_IN, full_text, work_date
 from services.search.engine.grouping import REPEAT_COSINE
 from services.search.engine.models import (
-    CitingDocument,
     DocumentCopy,
+    LinkedDocument,
     OtherPassage,
     QualifiedPrecedentBadge,
     SearchResult,
@@ -23,7 +23,7 @@ from services.search.explain import explain, highlight_spans
 from shared.bounds import FILENAME_MAX, TITLE_MAX, clip
 from shared.legal.citing import CitationFields, format_citation
 from shared.legal.codes import label
-from shared.legal.graph import cited_as
+from shared.legal.graph import cited_as, cited_keys
 from shared.legal.precedents import QualifiedPrecedent
 from shared.legal.precedents import label as precedent_label
 from shared.legal.teses import tese_citation
@@ -39,7 +39,7 @@ DOCUMENTS = """
 SELECT d.id, coalesce(d.title, d.filename) AS title, d.filename, d.content_type, d.document_type, d.court,
        d.document_date, d.process_number, d.procedural_class, d.relator, d.judging_body, d.judgment_date,
        d.publication_date, d.page_count, d.document_subtype, d.act_number, d.issuing_body, d.authors, d.venue,
-       d.year, d.language, d.unread_pages, d.qualified_precedents
+       d.year, d.language, d.unread_pages, d.qualified_precedents, d.citations
 FROM documents d
 WHERE d.id = ANY($1::uuid[])
 """
@@ -79,6 +79,20 @@ WHERE public.precedente_visible(c.access_groups, c.deny_groups, $3::text[])
   AND d.stage <> 'deleted' AND coalesce(d.work_id, d.id)::text <> wanted.work
 """
 CITED_BY_SHOWN = 5
+# The acórdãos the caller may see whose work keys (shared/legal/works.py, migration 0009, GIN index) are among those
+# the shown works cite ($1; $2: the caller's groups).
+CITED = """
+SELECT DISTINCT ON (k.key, d.id) k.key, d.id, coalesce(d.work_id, d.id) AS cited_work,
+       coalesce(d.title, d.filename) AS title, d.filename, d.document_type, d.court, d.process_number,
+       d.procedural_class, d.relator, d.judging_body, d.judgment_date, d.publication_date, d.document_date,
+       d.document_subtype, d.act_number, d.issuing_body, d.authors, d.venue, d.year, d.qualified_precedents,
+       d.created_at
+FROM documents d
+CROSS JOIN LATERAL unnest(d.work_keys) AS k(key)
+WHERE d.work_keys && $1::text[] AND k.key = ANY($1::text[]) AND d.stage <> 'deleted'
+  AND public.precedente_visible(d.access_groups, d.deny_groups, $2::text[])
+"""
+CITES_SHOWN = 10
 
 SAME_TEXT = REPEAT_COSINE
 """An extract's passage and the inteiro teor's are the same text at grouping's repeat cosine (0.95): copies of
@@ -107,6 +121,7 @@ class Shown:
     ementa_of: dict[uuid.UUID, str]  # their ementas
     opened: dict[int, int] = field(default_factory=dict)  # a best passage in an extract -> the inteiro teor's
     cited_by: dict[str, list[asyncpg.Record]] = field(default_factory=dict)  # work id -> citing works' files (CITED_BY)
+    cited: dict[str, list[asyncpg.Record]] = field(default_factory=dict)  # work key -> the base's files of it (CITED)
 
 
 async def shown_records(
@@ -123,7 +138,8 @@ async def shown_records(
     document_ids = list({detail["document_id"] for detail in details.values()} | {c["id"] for c in copies})
     documents = {row["id"]: row for row in await conn.fetch(DOCUMENTS, document_ids)}
     cited_by = await citing_documents(conn, copies, documents, groups)
-    return Shown(details, copies, documents, await ementas(conn, document_ids), opened, cited_by)
+    cited = await cited_documents(conn, copies, documents, groups)
+    return Shown(details, copies, documents, await ementas(conn, document_ids), opened, cited_by, cited)
 
 
 async def citing_documents(
@@ -133,11 +149,11 @@ async def citing_documents(
     groups: list[str],
 ) -> dict[str, list[asyncpg.Record]]:
     """For each shown work, the files the caller may see of other works whose citations name it (by the ids of its
-    files' case numbers: shared.legal.graph.cited_as), one row per file."""
+    acórdãos' case numbers: shared.legal.graph.cited_as), one row per file."""
     pairs = {
         (str(c["work_id"]), ident)
         for c in copies
-        if c["id"] in documents
+        if c["id"] in documents and documents[c["id"]]["document_type"] == "acordao"
         for ident in cited_as(documents[c["id"]]["process_number"])
     }
     if not pairs:
@@ -149,22 +165,53 @@ async def citing_documents(
     return found
 
 
-def cited_by(rows: list[asyncpg.Record]) -> tuple[int, list[CitingDocument]]:
+async def cited_documents(
+    conn: asyncpg.Connection,
+    copies: list[asyncpg.Record],
+    documents: dict[uuid.UUID, asyncpg.Record],
+    groups: list[str],
+) -> dict[str, list[asyncpg.Record]]:
+    """The files the caller may see of the acórdãos the shown works cite, by work key (shared.legal.graph.cited_keys
+    of the shown files' citations)."""
+    keys = {key for c in copies if c["id"] in documents for key in cited_keys(documents[c["id"]]["citations"] or [])}
+    if not keys:
+        return {}
+    found: dict[str, list[asyncpg.Record]] = {}
+    for row in await conn.fetch(CITED, sorted(keys), groups):
+        found.setdefault(row["key"], []).append(row)
+    return found
+
+
+def linked(row: asyncpg.Record) -> LinkedDocument:
+    return LinkedDocument(
+        document_id=str(row["id"]),
+        title=clip(row["title"], TITLE_MAX) or "",
+        citation=format_citation(CitationFields.from_mapping(row)),
+        document_type=row["document_type"],
+        document_url=f"/documents/{row['id']}",
+    )
+
+
+def cites(work_id: str, files: list[asyncpg.Record], shown: Shown) -> list[LinkedDocument]:
+    """The works of the base this work cites, in the order its files' citations name them, one file each (the
+    oldest), never the work itself."""
+    found: dict[uuid.UUID, asyncpg.Record] = {}
+    citations = [c for f in files if f["id"] in shown.documents for c in shown.documents[f["id"]]["citations"] or []]
+    for key in cited_keys(citations):
+        rows = sorted(shown.cited.get(key, []), key=lambda r: (r["created_at"], str(r["id"])))
+        for row in rows:
+            if str(row["cited_work"]) != work_id:
+                found.setdefault(row["cited_work"], row)
+    return [linked(row) for row in list(found.values())[:CITES_SHOWN]]
+
+
+def cited_by(rows: list[asyncpg.Record]) -> tuple[int, list[LinkedDocument]]:
     """How many works cite a work, and up to CITED_BY_SHOWN of them (one file each: the oldest), latest first."""
     works: dict[uuid.UUID, asyncpg.Record] = {}
     for row in sorted(rows, key=lambda r: (r["created_at"], str(r["id"]))):
         works.setdefault(row["citing_work"], row)
     latest = sorted(works.values(), key=lambda r: r["judgment_date"] or r["document_date"] or date.min, reverse=True)
-    return len(works), [
-        CitingDocument(
-            document_id=str(row["id"]),
-            title=clip(row["title"], TITLE_MAX) or "",
-            citation=format_citation(CitationFields.from_mapping(row)),
-            document_type=row["document_type"],
-            document_url=f"/documents/{row['id']}",
-        )
-        for row in latest[:CITED_BY_SHOWN]
-    ]
+    return len(works), [linked(row) for row in latest[:CITED_BY_SHOWN]]
 
 
 async def inteiro_teor_passages(
@@ -319,4 +366,5 @@ def card(query: str, work: GradedWork, rows: list[asyncpg.Record], shown: Shown)
         qualified_precedents=[badge(p) for p in precedents],
         cited_by_count=citing_count,
         cited_by=citing,
+        cites=cites(work_id, files, shown),
     )

@@ -169,8 +169,9 @@ class QualifiedPrecedentBadge(BaseModel):
     label: str = Field(description='The badge: "Repetitivo – Tema 1.046", "Súmula vinculante 25", "Súmula 7/STJ".')
 
 
-class CitingDocument(BaseModel):
-    """A work of the base that cites the result's work (shared/legal/graph.py), as the caller may see it."""
+class LinkedDocument(BaseModel):
+    """A work of the base that cites the result's work or that it cites (shared/legal/graph.py): one file of it the
+    caller may see."""
 
     document_id: str
     title: str
@@ -248,8 +249,13 @@ class SearchResult(BaseModel):
         description='"Citado por N documentos do acervo": works of the base the caller may see whose citations name'
         " this work's case number (with or without its UF).",
     )
-    cited_by: list[CitingDocument] = Field(
+    cited_by: list[LinkedDocument] = Field(
         default_factory=list, description="Up to five of them, the most recent first: one file of each work."
+    )
+    cites: list[LinkedDocument] = Field(
+        default_factory=list,
+        description="The decisions of the base (acórdãos the caller may see) this work cites by case number, in the"
+        " order its citations name them, up to ten.",
     )
     unread_pages: list[int] = Field(
         default_factory=list,

