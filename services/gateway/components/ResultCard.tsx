@@ -19,8 +19,8 @@ import {
   unreadPagesLabel,
 } from "../lib/format";
 import { agree } from "../lib/labels";
-import { appliedLine, citedByLabel, citedByMore, leadingBadges } from "../lib/precedents";
-import type { Judgment, SearchResult } from "../lib/types";
+import { appliedLine, citedByLabel, citedByMore, citesLabel, leadingBadges } from "../lib/precedents";
+import type { Judgment, LinkedDocument, SearchResult } from "../lib/types";
 import { AddToFolder } from "./AddToFolder";
 import { Highlighted } from "./Highlighted";
 import { JudgmentControl } from "./JudgmentControl";
@@ -147,6 +147,27 @@ function Passage({ result, id }: { result: SearchResult; id: string }) {
   );
 }
 
+/** Works of the base a card links to ("citado por", "cita"), each by its citation, opening in a new tab. */
+function LinkedList({ documents }: { documents: LinkedDocument[] }) {
+  return (
+    <ul>
+      {documents.map((doc) => (
+        <li key={doc.document_id}>
+          <a
+            className="open-linked"
+            href={apiHref(doc.document_url, documentHref(doc.document_id, 1))}
+            target="_blank"
+            rel="noopener noreferrer"
+          >
+            {doc.citation || doc.title || "Documento sem título"}
+            <span className="visually-hidden"> (abre em nova aba)</span>
+          </a>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
 export function ResultCard({ result, position, weak = false, judgment, onJudge, similarHref, onSimilar }: Props) {
   const grade = weak ? "fraca" : relevanceOf(result.relevance);
   const type = result.document_type ? (result.document_type_label ?? typeLabel(result.document_type)) : null;
@@ -180,6 +201,7 @@ export function ResultCard({ result, position, weak = false, judgment, onJudge, 
   const applied = appliedLine(result.qualified_precedents);
   const citing = result.cited_by ?? [];
   const citedCount = result.cited_by_count ?? 0;
+  const cited = result.cites ?? [];
   return (
     <article
       className={`result result-${relevanceClass(grade)}`}
@@ -336,22 +358,14 @@ export function ResultCard({ result, position, weak = false, judgment, onJudge, 
       {citedCount > 0 && (
         <details className="cited-by">
           <summary>{citedByLabel(citedCount)}</summary>
-          <ul>
-            {citing.map((doc) => (
-              <li key={doc.document_id}>
-                <a
-                  className="open-citing"
-                  href={apiHref(doc.document_url, documentHref(doc.document_id, 1))}
-                  target="_blank"
-                  rel="noopener noreferrer"
-                >
-                  {doc.citation || doc.title || "Documento sem título"}
-                  <span className="visually-hidden"> (abre em nova aba)</span>
-                </a>
-              </li>
-            ))}
-          </ul>
+          <LinkedList documents={citing} />
           {citedByMore(citedCount, citing.length) && <p className="cited-by-more">{citedByMore(citedCount, citing.length)}</p>}
+        </details>
+      )}
+      {cited.length > 0 && (
+        <details className="cited-by cites">
+          <summary>{citesLabel(cited.length)}</summary>
+          <LinkedList documents={cited} />
         </details>
       )}
       {copies.length > 0 && (

@@ -44,3 +44,8 @@ export function citedByMore(count: number, listed: number): string {
   const more = count - listed;
   return more > 0 ? `e ${agree(more, "mais 1 não listado", `mais ${more} não listados`)}` : "";
 }
+
+/** "Cita 1 decisão do acervo", "Cita 3 decisões do acervo". */
+export function citesLabel(count: number): string {
+  return `Cita ${plural(count, "decisão", "decisões")} do acervo`;
+}

@@ -85,11 +85,13 @@ export interface SearchResult {
   /** Works of the base the caller may see that cite this one ("citado por N documentos do acervo"). */
   cited_by_count?: number;
   /** Up to five of them, the most recent first. */
-  cited_by?: CitingDocument[];
+  cited_by?: LinkedDocument[];
+  /** The decisions of the base this work cites by case number, up to ten. */
+  cites?: LinkedDocument[];
 }
 
-/** A work of the base citing a result (services/search/engine/models.py CitingDocument). */
-export interface CitingDocument {
+/** A work of the base citing a result or cited by it (services/search/engine/models.py LinkedDocument). */
+export interface LinkedDocument {
   document_id: string;
   title: string;
   citation?: string | null;

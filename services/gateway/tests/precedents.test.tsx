@@ -107,4 +107,12 @@ describe("'Citado por' on the card", () => {
     expect(render({ ...STRONG_RESULT, cited_by_count: 0, cited_by: [] })).not.toContain("Citado por");
     expect(render(STRONG_RESULT)).not.toContain("Citado por");
   });
+
+  it("lists the decisions of the base the work cites, and nothing when it cites none", () => {
+    const html = render({ ...STRONG_RESULT, cites: [citing(1)] });
+    expect(html).toContain("<summary>Cita 1 decisão do acervo</summary>");
+    expect(html).toContain('href="/api/documents/d1"');
+    expect(render({ ...STRONG_RESULT, cites: [citing(1), citing(2)] })).toContain("Cita 2 decisões do acervo");
+    expect(render({ ...STRONG_RESULT, cites: [] })).not.toContain("do acervo");
+  });
 });
