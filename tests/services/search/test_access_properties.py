@@ -334,12 +334,16 @@ async def _check_every_route(world: World, header_groups: list[str], probe: int)
             assert (await client.post("/export", json={"results": [pick]}, headers=headers)).status_code == 404
         # A saved search's news name and count exactly what its search returns this caller now at least
         # "provável" (all indexed after the visit it was saved with), never a hidden work; its history is its own.
-        saved = await world.saved_search(client, header_groups, "decisão sobre contrato, tributo ou licitação")
+        # Its query is the probe's own words: the probe is news to the caller exactly when they may see it.
+        saved = await world.saved_search(client, header_groups, world.text_of[target])
+        await world.pool.execute("UPDATE saved_searches SET query = $2 WHERE id = $1", saved, world.text_of[target])
         news = await client.get(f"/saved-searches/{saved}", headers=headers)
         assert news.status_code == 200, news.text
         named = {uuid.UUID(w["document_id"]) for w in news.json()["new"]}
-        relevant = {uuid.UUID(r["document_id"]) for r in found["results"] if r["relevance"] in ("forte", "provável")}
+        again = await _search(client, headers, world.text_of[target], top_k=50)
+        relevant = {uuid.UUID(r["document_id"]) for r in again["results"] if r["relevance"] in ("forte", "provável")}
         assert named == relevant and named <= seen, (named, relevant)
+        assert (target in named) == (target in seen)
         listed_saved = (await client.get("/saved-searches", headers=headers)).json()["items"]
         assert {s["id"]: s["new_count"] for s in listed_saved} == {saved: len(named)}
         me = (await client.get("/auth/me", headers=headers)).json()["user"]
