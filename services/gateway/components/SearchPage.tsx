@@ -29,6 +29,7 @@ import {
 } from "../lib/urlState";
 import { type FacetLabels, type FilterChange, Filters } from "./Filters";
 import { ResultCard } from "./ResultCard";
+import { SaveSearchButton } from "./SaveSearchButton";
 
 export type Phase = "idle" | "loading" | "done" | "error";
 
@@ -490,6 +491,9 @@ export function SearchPage({ initial, person = "" }: Props) {
           Filtros{count > 0 ? ` (${count})` : ""}
         </button>
         <SortSelect value={state.sort} onApply={(sort) => go({ ...state, sort, page: 1 })} />
+        {phase === "done" && searched && searched.similar === null && searched.q.trim() && (
+          <SaveSearchButton key={hrefOf({ ...searched, page: 1 })} query={searched.q} filters={apiFilters(searched)} sort={searched.sort} />
+        )}
       </div>
 
       <div className="search-body">

@@ -49,6 +49,8 @@ export function menuFor(identity: Pick<Identity, "permissions"> | null | undefin
   const entries = [
     { href: "/", label: "Pesquisa", needs: ["search"] },
     { href: "/pastas", label: "Pastas", needs: ["search"] },
+    { href: "/pesquisas", label: "Pesquisas salvas", needs: ["search"] },
+    { href: "/historico", label: "Histórico", needs: ["search"] },
     { href: "/ingestao", label: "Ingestão", needs: ["ingest"] },
     { href: "/revisao", label: "Revisão", needs: ["review"] },
   ];

@@ -144,12 +144,12 @@ describe("menus show only what the person may do", () => {
 
   it("takes /auth/me's permissions", () => {
     const lawyer = me({ permissions: ["ingest", "search"] });
-    expect(menuFor(lawyer).map((e) => e.label)).toEqual(["Pesquisa", "Pastas", "Ingestão"]);
+    expect(menuFor(lawyer).map((e) => e.label)).toEqual(["Pesquisa", "Pastas", "Pesquisas salvas", "Histórico", "Ingestão"]);
     expect(may(lawyer, "review")).toBe(false);
     const reviewer = me({ roles: ["reviewer"], permissions: ["ingest", "review", "search"] });
-    expect(menuFor(reviewer).map((e) => e.label)).toEqual(["Pesquisa", "Pastas", "Ingestão", "Revisão"]);
+    expect(menuFor(reviewer).map((e) => e.label)).toEqual(["Pesquisa", "Pastas", "Pesquisas salvas", "Histórico", "Ingestão", "Revisão"]);
     const searchKey = me({ kind: "key", scopes: ["search"], permissions: ["search"] });
-    expect(menuFor(searchKey).map((e) => e.label)).toEqual(["Pesquisa", "Pastas"]);
+    expect(menuFor(searchKey).map((e) => e.label)).toEqual(["Pesquisa", "Pastas", "Pesquisas salvas", "Histórico"]);
     expect(menuFor(null)).toEqual([]);
   });
 
