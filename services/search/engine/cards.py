@@ -64,7 +64,8 @@ ORDER BY d.created_at, d.id
 """
 # The documents the caller may see whose citations name one of the shown works ($1: each work's id, $2: an id that
 # names it, aligned; $3: the caller's groups): through the chunks' citations (a document's, on each of its chunks)
-# and their GIN index; a work's own files left out.
+# and their GIN index, read on each document's first chunk only (one row per document however long it is); a work's
+# own files left out.
 CITED_BY = """
 SELECT DISTINCT ON (wanted.work, d.id) wanted.work, d.id, coalesce(d.work_id, d.id) AS citing_work,
        coalesce(d.title, d.filename) AS title, d.filename, d.document_type, d.court, d.process_number,
@@ -72,7 +73,7 @@ SELECT DISTINCT ON (wanted.work, d.id) wanted.work, d.id, coalesce(d.work_id, d.
        d.document_subtype, d.act_number, d.issuing_body, d.authors, d.venue, d.year, d.qualified_precedents,
        d.created_at
 FROM unnest($1::text[], $2::text[]) AS wanted(work, ident)
-JOIN chunks c ON c.citations @> ARRAY[wanted.ident]
+JOIN chunks c ON c.citations @> ARRAY[wanted.ident] AND c.ordinal = 0
 JOIN documents d ON d.id = c.document_id
 WHERE public.precedente_visible(c.access_groups, c.deny_groups, $3::text[])
   AND public.precedente_visible(d.access_groups, d.deny_groups, $3::text[])
