@@ -20,6 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime
 from email.message import EmailMessage
+from email.utils import formatdate, make_msgid
 from itertools import groupby
 from typing import Any
 
@@ -146,6 +147,8 @@ def digest_message(
     message = EmailMessage()
     message["From"] = settings.smtp_from
     message["To"] = to
+    message["Date"] = formatdate(localtime=True)
+    message["Message-ID"] = make_msgid(domain="precedente")
     searches = "pesquisa salva" if len(items) == 1 else "pesquisas salvas"
     message["Subject"] = f"Precedente: {total} {'novo' if total == 1 else 'novos'} em {len(items)} {searches}"
     lines = [
@@ -163,7 +166,7 @@ def digest_message(
             lines.append(f"  - {name}{f' ({where})' if where else ''}: relevância {work.relevance}")
             if work.citation and work.title != work.citation:
                 lines.append(f"    {work.title}")
-    lines += ["", "Abrir a pesquisa no Precedente zera a contagem. Para não receber mais, apague o e-mail dela."]
+    lines += ["", "Abrir a pesquisa no Precedente zera a contagem. Para não receber mais, apague a pesquisa salva."]
     message.set_content("\n".join(lines) + "\n")
     return message
 

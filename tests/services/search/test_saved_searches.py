@@ -212,7 +212,7 @@ async def test_the_daily_digest_reaches_a_real_smtp_server_and_names_only_what_i
     assert (report.messages, report.searches, report.skipped, report.failed) == (1, 1, 1, 0)
     ((to, message),) = [m for m in handler.received if "dora@firma.example" in m[0]]
     assert to == ["dora@firma.example"] and not [m for m in handler.received if "eva@firma.example" in m[0]]
-    assert message["From"] == "Precedente <alertas@firma.example>"
+    assert message["From"] == "Precedente <alertas@firma.example>" and message["Date"] and message["Message-ID"]
     assert message["Subject"].startswith("Precedente: ") and "1 pesquisa salva" in message["Subject"]
     text = message.get_content()
     assert "Pesquisa «Negativação indevida»" in text and "Acórdão do digest" in text
