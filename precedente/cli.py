@@ -723,7 +723,10 @@ def result_lines(rank: int, item: dict[str, Any], width: int) -> list[str]:
     indent = " " * 4
     fill = partial(textwrap.wrap, width=width, subsequent_indent=indent, break_long_words=True, break_on_hyphens=False)
     text = " ".join(item.get("chunk_text", "").split())
-    lines = fill(f"{rank}. [{item.get('relevance', '?')}] {source}")
+    grade = item.get("relevance", "?")
+    if basis := item.get("relevance_basis"):
+        grade += ": " + ", ".join(basis)
+    lines = fill(f"{rank}. [{grade}] {source}")
     lines += fill(where, initial_indent=indent)
     lines += fill(text[:600] + ("…" if len(text) > 600 else ""), initial_indent=indent)
     if item.get("relevance_explanation"):

@@ -241,3 +241,10 @@ def test_ingest_wait_counts_agree_with_their_number() -> None:
 def test_a_judging_body_stored_in_english_is_printed_in_portuguese() -> None:
     joined = " ".join(line.strip() for line in result_lines(1, {**LONG_RESULT, "judging_body": "First Chamber"}, 80))
     assert "1ª Secção" in joined and "Chamber" not in joined
+
+
+def test_the_grade_says_why_it_is_what_it_is() -> None:
+    reasoned = {**LONG_RESULT, "relevance_basis": ["conceito equivalente", "vários trechos da mesma decisão"]}
+    first = result_lines(1, reasoned, 120)[0]
+    assert first.startswith("1. [forte: conceito equivalente, vários trechos da mesma decisão] ")
+    assert result_lines(1, LONG_RESULT, 120)[0].startswith("1. [forte] ")

@@ -170,6 +170,8 @@ function LinkedList({ documents }: { documents: LinkedDocument[] }) {
 
 export function ResultCard({ result, position, weak = false, judgment, onJudge, similarHref, onSimilar }: Props) {
   const grade = weak ? "fraca" : relevanceOf(result.relevance);
+  // Why the API graded it so, its largest reasons ("weak" cards are those the API graded below "provável").
+  const basis = result.relevance_basis ?? [];
   const type = result.document_type ? (result.document_type_label ?? typeLabel(result.document_type)) : null;
   const court = result.court ? (result.court_label ?? courtLabel(result.court)) : null;
   const subtype = result.document_subtype
@@ -209,7 +211,10 @@ export function ResultCard({ result, position, weak = false, judgment, onJudge, 
       data-document-id={result.document_id}
       data-relevance={grade}
     >
-      <p className={`relevance relevance-${relevanceClass(grade)}`}>{RELEVANCE_LABELS[grade]}</p>
+      <p className={`relevance relevance-${relevanceClass(grade)}`}>
+        {RELEVANCE_LABELS[grade]}
+        {basis.length > 0 && <span className="relevance-basis"> · {basis.join(", ")}</span>}
+      </p>
       <h2 id={headingId} className="result-title" tabIndex={-1}>
         {result.citation || result.document_title || "Documento sem título"}
       </h2>

@@ -53,6 +53,8 @@ export interface SearchResult {
   work_id?: string;
   relevance?: Relevance;
   relevance_probability?: number;
+  /** Why the grade is what it is: "conceito equivalente", "palavras da consulta"... */
+  relevance_basis?: string[];
   /** [start, end) in chunk_text (code points) of the sentence that carries the query's concept. */
   explanation_span?: [number, number] | null;
   other_passages?: OtherPassage[];

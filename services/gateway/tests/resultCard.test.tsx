@@ -36,6 +36,13 @@ describe("<ResultCard> with every field of the contract", () => {
     expect(html).not.toMatch(/Proximidade|similaridade|score/i);
   });
 
+  it("says beside the grade why the API gave it, in the reasons it returned", () => {
+    const reasoned = render({ ...STRONG_RESULT, relevance_basis: ["conceito equivalente", "palavras da consulta"] });
+    expect(reasoned).toContain(
+      '<p class="relevance relevance-forte">Relevância forte<span class="relevance-basis"> · conceito equivalente, palavras da consulta</span></p>',
+    );
+  });
+
   it("heads the card with the citation, and tells relator, órgão julgador and both dates apart", () => {
     expect(html).toContain(`<h2 id="resultado-1" class="result-title" tabindex="-1">${STRONG_RESULT.citation}</h2>`);
     expect(html).toContain("<dt>Relator(a)</dt><dd>Nancy Andrighi</dd>");

@@ -332,6 +332,7 @@ def card(query: str, work: GradedWork, rows: list[asyncpg.Record], shown: Shown)
         work_id=work_id,
         relevance=work.grade,
         relevance_probability=round(work.probability, 3),
+        relevance_basis=list(work.basis),
         other_passages=others,
         copies=[
             DocumentCopy(

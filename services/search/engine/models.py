@@ -210,6 +210,11 @@ class SearchResult(BaseModel):
         description="Calibrated grade (services/search/engine/relevance.py): how likely a judge calls it relevant.",
     )
     relevance_probability: float = Field(0.0, description="The calibrated probability behind the grade.")
+    relevance_basis: list[str] = Field(
+        default_factory=list,
+        description='Why the grade is what it is, the model\'s largest reasons ("conceito equivalente", "palavras da'
+        ' consulta", "vários trechos da mesma decisão"; for "fraca", what lowered it): engine/relevance.py BASIS.',
+    )
     explanation_span: tuple[int, int] | None = Field(
         None, description="[start, end) in chunk_text of the sentence that carries the query's concept."
     )

@@ -77,6 +77,25 @@ def _sigmoid(z: float) -> float:
     return e / (1.0 + e)
 
 
+BASIS: dict[str, tuple[str, str]] = {
+    # feature: (what a lawyer reads when it raised the grade, when it lowered it); "" says nothing
+    "similarity": ("conceito equivalente", "conceito distante da consulta"),
+    "similarity_gap": ("conceito equivalente", "conceito distante da consulta"),
+    "dense_standing": ("conceito equivalente", "conceito distante da consulta"),
+    "coverage": ("palavras da consulta", "poucas palavras da consulta"),
+    "lead": ("abre com os termos da consulta", ""),
+    "standing": ("destaca-se dos demais resultados", "não se destaca dos demais resultados"),
+    "agreement": ("vários trechos da mesma decisão", ""),
+    "known_terms": ("", "termos da consulta ausentes do acervo"),
+    "specificity": ("termo específico da consulta", "consulta de termos comuns"),
+}
+"""The grade's reasons (RelevanceModel.basis): the concept-side features share one phrase."""
+BASIS_MIN = 0.25  # log-odds: a reason smaller than this moved the probability by a few points at most
+BASIS_SHOWN = 2
+VAGUE_BASIS = ("consulta de uma palavra genérica",)
+NAMED_BASIS = ("número do processo citado na consulta",)
+
+
 @dataclass(frozen=True)
 class Calibration:
     """The firm's recalibration of the shipped probability (migration 0019's active row)."""
@@ -105,6 +124,21 @@ class RelevanceModel:
     def calibrated(self, calibration: Calibration | None) -> "RelevanceModel":
         """This model with the firm's calibration (None: as shipped); the thresholds stay the shipped ones."""
         return self if calibration == self.calibration else replace(self, calibration=calibration)
+
+    def basis(self, features: RelevanceFeatures, grade: Grade) -> tuple[str, ...]:
+        """Why the grade is what it is, in a lawyer's words: the model's own reasons. Each feature's share of the
+        log-odds against an average judged result (coefficient x standardised value), summed per phrase of BASIS;
+        for "forte" and "provável" the phrases that raised the grade, for "fraca" those that lowered it, the largest
+        first, at most BASIS_SHOWN, none under BASIS_MIN."""
+        share = (features.vector(self.features) - self.mean) / self.scale * self.coefficients
+        raised = grade != "fraca"
+        weight: dict[str, float] = {}
+        for name, value in zip(self.features, share, strict=True):
+            phrase = BASIS[name][0 if raised else 1]
+            if phrase:
+                weight[phrase] = weight.get(phrase, 0.0) + (value if raised else -value)
+        shown = sorted((w, phrase) for phrase, w in weight.items() if w >= BASIS_MIN)
+        return tuple(phrase for _, phrase in reversed(shown[-BASIS_SHOWN:]))
 
     def grade(self, probability: float) -> Grade:
         if probability >= self.strong:

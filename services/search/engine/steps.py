@@ -36,6 +36,8 @@ from services.search.engine.ranking import (
 )
 from services.search.engine.ranking import lead as lead_scores
 from services.search.engine.relevance import (
+    NAMED_BASIS,
+    VAGUE_BASIS,
     Grade,
     RelevanceFeatures,
     RelevanceModel,
@@ -57,6 +59,7 @@ class GradedWork:
     features: RelevanceFeatures
     probability: float
     grade: Grade
+    basis: tuple[str, ...] = ()  # why the grade is what it is (RelevanceModel.basis), shown beside it
 
 
 AGREEMENT_NEAREST = 10  # the pool's nearest passages in which a work's own are counted (the agreement feature)
@@ -115,7 +118,8 @@ def grade_works(
         )
         probability = model.probability(features)
         grade = "fraca" if vague else model.grade(probability)
-        graded.append(GradedWork(group, features, probability, grade))
+        basis = VAGUE_BASIS if vague else model.basis(features, grade)
+        graded.append(GradedWork(group, features, probability, grade, basis))
     return graded
 
 
@@ -125,7 +129,7 @@ def identified_first(works: list[GradedWork], rows: list[asyncpg.Record], strong
     if not named:
         return works
     first = [
-        GradedWork(w.group, w.features, max(w.probability, strong), "forte")
+        GradedWork(w.group, w.features, max(w.probability, strong), "forte", NAMED_BASIS)
         for w in works
         if rows[w.group.best]["work_id"] in named
     ]

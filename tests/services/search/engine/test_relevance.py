@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from services.search.engine.relevance import (
+    BASIS,
     FEATURES,
     MODEL_FILE,
     RelevanceFeatures,
@@ -100,3 +101,34 @@ def test_a_model_reads_the_features_it_names_and_only_those() -> None:
     assert shipped.probability(features(dense_standing=5.0, agreement=9.0)) == shipped.probability(features())
     with pytest.raises(ValueError, match="features"):
         RelevanceModel.from_json({**data, "features": ["similarity", "dense_standing", "telepathy"]})
+
+
+def test_the_basis_names_what_raised_a_grade_and_what_lowered_it() -> None:
+    model = RelevanceModel(
+        features=("similarity_gap", "coverage", "agreement"),
+        mean=np.zeros(3),
+        scale=np.ones(3),
+        coefficients=np.array([2.0, 1.0, 0.5]),
+        intercept=0.0,
+        strong=0.85,
+        probable=0.5,
+    )
+    # a paraphrase: the concept near, few of the query's words, several passages of the decision near the question
+    paraphrase = features(similarity_gap=1.5, coverage=-0.6, agreement=3.0)
+    assert model.basis(paraphrase, "forte") == ("conceito equivalente", "vários trechos da mesma decisão")
+    # the words without the concept
+    echo = features(similarity_gap=-1.0, coverage=2.0, agreement=0.0)
+    assert model.basis(echo, "provável") == ("palavras da consulta",)
+    assert model.basis(echo, "fraca") == ("conceito distante da consulta",)
+    # nothing stands out by BASIS_MIN: no reason is made up
+    assert model.basis(features(similarity_gap=0.05, coverage=0.05, agreement=0.1), "provável") == ()
+
+
+def test_the_shipped_model_gives_a_reason_for_each_grade_it_gives() -> None:
+    model = relevance_model()
+    strong = features(similarity_gap=0.12, coverage=1.0, lead=1.0, standing=3.0)
+    weak = features(similarity_gap=-0.02, coverage=0.0, lead=0.0, standing=-1.0)
+    assert model.grade(model.probability(strong)) == "forte" and model.basis(strong, "forte")
+    assert model.grade(model.probability(weak)) == "fraca"
+    lowered = {phrase for _, phrase in BASIS.values() if phrase}
+    assert model.basis(weak, "fraca") and set(model.basis(weak, "fraca")) <= lowered
