@@ -18,7 +18,7 @@ import numpy as np
 
 from services.search.engine.models import SearchRequest
 from services.search.engine.ranking import CollectionStatistics, PoolEntry
-from services.search.syntax import ParsedQuery, parse_query, required_clause
+from services.search.syntax import ParsedQuery, column_clause, parse_query, required_clause
 from shared.legal.process_numbers import CNJ, CNJ_DIGITS
 
 HNSW_EF_SEARCH_MAX = 1000  # pgvector's bound of hnsw.ef_search
@@ -81,8 +81,12 @@ def with_dimensions(sql: str, dimensions: int) -> str:
 # The filters (SearchFilters, by their own names) and the access list (:groups). Classes processuais are kept on
 # documents only: looked up there, and only when asked for; so are the kinds of qualified precedent a document is
 # (documents.qualified_kinds, migration 0026). A cited-law prefix is compared with starts_with, not
-# LIKE: a "%" or "_" a caller types is no wildcard. :required is the lawyer's syntax or NULL.
-FILTERS = """
+# LIKE: a "%" or "_" a caller types is no wildcard. :required is the lawyer's syntax or NULL; the fields they type
+# (ementa:, relator:, orgao:, classe:, tribunal:, lei:) follow it, each NULL when not typed: :ementa is a requirement
+# on the ementa's own passage (the chunker's is_ementa chunk, or a passage of the ementa section, as cards.py
+# reads it), the others the metadata's words (column_clause) or, for :field_court and :field_cited_law, conditions
+# that must all hold, each of alternatives joined by syntax.ALTERNATIVES (U+001F).
+FILTERS = f"""
       public.precedente_visible(c.access_groups, c.deny_groups, :groups::text[])
       AND (:document_type::text[] IS NULL OR c.document_type = ANY(:document_type))
       AND (:document_subtype::text[] IS NULL OR c.document_subtype = ANY(:document_subtype))
@@ -98,7 +102,22 @@ FILTERS = """
       AND (:cited_law::text[] IS NULL OR EXISTS (
             SELECT 1 FROM unnest(c.citations) cited, unnest(:cited_law::text[]) wanted
             WHERE cited = wanted OR starts_with(cited, wanted || ',')))
-      AND """ + required_clause(":required")  # phrases, exclusions, OU (services/search/syntax.py)
+      AND {required_clause(":required")}
+      AND (:ementa::text IS NULL OR ((c.is_ementa OR split_part(c.section_path, ' > ', 1) = 'ementa')
+           AND {required_clause(":ementa")}))
+      AND {column_clause("c.relator", ":field_relator")}
+      AND {column_clause("c.judging_body", ":field_judging_body")}
+      AND (:field_procedural_class::text IS NULL OR EXISTS (
+            SELECT 1 FROM documents pf WHERE pf.id = c.document_id
+              AND {column_clause("pf.procedural_class", ":field_procedural_class")}))
+      AND (:field_court::text[] IS NULL OR NOT EXISTS (
+            SELECT 1 FROM unnest(:field_court::text[]) need
+            WHERE NOT coalesce(c.court = ANY(string_to_array(need, E'\\x1f')), false)))
+      AND (:field_cited_law::text[] IS NULL OR NOT EXISTS (
+            SELECT 1 FROM unnest(:field_cited_law::text[]) need WHERE NOT EXISTS (
+                SELECT 1 FROM unnest(c.citations) cited, unnest(string_to_array(need, E'\\x1f')) wanted
+                WHERE cited = wanted OR starts_with(cited, wanted || ','))))
+"""  # the syntax (services/search/syntax.py): phrases, exclusions, OU, ADJ/PROX as :required; the fields
 
 # Dense and lexical candidates under the same filters; the lexical ones preselected by ts_rank on
 # :preselection, the query's informative lexemes (see preselection_query), then all re-ranked in ranking.py.
@@ -246,6 +265,7 @@ def pool_parameters(
     exactly (:exact_languages), the others by the HNSW index (:walked_languages); `parsed`: request.query parsed
     (None: parsed here)."""
     f = request.filters
+    parsed = parsed or parse_query(request.query)
     return {
         "query_vector": query_vector,
         "groups": groups,
@@ -263,7 +283,13 @@ def pool_parameters(
         "lexical": candidates.lexical,
         "preselection": preselection_query(lexemes, stats),
         "lexemes": lexemes,
-        "required": (parsed or parse_query(request.query)).required,
+        "required": parsed.required,
+        "ementa": parsed.ementa,
+        "field_relator": parsed.relator,
+        "field_judging_body": parsed.judging_body,
+        "field_procedural_class": parsed.procedural_class,
+        "field_court": parsed.court,
+        "field_cited_law": parsed.cited_law,
         "process_numbers": process_numbers(request.query) or None,
         "walked_languages": [language for language in languages or [] if language not in (exact or [])],
         "exact_languages": [language for language in languages or [] if language in (exact or [])],

@@ -22,7 +22,8 @@ def test_the_search_statement_takes_every_filter_by_name() -> None:
     names = {
         "query_vector", "groups", "document_type", "document_subtype", "court", "date_from", "date_to", "relator",
         "judging_body", "procedural_class", "cited_law", "dense", "lexical", "preselection", "lexemes", "required",
-        "process_numbers", "walked_languages", "exact_languages", "qualified_precedent",
+        "process_numbers", "walked_languages", "exact_languages", "qualified_precedent", "ementa", "field_relator",
+        "field_judging_body", "field_procedural_class", "field_court", "field_cited_law",
     }  # fmt: skip
     sql, values = positional(CANDIDATES + POOL, dict.fromkeys(names))
     assert len(values) == len(names) and f"${len(names)}" in sql and f"${len(names) + 1}" not in sql
