@@ -32,6 +32,7 @@ from services.search.routers import (
     saved_searches,
     search,
     status,
+    thesaurus,
 )
 from services.search.store import audit
 from shared import outbox, recovery, telemetry
@@ -101,4 +102,5 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(relevance.router)
     app.include_router(history.router)
     app.include_router(saved_searches.router)
+    app.include_router(thesaurus.router)
     return app

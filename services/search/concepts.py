@@ -5,9 +5,17 @@ pequeno porte", "rebus sic stantibus" for "teoria da imprevisão". The explanati
 the concept when the passage carries it under another name than the query's, and the UI highlights
 it. Expanding the query itself with the other names was measured on JurisTCU and lost (G1 nDCG@10
 48.6 -> 46.6 with every name, 48.5 with abbreviations only), so ranking does not use it.
+
+The firm's own thesaurus (issue 34, item 4; services/search/store/thesaurus.py) adds its equivalence sets on top of
+these: a client's name for a contract type is no general knowledge a text embedding or the shipped list has, so the
+search expands its lexical side with a firm set's other names (Concept.firm), and names the concept and highlights
+it as it does a shipped one. The index a search uses is set for its duration (in_effect); concept_index() reads it.
 """
 
 import re
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -21,6 +29,7 @@ CONCEPTS_FILE = Path(__file__).parent / "data" / "legal_concepts.tsv"
 @dataclass(frozen=True)
 class Concept:
     names: tuple[str, ...]
+    firm: bool = False  # one of the firm's own sets: its other names also widen the lexical search
 
 
 @dataclass(frozen=True)
@@ -52,6 +61,7 @@ def name_pattern(name: str) -> re.Pattern[str]:
 
 class ConceptIndex:
     def __init__(self, concepts: list[Concept]) -> None:
+        self.concepts = tuple(concepts)
         self._entries = [
             (concept, name, name_pattern(name), acts_named(name)) for concept in concepts for name in concept.names
         ]
@@ -101,7 +111,40 @@ class ConceptIndex:
                 found.append((match, sorted(spans)))
         return found
 
+    def expansion(self, query: str) -> str:
+        """The other names of the firm's sets the query names, for the lexical side of the search ("" when none:
+        the shipped concepts never widen it, see the module docstring)."""
+        return " ".join(name for match in self.find(query) if match.concept.firm for name in match.others)
+
 
 @cache
-def concept_index() -> ConceptIndex:
+def shipped_index() -> ConceptIndex:
+    """The general concepts shipped with the code (data/legal_concepts.tsv)."""
     return ConceptIndex.from_file(CONCEPTS_FILE)
+
+
+def with_firm(sets: Iterable[Iterable[str]]) -> ConceptIndex:
+    """The shipped concepts and, after them, the firm's own sets (each a set of two names or more)."""
+    firm = [Concept(tuple(names), firm=True) for names in sets]
+    return ConceptIndex([*shipped_index().concepts, *(c for c in firm if len(c.names) >= 2)])
+
+
+_in_effect: ContextVar[ConceptIndex | None] = ContextVar("concepts_in_effect", default=None)
+
+
+@contextmanager
+def in_effect(index: ConceptIndex | None) -> Iterator[None]:
+    """concept_index() is `index` (None: the shipped one) within this block, in this task only: a search's
+    explanations and highlights read the firm's sets it was given, another search running beside it its own."""
+    token = _in_effect.set(index)
+    try:
+        yield
+    finally:
+        _in_effect.reset(token)
+
+
+def concept_index() -> ConceptIndex:
+    """The concepts in effect: the firm's thesaurus with the shipped ones during a search that read it, else
+    the shipped ones alone."""
+    index = _in_effect.get()
+    return shipped_index() if index is None else index

@@ -15,7 +15,14 @@ from dataclasses import dataclass
 from datetime import date
 from functools import lru_cache
 
-from services.search.concepts import ConceptMatch, acts_named, case_sensitive, concept_index, name_pattern
+from services.search.concepts import (
+    ConceptIndex,
+    ConceptMatch,
+    acts_named,
+    case_sensitive,
+    concept_index,
+    name_pattern,
+)
 from shared.legal.citations import extract_citations
 from shared.legal.identifiers import remove_identifiers
 from shared.legal.text import fold, fold_lower, strip_marks
@@ -451,13 +458,19 @@ def section_role(section_path: str | None) -> str | None:
 # --- the query's concept in the passage --------------------------------------------------------------------
 
 
-@lru_cache(maxsize=512)
 def _concept_patterns(query: str) -> tuple[tuple[ConceptMatch, tuple[tuple[re.Pattern[str], bool], ...]], ...]:
-    """The concepts the query names, each with the patterns of its other names (once per query, not per
-    passage: search explains every result of one query)."""
+    """The concepts the query names, each with the patterns of its other names (once per query and concepts in
+    effect, not per passage: search explains every result of one query)."""
+    return _patterns_of(concept_index(), query)
+
+
+@lru_cache(maxsize=512)
+def _patterns_of(
+    index: ConceptIndex, query: str
+) -> tuple[tuple[ConceptMatch, tuple[tuple[re.Pattern[str], bool], ...]], ...]:
     return tuple(
         (match, tuple((name_pattern(name), case_sensitive(name)) for name in match.others))
-        for match in concept_index().find(query)
+        for match in index.find(query)
     )
 
 

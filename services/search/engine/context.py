@@ -168,10 +168,17 @@ async def centring(
 
 
 async def pool_context(
-    conn: asyncpg.Connection, parsed: ParsedQuery, query_vector: np.ndarray, candidates: Candidates, db: object = None
+    conn: asyncpg.Connection,
+    parsed: ParsedQuery,
+    query_vector: np.ndarray,
+    candidates: Candidates,
+    db: object = None,
+    expansion: str = "",
 ) -> tuple[list[str], CollectionStatistics, Centring]:
     """What the candidate statement needs beyond the request, read once per search: the query's lexemes, their
-    statistics, and the languages it is centred on."""
+    statistics, and the languages it is centred on. `expansion`: other names of the firm's concepts the query
+    names (ConceptIndex.expansion), whose lexemes join the query's on the lexical side only."""
     totals = await collection_totals(conn)
-    lexemes, stats = await query_terms(conn, parsed.text, totals, db)
+    lexical = f"{parsed.text} {expansion}" if expansion else parsed.text
+    lexemes, stats = await query_terms(conn, lexical, totals, db)
     return lexemes, stats, await centring(conn, parsed.text, query_vector, totals, db, candidates)

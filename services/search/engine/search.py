@@ -3,7 +3,8 @@ ranked by the declared steps (steps.py: fusion, lead, feedback, grouping, grade,
 (cards.py), with the facet counts (facets.py).
 
 The caller parses the query once (it embeds the parsed text) and passes the firm's calibration, read from the store:
-the engine reads neither the request's raw syntax twice nor the store.
+the engine reads neither the request's raw syntax twice nor the store (but for the firm's thesaurus, which every
+search checks for a change: store/thesaurus.py).
 """
 
 import asyncio
@@ -11,6 +12,7 @@ import asyncio
 import asyncpg
 import numpy as np
 
+from services.search.concepts import in_effect
 from services.search.engine.candidates import CANDIDATES, Candidates, fetch_pool, pool_parameters
 from services.search.engine.cards import card, shown_records
 from services.search.engine.context import pool_context
@@ -20,6 +22,7 @@ from services.search.engine.models import SearchPage, SearchRequest
 from services.search.engine.ranking import Ranking, pool_matrix
 from services.search.engine.relevance import Calibration, relevance_model
 from services.search.engine.steps import STEPS, Ranked, Step, run, vague_query
+from services.search.store.thesaurus import firm_index
 from services.search.syntax import ParsedQuery, parse_query
 
 DEFAULT_RANKING = Ranking()
@@ -48,7 +51,11 @@ async def hybrid_search(
     limit = limit or request.top_k
     parsed = parsed or parse_query(request.query)
     async with db.acquire() as conn:
-        lexemes, stats, centring = await pool_context(conn, parsed, query_vector, candidates, db)
+        # The firm's thesaurus (store/thesaurus.py): None while the firm has no sets of its own, the shipped
+        # concepts alone. A set the query names widens the lexical side with its other names.
+        concepts = await firm_index(conn, db)
+        expansion = concepts.expansion(parsed.text) if concepts is not None else ""
+        lexemes, stats, centring = await pool_context(conn, parsed, query_vector, candidates, db, expansion)
 
         def parameters(search: SearchRequest) -> dict[str, object]:
             return pool_parameters(
@@ -79,7 +86,8 @@ async def hybrid_search(
             await asyncio.gather(wider, return_exceptions=True)
             raise
     facets = facet_counts(rows, request, await wider)
-    results = [card(parsed.text, work, rows, records) for work in shown]
+    with in_effect(concepts):  # the explanations' concept line and the highlights read the firm's sets too
+        results = [card(parsed.text, work, rows, records) for work in shown]
     relevant = sum(work.grade != "fraca" for work in works)
     features = [work.features for work in shown]
     return SearchPage(results, facets, len(works), relevant, relevant == 0, features, vague)
