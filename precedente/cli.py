@@ -38,6 +38,7 @@ from precedente.harness import FINAL  # noqa: E402
 from precedente.panel_command import panel_app  # noqa: E402
 from precedente.research_cli import alerts_app, history_app, saved_app  # noqa: E402
 from precedente.review_cli import review_app, unread_line  # noqa: E402
+from precedente.thesaurus_cli import thesaurus_app  # noqa: E402
 from shared import pipeline  # noqa: E402
 from shared.contracts import EVERYONE  # noqa: E402
 from shared.legal.codes import (  # noqa: E402
@@ -76,6 +77,7 @@ app.add_typer(history_app, name="historico")
 app.add_typer(saved_app, name="pesquisas")
 app.add_typer(alerts_app, name="alertas")
 app.add_typer(pastas_app, name="pastas")
+app.add_typer(thesaurus_app, name="tesauro")
 console = Console()
 err_console = Console(stderr=True)
 STATUS_BATCH = 200  # ids per GET /documents?id=...: the route answers at most 200 a page (limit)
