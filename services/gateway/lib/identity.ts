@@ -53,6 +53,7 @@ export function menuFor(identity: Pick<Identity, "permissions"> | null | undefin
     { href: "/historico", label: "Histórico", needs: ["search"] },
     { href: "/ingestao", label: "Ingestão", needs: ["ingest"] },
     { href: "/revisao", label: "Revisão", needs: ["review"] },
+    { href: "/tesauro", label: "Tesauro", needs: ["admin"] },
   ];
   return entries.filter((e) => e.needs.some((p) => may(identity, p))).map(({ href, label }) => ({ href, label }));
 }
