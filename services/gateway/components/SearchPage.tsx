@@ -469,6 +469,7 @@ export function SearchPage({ initial, person = "" }: Props) {
             autoComplete="off"
             maxLength={2000}
             placeholder="Descreva o que procura, ex.: responsabilidade solidária do tomador de serviços"
+            title='Também os operadores dos tribunais: "frase exata", OU, NÃO, ADJ2, PROX3, MESMO e campos como ementa:, relator:, tribunal:'
             value={state.q}
             onChange={(e) => setState({ ...state, q: e.target.value })}
           />

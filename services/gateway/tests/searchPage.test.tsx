@@ -20,6 +20,10 @@ describe("<SearchPage> as the server sends it", () => {
     expect(html).not.toContain("<b>coletivo</b>");
   });
 
+  it("says on the search field that the courts' operators and fields work", () => {
+    expect(html).toContain('title="Também os operadores dos tribunais: &quot;frase exata&quot;, OU, NÃO, ADJ2, PROX3, MESMO e campos como ementa:, relator:, tribunal:"');
+  });
+
   it("restores the filters and the order from the URL", () => {
     expect(html).toMatch(/<input type="checkbox" id="filtro-tribunal-0" checked="" value="tjsp"\/><label for="filtro-tribunal-0"><span class="facet-label">TJSP<\/span><\/label>/);
     expect(html).toContain('id="filtro-de" type="date" min="1800-01-01" value="2020-01-01"');
