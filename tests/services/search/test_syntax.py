@@ -557,12 +557,12 @@ async def test_no_input_makes_postgresql_fail(pool: asyncpg.Pool) -> None:
     assert 0 <= passed <= len(required)
 
 
-async def test_the_requirement_is_served_by_the_full_text_index(pool: asyncpg.Pool) -> None:
+@pytest.mark.parametrize("query", ['"responsabilidade solidária" -arbitragem', "excesso PROX3 prazo -arbitragem"])
+async def test_the_requirement_is_served_by_the_full_text_index(pool: asyncpg.Pool, query: str) -> None:
     async with pool.acquire() as conn, conn.transaction():
         await conn.execute("SET LOCAL enable_seqscan = off")
         await conn.execute("SET LOCAL plan_cache_mode = force_custom_plan")
         plan = await conn.fetch(
-            f"EXPLAIN SELECT c.id FROM chunks c WHERE {required_clause('$1')}",
-            parse_query('"responsabilidade solidária" -arbitragem').required,
+            f"EXPLAIN SELECT c.id FROM chunks c WHERE {required_clause('$1')}", parse_query(query).required
         )
     assert "chunks_tsv" in "\n".join(row[0] for row in plan)
