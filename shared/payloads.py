@@ -129,6 +129,16 @@ class QualifiedPrecedentRef(BaseModel):
     item: str | None = Field(None, description="The tese's number inside a Jurisprudência em Teses edição.")
 
 
+class StatusSignalRef(BaseModel):
+    """What a document says was cancelled, revised or overruled, as shared.legal.status reads it and the ledger
+    stores it (migration 0030): the card of the target's work shows it "segundo o acervo"."""
+
+    kind: Literal["cancelada", "revista", "superada"]
+    target: str = Field(description='The target\'s key: "sumula:STJ:408", "repetitivo:STJ:931", "case:REsp 1.328.993".')
+    label: str = Field(description='How a card names the target: "Súmula 408/STJ", "Repetitivo – Tema 931".')
+    sentence: str = Field(description="The sentence that says it, as written.")
+
+
 class DocumentMetadata(BaseModel):
     """document_type and court hold lower-case codes ("acordao", "stj", "tre_sp"); see
     shared.legal.codes for their display labels. Every field but title is optional."""
@@ -161,6 +171,9 @@ class DocumentMetadata(BaseModel):
     )
     qualified_precedents: list[QualifiedPrecedentRef] = Field(
         [], description="What a decision is or applies among qualified precedents, the one it is first."
+    )
+    status_signals: list[StatusSignalRef] = Field(
+        [], description="What the document says was cancelled, revised or overruled (shared.legal.status)."
     )
     language: str | None = Field(
         None, description='ISO 639-1 code of the text\'s language ("pt", "en"), "und" when too little text to tell.'

@@ -25,8 +25,9 @@ from shared.legal.document_text import DocumentText
 from shared.legal.document_types import guess_type
 from shared.legal.language import detect_language
 from shared.legal.precedents import find_qualified_precedents
+from shared.legal.status import find_status_statements
 from shared.legal.titles import caption, filename_title, guess_title
-from shared.payloads import DocumentMetadata, Page, QualifiedPrecedentRef
+from shared.payloads import DocumentMetadata, Page, QualifiedPrecedentRef, StatusSignalRef
 
 __all__ = ["VERIFIED", "annotate", "apply_hints", "merge"]
 
@@ -88,7 +89,7 @@ def annotate(
             sources[name] = "rules"
     guessed.sources = sources
     described = guessed if hints is None else apply_hints(guessed, hints)
-    return with_qualified_precedents(described, doc)
+    return with_status_signals(with_qualified_precedents(described, doc), doc)
 
 
 def with_qualified_precedents(metadata: DocumentMetadata, doc: DocumentText) -> DocumentMetadata:
@@ -103,6 +104,20 @@ def with_qualified_precedents(metadata: DocumentMetadata, doc: DocumentText) -> 
     refs = [QualifiedPrecedentRef(**p.as_dict()) for p in found]
     sources = dict(metadata.sources) | {"qualified_precedents": "rules"}
     return metadata.model_copy(update={"qualified_precedents": refs, "sources": sources})
+
+
+def with_status_signals(metadata: DocumentMetadata, doc: DocumentText) -> DocumentMetadata:
+    """What the document says was cancelled, revised or overruled (shared.legal.status), read once its court is
+    final (a bare "Súmula 7" in the STJ's decision is the STJ's); a petition's "a Súmula está superada" argues it,
+    and is not read."""
+    if metadata.document_type == "peticao":
+        return metadata
+    found = find_status_statements(doc.full, metadata.court)
+    if not found:
+        return metadata
+    refs = [StatusSignalRef(**s.as_dict()) for s in found]
+    sources = dict(metadata.sources) | {"status_signals": "rules"}
+    return metadata.model_copy(update={"status_signals": refs, "sources": sources})
 
 
 def apply_hints(metadata: DocumentMetadata, hints: MetadataHints) -> DocumentMetadata:

@@ -14,7 +14,7 @@ import asyncpg
 import numpy as np
 from prometheus_client import Counter
 
-from services.indexer import access_changes, deletions, precedents, works
+from services.indexer import access_changes, deletions, precedents, status, works
 from services.indexer.batching import EmbeddingBatcher
 from services.indexer.works import assign_work
 from shared import ledger, outbox
@@ -90,6 +90,7 @@ async def setup(ctx: StageContext) -> None:
     ctx.state["statistics_task"] = asyncio.create_task(refresher.run())
     ctx.state["works_backfill"] = asyncio.create_task(_backfill_works(ctx))
     ctx.state["precedents_backfill"] = asyncio.create_task(_backfill_precedents(ctx))
+    ctx.state["status_backfill"] = asyncio.create_task(_backfill_status(ctx))
 
 
 async def _backfill_works(ctx: StageContext) -> None:
@@ -109,6 +110,16 @@ async def _backfill_precedents(ctx: StageContext) -> None:
             log.info("indexer: qualified precedents read for %d documents indexed before they were", done)
     except Exception:  # noqa: BLE001 - the next start tries again; indexing goes on meanwhile
         log.exception("indexer: reading older documents' qualified precedents failed; the next start tries again")
+
+
+async def _backfill_status(ctx: StageContext) -> None:
+    """Documents indexed before the annotator read status statements get them, beside the stream (migration
+    0030)."""
+    try:
+        if done := await status.backfill(ctx.db):
+            log.info("indexer: status statements read for %d documents indexed before they were", done)
+    except Exception:  # noqa: BLE001 - the next start tries again; indexing goes on meanwhile
+        log.exception("indexer: reading older documents' status statements failed; the next start tries again")
 
 
 async def handle(event: DocumentAnnotated, ctx: StageContext) -> Outcome:

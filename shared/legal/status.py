@@ -30,10 +30,10 @@ from shared.legal.citations import find_precedents
 from shared.legal.precedents import QualifiedPrecedent, label
 from shared.legal.text import fold
 
-__all__ = ["KINDS", "StatusStatement", "find_status_statements", "precedent_key", "case_key"]
+__all__ = ["KINDS", "StatusStatement", "case_key", "find_status_statements", "precedent_key", "statement"]
 
-KINDS = {"cancelada": "cancelada", "revista": "revista", "superada": "superada"}
-"""The statement kinds, as the card writes them after the target ("Súmula 408/STJ cancelada")."""
+KINDS = {"cancelada": "cancelado", "revista": "revisto", "superada": "superado"}
+"""The statement kinds (named as a súmula takes them), each with the form a Tema or a case takes."""
 
 _SENTENCE_MAX = 400
 
@@ -132,6 +132,13 @@ class StatusStatement:
     def as_dict(self) -> dict[str, str]:
         """The stored form (migration 0030): kind, target, label, sentence."""
         return {"kind": self.kind, "target": self.target, "label": self.label, "sentence": self.sentence}
+
+
+def statement(label: str, kind: str) -> str:
+    """How the card says it, the participle agreeing with the target: "Súmula 408/STJ cancelada", "Repetitivo –
+    Tema 931 revisto", "REsp 1.234.567/SP superado"."""
+    feminine = label.startswith(("Súmula", "Tese"))
+    return f"{label} {kind if feminine else KINDS[kind]}"
 
 
 def precedent_key(kind: str, court: str | None, number: str | None) -> str | None:

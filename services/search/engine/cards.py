@@ -17,6 +17,7 @@ from services.search.engine.models import (
     OtherPassage,
     QualifiedPrecedentBadge,
     SearchResult,
+    StatusSignal,
 )
 from services.search.engine.steps import GradedWork
 from services.search.explain import explain, highlight_spans
@@ -26,6 +27,7 @@ from shared.legal.codes import label
 from shared.legal.graph import cited_as, cited_keys
 from shared.legal.precedents import QualifiedPrecedent
 from shared.legal.precedents import label as precedent_label
+from shared.legal.status import case_key, precedent_key, statement
 from shared.legal.teses import tese_citation
 
 DETAILS = """
@@ -94,6 +96,22 @@ WHERE d.work_keys && $1::text[] AND k.key = ANY($1::text[]) AND d.stage <> 'dele
   AND public.precedente_visible(d.access_groups, d.deny_groups, $2::text[])
 """
 CITES_SHOWN = 10
+# The statements of documents the caller may see that name one of the shown works' targets ($1: their keys,
+# shared/legal/status.py; $2: the caller's groups) that they were cancelled, revised or overruled: through the
+# documents' status_targets and their GIN index (migration 0030), one row per statement and document.
+STATUS = """
+SELECT DISTINCT ON (s.target, s.kind, d.id) s.target, s.kind, s.label, s.sentence, d.id,
+       coalesce(d.work_id, d.id) AS saying_work, coalesce(d.title, d.filename) AS title, d.filename, d.document_type,
+       d.court, d.process_number, d.procedural_class, d.relator, d.judging_body, d.judgment_date, d.publication_date,
+       d.document_date, d.document_subtype, d.act_number, d.issuing_body, d.authors, d.venue, d.year,
+       d.qualified_precedents, d.created_at
+FROM documents d
+CROSS JOIN LATERAL jsonb_to_recordset(d.status_signals) AS s(kind text, target text, label text, sentence text)
+WHERE d.status_targets ?| $1::text[] AND s.target = ANY($1::text[]) AND d.stage <> 'deleted'
+  AND public.precedente_visible(d.access_groups, d.deny_groups, $2::text[])
+"""
+STATUS_KINDS = ("sumula", "sumula_vinculante", "repetitivo", "repercussao_geral")
+"""The qualified precedents a statement can name by key (an IRDR's court is too often unknown to be matched)."""
 
 SAME_TEXT = REPEAT_COSINE
 """An extract's passage and the inteiro teor's are the same text at grouping's repeat cosine (0.95): copies of
@@ -123,6 +141,7 @@ class Shown:
     opened: dict[int, int] = field(default_factory=dict)  # a best passage in an extract -> the inteiro teor's
     cited_by: dict[str, list[asyncpg.Record]] = field(default_factory=dict)  # work id -> citing works' files (CITED_BY)
     cited: dict[str, list[asyncpg.Record]] = field(default_factory=dict)  # work key -> the base's files of it (CITED)
+    statuses: dict[str, list[asyncpg.Record]] = field(default_factory=dict)  # target key -> statements (STATUS)
 
 
 async def shown_records(
@@ -140,7 +159,8 @@ async def shown_records(
     documents = {row["id"]: row for row in await conn.fetch(DOCUMENTS, document_ids)}
     cited_by = await citing_documents(conn, copies, documents, groups)
     cited = await cited_documents(conn, copies, documents, groups)
-    return Shown(details, copies, documents, await ementas(conn, document_ids), opened, cited_by, cited)
+    statuses = await status_statements(conn, list(documents.values()), groups)
+    return Shown(details, copies, documents, await ementas(conn, document_ids), opened, cited_by, cited, statuses)
 
 
 async def citing_documents(
@@ -181,6 +201,58 @@ async def cited_documents(
     for row in await conn.fetch(CITED, sorted(keys), groups):
         found.setdefault(row["key"], []).append(row)
     return found
+
+
+def status_targets(files: list[asyncpg.Record]) -> list[str]:
+    """The keys a statement names these files' work by (shared.legal.status): the qualified precedents the work is
+    or applies (a decision applying a cancelled súmula stands on it), and its acórdãos' case numbers."""
+    keys = [
+        precedent_key(p["kind"], p.get("court"), p.get("number"))
+        for p in work_precedents(files)
+        if p["kind"] in STATUS_KINDS
+    ]
+    keys += [
+        case_key(ident) for f in files if f["document_type"] == "acordao" for ident in cited_as(f["process_number"])
+    ]
+    return [key for key in dict.fromkeys(keys) if key]
+
+
+async def status_statements(
+    conn: asyncpg.Connection, files: list[asyncpg.Record], groups: list[str]
+) -> dict[str, list[asyncpg.Record]]:
+    """The statements of documents the caller may see about the shown works' targets, by target key."""
+    keys = status_targets(files)
+    if not keys:
+        return {}
+    found: dict[str, list[asyncpg.Record]] = {}
+    for row in await conn.fetch(STATUS, keys, groups):
+        found.setdefault(row["target"], []).append(row)
+    return found
+
+
+def status_signals(work_id: str, files: list[asyncpg.Record], shown: Shown) -> list[StatusSignal]:
+    """What documents of the base say of this work's precedents, one signal per target and kind, in the order of
+    the work's targets: said by the most recent of the other works that say it (one file each: the oldest), with
+    how many works say it; the work's own files never count."""
+    signals: list[StatusSignal] = []
+    for key in status_targets(files):
+        by_kind: dict[str, dict[uuid.UUID, asyncpg.Record]] = {}
+        for row in sorted(shown.statuses.get(key, []), key=lambda r: (r["created_at"], str(r["id"]))):
+            if str(row["saying_work"]) != work_id:
+                by_kind.setdefault(row["kind"], {}).setdefault(row["saying_work"], row)
+        for kind, works in by_kind.items():
+            latest = max(works.values(), key=lambda r: r["judgment_date"] or r["document_date"] or date.min)
+            signals.append(
+                StatusSignal(
+                    kind=kind,
+                    target=latest["label"],
+                    statement=statement(latest["label"], kind),
+                    sentence=latest["sentence"],
+                    said_by=linked(latest),
+                    said_by_count=len(works),
+                )
+            )
+    return signals
 
 
 def linked(row: asyncpg.Record) -> LinkedDocument:
@@ -369,4 +441,5 @@ def card(query: str, work: GradedWork, rows: list[asyncpg.Record], shown: Shown)
         cited_by_count=citing_count,
         cited_by=citing,
         cites=cites(work_id, files, shown),
+        status_signals=status_signals(work_id, described, shown),
     )

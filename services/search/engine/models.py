@@ -180,6 +180,23 @@ class LinkedDocument(BaseModel):
     document_url: str
 
 
+class StatusSignal(BaseModel):
+    """What a document of the base says of a precedent the result's work is or applies, or of the work's own case
+    (its Tema, a súmula it applies, its case number): cancelled, revised or overruled (shared/legal/status.py). Only
+    what the base says, never a claim from outside it: the card shows it "segundo o acervo", with the document."""
+
+    kind: Literal["cancelada", "revista", "superada"]
+    target: str = Field(description='The precedent named: "Súmula 408/STJ", "Repetitivo – Tema 931", "REsp 1.234/SP".')
+    statement: str = Field(
+        description='"Súmula 408/STJ cancelada", "Repetitivo – Tema 931 revisto": the card\'s words.'
+    )
+    sentence: str = Field(description="The sentence of the document that says it, as written.")
+    said_by: LinkedDocument = Field(
+        description="The most recent work that says it (one file of it the caller may see)."
+    )
+    said_by_count: int = Field(1, description="How many works the caller may see say it.")
+
+
 class SearchResult(BaseModel):
     """One work (a decision, an act, a parecer): its best passage, and what a lawyer needs to cite it."""
 
@@ -261,6 +278,12 @@ class SearchResult(BaseModel):
         default_factory=list,
         description="The decisions of the base (acórdãos the caller may see) this work cites by case number, in the"
         " order its citations name them, up to ten.",
+    )
+    status_signals: list[StatusSignal] = Field(
+        default_factory=list,
+        description='"Segundo o acervo: Súmula 408/STJ cancelada": what documents of the base the caller may see say'
+        " was cancelled, revised or overruled among this work's precedents (the Tema it fixes, a súmula or Tema it"
+        " applies, its own case number), each with the document that says it; the work's own files never count.",
     )
     unread_pages: list[int] = Field(
         default_factory=list,
