@@ -91,8 +91,12 @@ _KEPT: dict[int, tuple[object, int, ConceptIndex | None]] = {}
 async def firm_index(conn: asyncpg.Connection, db: object = None) -> ConceptIndex | None:
     """The concepts a search uses: the shipped ones with the firm's sets, None when the firm has none (the shipped
     index as it was). One primary-key read per search; the sets are read again only when the version moved.
-    `db`: the pool the connection came from, which keys what is kept (None: nothing is kept)."""
-    current = await version(conn)
+    `db`: the pool the connection came from, which keys what is kept (None: nothing is kept). A database before
+    migration 0029 (a bench's index kept read-only) has no thesaurus: the shipped concepts alone."""
+    try:
+        current = await version(conn)
+    except asyncpg.UndefinedTableError:
+        return None
     kept = _KEPT.get(id(db)) if db is not None else None
     if kept is not None and kept[0] is db and kept[1] == current:
         return kept[2]

