@@ -204,6 +204,7 @@ export function ResultCard({ result, position, weak = false, judgment, onJudge, 
   const citing = result.cited_by ?? [];
   const citedCount = result.cited_by_count ?? 0;
   const cited = result.cites ?? [];
+  const signals = result.status_signals ?? [];
   return (
     <article
       className={`result result-${relevanceClass(grade)}`}
@@ -239,6 +240,22 @@ export function ResultCard({ result, position, weak = false, judgment, onJudge, 
         <span>{pageSpan(result.page_number, result.page_end)}</span>
         {section && <span className="section">{section}</span>}
       </p>
+      {signals.map((signal) => (
+        <p key={`${signal.target}-${signal.kind}`} className="status-signal" role="note">
+          <strong>Segundo o acervo:</strong> {signal.statement} — ver{" "}
+          <a
+            className="open-linked"
+            href={apiHref(signal.said_by.document_url, documentHref(signal.said_by.document_id, 1))}
+            target="_blank"
+            rel="noopener noreferrer"
+          >
+            {signal.said_by.citation || signal.said_by.title || "Documento sem título"}
+            <span className="visually-hidden"> (abre em nova aba)</span>
+          </a>
+          {signal.said_by_count > 1 && ` e mais ${signal.said_by_count - 1} ${signal.said_by_count > 2 ? "documentos" : "documento"}`}
+          <q className="status-sentence">{signal.sentence}</q>
+        </p>
+      ))}
       {(processo || result.relator || result.judging_body || judged || published || applied || kindFacts.length > 0) && (
         <dl className="result-facts">
           {kindFacts.map(([term, value]) => (

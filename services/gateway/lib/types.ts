@@ -90,6 +90,19 @@ export interface SearchResult {
   cited_by?: LinkedDocument[];
   /** The decisions of the base this work cites by case number, up to ten. */
   cites?: LinkedDocument[];
+  /** What documents of the base say was cancelled, revised or overruled among this work's precedents. */
+  status_signals?: StatusSignal[];
+}
+
+/** "Segundo o acervo: Súmula 408/STJ cancelada" (services/search/engine/models.py StatusSignal): only what a
+ * document of the base the caller may see says, with that document. */
+export interface StatusSignal {
+  kind: "cancelada" | "revista" | "superada";
+  target: string;
+  statement: string;
+  sentence: string;
+  said_by: LinkedDocument;
+  said_by_count: number;
 }
 
 /** A work of the base citing a result or cited by it (services/search/engine/models.py LinkedDocument). */
