@@ -84,8 +84,10 @@ async def version(db: Db) -> int:
 
 
 # Per database pool (two apps of one process, as in the tests, keep their own and read the database as two replicas
-# do): the pool, the version its index was built at, the index.
+# do): the pool, the version its index was built at, the index. A service has one pool; tests make and close many,
+# so past KEPT_POOLS the entries are dropped (they are rebuilt on the next search).
 _KEPT: dict[int, tuple[object, int, ConceptIndex | None]] = {}
+KEPT_POOLS = 8
 
 
 async def firm_index(conn: asyncpg.Connection, db: object = None) -> ConceptIndex | None:
@@ -109,5 +111,7 @@ async def firm_index(conn: asyncpg.Connection, db: object = None) -> ConceptInde
     sets = [list(row["names"]) for row in rows if row["names"] is not None]
     index = with_firm(sets) if sets else None
     if db is not None:
+        if len(_KEPT) >= KEPT_POOLS and id(db) not in _KEPT:
+            _KEPT.clear()
         _KEPT[id(db)] = (db, read_at, index)
     return index
