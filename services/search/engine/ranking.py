@@ -54,6 +54,7 @@ class Ranking:
     feedback_weight: float = 0.5
     lead_weight: float = 0.3
     lead_words: float = 10.0
+    lead_max_lexemes: int = 0  # the lead orders only queries of at most this many distinct lexemes; 0: every query
 
 
 def ranking_from(settings: Settings) -> Ranking:
@@ -66,6 +67,7 @@ def ranking_from(settings: Settings) -> Ranking:
         feedback_weight=settings.search_feedback_weight,
         lead_weight=settings.search_lead_weight,
         lead_words=settings.search_lead_words,
+        lead_max_lexemes=settings.search_lead_max_lexemes,
     )
 
 

@@ -220,6 +220,11 @@ class Ranked:
         languages = [entry.language for entry in self.pool]
         return centred_scores(self.vectors, languages, vector, self.centroids or {}, self.query_language)
 
+    def leads(self) -> bool:
+        """Whether the lead orders this query (the grade reads it either way): Ranking.lead_max_lexemes."""
+        limit = self.ranking.lead_max_lexemes
+        return self.opening is not None and (limit <= 0 or len(set(self.lexemes)) <= limit)
+
     def scores(self) -> PoolScores:
         opening = self.opening if self.opening is not None else np.zeros(len(self.pool))
         return PoolScores(self.fused, self.dense, opening)
@@ -245,7 +250,8 @@ def lead(r: Ranked) -> None:
     if not r.pool or r.ranking.lead_weight <= 0:
         return
     r.opening = lead_scores(r.pool, r.lexemes, r.stats, r.ranking.lead_words)
-    r.fused = r.fused + lead_term(r.opening, r.ranking)
+    if r.leads():
+        r.fused = r.fused + lead_term(r.opening, r.ranking)
 
 
 def feedback(r: Ranked) -> None:
@@ -259,7 +265,7 @@ def feedback(r: Ranked) -> None:
     moved = r.query_vector + r.ranking.feedback_weight * r.vectors[top].mean(axis=0)
     moved /= np.linalg.norm(moved) or 1.0
     fused = fuse(r.similarity(moved), r.lexical, r.ranking)
-    r.fused = fused if r.opening is None else fused + lead_term(r.opening, r.ranking)
+    r.fused = fused + lead_term(r.opening, r.ranking) if r.opening is not None and r.leads() else fused
 
 
 def tables_last(r: Ranked) -> None:

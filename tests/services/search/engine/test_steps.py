@@ -43,6 +43,24 @@ def test_the_lead_step_adds_what_fusion_with_the_lead_gave_bit_for_bit() -> None
         assert np.array_equal(score_pool(pool, query, ["a", "b"], stats, ranking, vectors).fused, expected), fusion
 
 
+def test_the_lead_orders_only_queries_within_its_lexeme_limit_and_the_grade_reads_it_always() -> None:
+    rng = np.random.default_rng(11)
+    vectors = rng.normal(size=(5, 4)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    pool = [PoolEntry(i, vectors[i], 30, {"a": 1, "b": 1}, {"a": 1 + 20 * i, "b": 2}) for i in range(5)]
+    stats = CollectionStatistics(100, 30.0, {"a": 10, "b": 40})
+    lexemes = ["a", "b"]
+
+    def scores(**ranking: int):  # noqa: ANN202 - PoolScores
+        return score_pool(pool, vectors[0], lexemes, stats, Ranking(feedback_docs=2, **ranking), vectors)
+
+    led, long_query, unlimited = scores(lead_max_lexemes=2), scores(lead_max_lexemes=1), scores()
+    unled = scores(lead_weight=0)
+    assert np.array_equal(led.fused, unlimited.fused) and not np.array_equal(led.fused, unled.fused)
+    assert np.array_equal(long_query.fused, unled.fused), "a query past the limit is ordered as without the lead"
+    assert np.array_equal(long_query.opening, led.opening) and long_query.opening.any(), "the grade's lead feature"
+
+
 def test_a_table_of_numbers_goes_below_every_other_passage() -> None:
     """tables_last: a row the pool marks table_like ends below the lowest other one; nothing moves when no row or
     every row is a table, or when the rows are not the pool's."""
