@@ -1,0 +1,54 @@
+"""bench/adapt_e5.py: the pairs it mines from an ementa, and a LoRA delta that starts as the base model and survives
+its file."""
+
+import importlib.util
+import random
+from pathlib import Path
+from types import ModuleType
+
+import numpy as np
+import torch
+
+BENCH = Path(__file__).resolve().parents[1] / "bench"
+EMENTA = (
+    "APELAÇÃO CÍVEL. DIREITO DO CONSUMIDOR. INSCRIÇÃO INDEVIDA EM CADASTRO DE INADIMPLENTES. DANO MORAL IN RE IPSA. "
+    "QUANTUM INDENIZATÓRIO MANTIDO. RECURSO CONHECIDO E NÃO PROVIDO. 1. A inscrição indevida do nome do consumidor em "
+    "cadastro de proteção ao crédito gera dano moral presumido, que dispensa a prova do prejuízo sofrido."
+)
+
+
+def adapt() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("adapt_e5", BENCH / "adapt_e5.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_an_ementa_splits_into_its_heading_segments_and_its_prose() -> None:
+    bench = adapt()
+    segments, body = bench.heading_and_body(EMENTA)
+    assert body.startswith("A inscrição indevida do nome do consumidor")  # its item number stays in the heading
+    assert "INSCRIÇÃO INDEVIDA EM CADASTRO DE INADIMPLENTES" in segments and "DANO MORAL IN RE IPSA" in segments
+    for _ in range(20):  # the query is lower-case subject segments, never the appeal's class or outcome
+        query = bench.keyword_query(segments, random.Random(_))
+        assert query and query == query.lower() and "apelação" not in query and "provido" not in query
+
+
+def test_a_delta_starts_as_the_base_model_and_is_read_back_from_its_file(tmp_path: Path) -> None:
+    bench = adapt()
+    lora = bench.LoraE5(rank=2, alpha=4.0)
+    text = ["responsabilidade solidária dos fornecedores"]
+    base = lora.embed(text, True, 64).detach()
+    with torch.no_grad():
+        lora.merge()
+        assert torch.allclose(lora.embed(text, True, 64), base, atol=1e-6), "B starts at zero: the base model"
+        lora.params["l0.qkv.B"] += 0.05
+        lora.merge()
+        moved = lora.embed(text, True, 64)
+    assert not torch.allclose(moved, base, atol=1e-4)
+    lora.save(tmp_path / "delta.npz", {"pairs": 1})
+    again = bench.LoraE5(rank=2, alpha=4.0)
+    again.load(tmp_path / "delta.npz")
+    with torch.no_grad():
+        again.merge()
+        assert np.allclose(again.embed(text, True, 64).numpy(), moved.numpy(), atol=1e-6)
