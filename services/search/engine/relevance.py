@@ -86,10 +86,13 @@ BASIS: dict[str, tuple[str, str]] = {
     "lead": ("abre com os termos da consulta", ""),
     "standing": ("destaca-se dos demais resultados", "não se destaca dos demais resultados"),
     "agreement": ("vários trechos da mesma decisão", ""),
-    "known_terms": ("", "termos da consulta ausentes do acervo"),
-    "specificity": ("termo específico da consulta", "consulta de termos comuns"),
+    # the query's own (the same on every card of it): they cannot say why this card differs from the next one
+    "known_terms": ("", ""),
+    "specificity": ("", ""),
 }
-"""The grade's reasons (RelevanceModel.basis): the concept-side features share one phrase."""
+"""The grade's reasons (RelevanceModel.basis): the concept-side features share one phrase. Read as a lawyer reads
+the cards: "consulta de termos comuns" under a "fraca" card of a query whose first card was "forte" said nothing
+about that card, so the query-level features name no reason."""
 BASIS_MIN = 0.25  # log-odds: a reason smaller than this moved the probability by a few points at most
 BASIS_SHOWN = 2
 VAGUE_BASIS = ("consulta de uma palavra genérica",)
