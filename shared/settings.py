@@ -139,6 +139,9 @@ class Settings(BaseSettings):
     # Each person's search history (GET /history, `precedente historico`): entries older than this many days are
     # deleted; 0 keeps none.
     history_retention_days: int = Field(default=90, ge=0)
+    # Messages refused for breaking their contract (GET /refused-messages, `precedente recusadas`): at most this
+    # many are kept, the oldest deleted as new ones come, so a flood cannot fill the database.
+    refused_messages_kept: int = Field(default=10000, ge=1)
 
     # E-mail: the saved searches' daily digest (services/search/alerts.py, `precedente alertas enviar`). No host: no
     # e-mail is sent; the page still counts what is new beside each saved search.

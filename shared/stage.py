@@ -34,7 +34,7 @@ from faststream.message import StreamMessage
 from opentelemetry import trace
 from pydantic import ValidationError
 
-from shared import ledger, pipeline, recovery, telemetry
+from shared import ledger, pipeline, recovery, refused, telemetry
 from shared.broker import CONSUMER_FETCH_BOUNDS, STOP_GRACE_S, make_broker, publish, topic_name
 from shared.contracts import (
     EVENT_BY_TOPIC,
@@ -456,7 +456,7 @@ async def decode_or_refuse(
         if not _key_disagrees(key, event):
             return event
         reason, key = _key_reason(topic, key or b"", event), None
-    await _refuse(ctx, consumer, stage, body, reason, key, raw)
+    await _refuse(ctx, consumer, topic, stage, body, reason, key, raw)
     return None
 
 
@@ -468,12 +468,13 @@ async def _reject_malformed(
     key: bytes | None,
     raw: bytes | dict[str, Any] | None = None,
 ) -> None:
-    await _refuse(ctx, service.name, service.output_stage, body, reason, key, raw)
+    await _refuse(ctx, service.name, service.input_topic, service.output_stage, body, reason, key, raw)
 
 
 async def _refuse(
     ctx: StageContext,
     consumer: str,
+    topic: Topic,
     stage: Stage,
     body: dict[str, Any],
     reason: str,
@@ -484,12 +485,21 @@ async def _refuse(
     under its document (from the body or the message key), its version and trace kept where they are valid,
     and, for a document the ledger knows, an entry in its history (its state untouched: the message is not
     trusted to change it). A message that names no document at all is dead-lettered under the nil id, its
-    start quoted."""
+    start quoted. Every one, with a document or not, is also kept in the bounded record of refused messages
+    (shared/refused.py), which the API, the page and the CLI show: nothing in the product reads the topic."""
     document_id = _document_id_of(body, key)
+    start = refused.quoted_start(raw, body)
     if document_id is None:
-        start = raw[:200] if isinstance(raw, bytes) else str(body)[:200]
-        reason += f"; no document id in it or in its key; it starts {start!r}"
+        reason += "; no document id in it or in its key"
+        if "; it starts " not in reason:  # decode()'s own reasons quote it already
+            reason += f"; it starts {start}"
     log.error("%s: %s", consumer, reason)
+    try:
+        await refused.record(
+            ctx.db, ctx.settings.refused_messages_kept, consumer, topic.value, reason, start, document_id
+        )
+    except Exception:  # noqa: BLE001 - the dead letter and the log still tell; the stream must go on
+        log.exception("%s: could not record the refused message", consumer)
     if document_id is not None:
         await ledger.note_refused(ctx.db, document_id, f"{consumer}: refused a message: {reason}")
     follow: dict[str, Any] = {}

