@@ -1023,6 +1023,45 @@ def status_command(
         console.print(line, markup=False)
 
 
+@app.command("recusadas")
+def refused_command(
+    limit: Annotated[int, typer.Option(min=1, max=200, help="Quantas mostrar, as mais novas primeiro.")] = 20,
+    offset: Annotated[int, typer.Option(min=0, help="Quantas pular antes das mostradas.")] = 0,
+    api: ApiOption = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Imprime o JSON de GET /refused-messages como veio.")] = False,
+) -> None:
+    """Mensagens recusadas pelas etapas por não seguirem o contrato (GET /refused-messages, só administradores):
+    quando, quem recusou, o tópico, o motivo, o documento (quando a mensagem diz qual) e o começo da mensagem.
+    Inclui as que não dizem documento nenhum, que só iam para o tópico de mensagens mortas."""
+    base = (api or Settings().api_url).rstrip("/")
+    response = httpx.get(
+        f"{base}/refused-messages", params={"limit": limit, "offset": offset}, headers=auth_headers(), timeout=30
+    )
+    response.raise_for_status()  # main() says what went wrong, in one line
+    report = response.json()
+    if as_json:
+        sys.stdout.write(json.dumps(report, ensure_ascii=False, indent=2) + "\n")
+        return
+    total, shown = report["total"], len(report["messages"])
+    if total == 0:
+        console.print("Nenhuma mensagem recusada.", markup=False)
+        return
+    kept = f"{total} mensagem recusada guardada" if total == 1 else f"{total} mensagens recusadas guardadas"
+    window = f"; mostrando {offset + 1}–{offset + shown}" if shown and shown < total else ""
+    console.print(f"{kept} (no máximo {report['kept_at_most']}, as mais antigas saem){window}", markup=False)
+    for item in report["messages"]:
+        document = item["document_id"] or "nenhum (a mensagem não diz qual)"
+        console.print(
+            f"\n{item['at'][:19].replace('T', ' ')}  {item['consumer']} recusou uma mensagem de {item['topic']}",
+            markup=False,
+            highlight=False,
+            soft_wrap=True,
+        )
+        console.print(f"  documento: {document}", markup=False, highlight=False, soft_wrap=True)
+        console.print(f"  motivo: {item['reason']}", markup=False, highlight=False, soft_wrap=True)
+        console.print(f"  começo: {item['message_start']}", markup=False, highlight=False, soft_wrap=True)
+
+
 app.command("audit")(audit_command)
 app.command("password")(password_command)
 
