@@ -1,7 +1,9 @@
 "use client";
 
-// The ingestion page's live part: "Enviar documentos" (POST /documents through /api) and the list of documents
-// (GET /documents): search by name, filter by state, each with its state, reason and history in Portuguese.
+// The ingestion page's live part: "Enviar documentos" (POST /documents through /api), the list of documents
+// (GET /documents): search by name, filter by state, each with its state, reason and history in Portuguese; and,
+// for administrators, "Mensagens recusadas" (GET /refused-messages): what the pipeline refused for breaking its
+// contract, including messages that name no document, which only the dead-letter topic had before.
 import { useCallback, useEffect, useRef, useState, type FormEvent } from "react";
 import { callApi } from "../lib/apiClient";
 import {
@@ -33,6 +35,8 @@ interface Props {
   groups: string[];
   mayUpload: boolean;
   mayReview: boolean;
+  /** An administrator: sees the refused messages (GET /refused-messages is theirs alone). */
+  mayAdminister?: boolean;
   /** The search and state of the address (?q=, ?estado=): a list is shared by its link. */
   initialQuery?: string;
   initialState?: string;
@@ -47,6 +51,112 @@ interface Outcome {
 }
 
 const POLL_MS = 4000;
+const REFUSED_PAGE = 20;
+
+/** One message a consumer refused (GET /refused-messages, services/search/routers/refused.py). */
+export interface RefusedMessage {
+  at: string;
+  consumer: string;
+  topic: string;
+  reason: string;
+  message_start: string;
+  document_id: string | null;
+}
+
+export interface RefusedMessagePage {
+  total: number;
+  kept_at_most: number;
+  messages: RefusedMessage[];
+}
+
+/** The refused messages of one page, as a person reads them: when, who refused it, on which topic, about which
+ * document (or that it names none), why, and how it starts; the reason and the start stay as they came. */
+export function RefusedMessageList({ page, offset }: { page: RefusedMessagePage; offset: number }) {
+  if (page.total === 0) return <p>Nenhuma mensagem recusada.</p>;
+  const shown = page.messages.length;
+  return (
+    <>
+      <p>
+        {plural(page.total, "mensagem recusada guardada", "mensagens recusadas guardadas")}
+        {page.total > shown && shown > 0 ? `; mostrando ${offset + 1}–${offset + shown}` : ""}. Guardam-se no máximo
+        as {page.kept_at_most.toLocaleString("pt-BR")} mais recentes.
+      </p>
+      <ul className="refused-list" aria-label="Mensagens recusadas">
+        {page.messages.map((m, i) => (
+          <li key={`${m.at}-${i}`}>
+            <p>
+              <strong>{formatDateTime(m.at)}</strong>: {m.consumer} recusou uma mensagem de <code>{m.topic}</code>{" "}
+              {m.document_id ? (
+                <>
+                  sobre o documento <code>{m.document_id}</code>
+                </>
+              ) : (
+                "que não diz de qual documento é"
+              )}
+              .
+            </p>
+            <p className="technical">
+              Motivo: <code lang="en">{m.reason}</code>
+            </p>
+            <p className="technical">
+              Começo da mensagem: <code>{m.message_start}</code>
+            </p>
+          </li>
+        ))}
+      </ul>
+    </>
+  );
+}
+
+function RefusedMessages() {
+  const [offset, setOffset] = useState(0);
+  const [page, setPage] = useState<RefusedMessagePage | null>(null);
+  const [error, setError] = useState("");
+  useEffect(() => {
+    callApi<RefusedMessagePage>(`/refused-messages?limit=${REFUSED_PAGE}&offset=${offset}`)
+      .then((found) => {
+        setPage(found);
+        setError("");
+      })
+      .catch((err: Error) => setError(`Não foi possível carregar as mensagens recusadas: ${err.message}`));
+  }, [offset]);
+  return (
+    <section className="refused" aria-labelledby="recusadas-titulo">
+      <h2 id="recusadas-titulo">Mensagens recusadas</h2>
+      <p className="hint">
+        Mensagens que chegaram às etapas sem seguir o contrato (de um sistema de gestão de documentos, por exemplo):
+        nada foi feito com elas. Quem as publicou deve corrigi-las e publicar de novo.
+      </p>
+      {error && (
+        <p className="error" role="alert">
+          {error}
+        </p>
+      )}
+      {!page && !error && <p>Carregando…</p>}
+      {page && <RefusedMessageList page={page} offset={offset} />}
+      {page && page.total > REFUSED_PAGE && (
+        <nav className="pager" aria-label="Páginas das mensagens recusadas">
+          <button
+            type="button"
+            className="secondary"
+            disabled={offset === 0}
+            onClick={() => setOffset(Math.max(0, offset - REFUSED_PAGE))}
+          >
+            Mais recentes
+          </button>
+          <button
+            type="button"
+            className="secondary"
+            disabled={offset + REFUSED_PAGE >= page.total}
+            onClick={() => setOffset(offset + REFUSED_PAGE)}
+          >
+            Mais antigas
+          </button>
+        </nav>
+      )}
+    </section>
+  );
+}
 
 function Upload({ groups, onUploaded }: { groups: string[]; onUploaded: () => void }) {
   const [everyone, setEveryone] = useState(true);
@@ -243,7 +353,14 @@ function DocumentItem({ document, mayReview }: { document: ListedDocument; mayRe
   );
 }
 
-export function IngestionPanel({ groups, mayUpload, mayReview, initialQuery = "", initialState = "" }: Props) {
+export function IngestionPanel({
+  groups,
+  mayUpload,
+  mayReview,
+  mayAdminister = false,
+  initialQuery = "",
+  initialState = "",
+}: Props) {
   const [q, setQ] = useState(initialQuery);
   const [state, setState] = useState(STATE_FILTERS.some((f) => f.value === initialState) ? initialState : "");
   const [offset, setOffset] = useState(0);
@@ -371,6 +488,7 @@ export function IngestionPanel({ groups, mayUpload, mayReview, initialQuery = ""
           </nav>
         )}
       </section>
+      {mayAdminister && <RefusedMessages />}
     </>
   );
 }

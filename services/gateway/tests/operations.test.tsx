@@ -3,7 +3,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { renderToStaticMarkup } from "react-dom/server";
 import { describe, expect, it } from "vitest";
-import { IngestionPanel } from "../components/IngestionPanel";
+import { IngestionPanel, RefusedMessageList } from "../components/IngestionPanel";
 import { approvalSummary, REREAD_RESOLUTIONS, ReviewQueuePage, weakPagesCell } from "../components/ReviewQueuePage";
 import { Counts } from "../components/StatusCounts";
 import { accessGroupsField, listQuery, STATE_FILTERS } from "../lib/documents";
@@ -194,6 +194,43 @@ describe("the list of documents and the upload", () => {
     for (const filter of STATE_FILTERS) expect(html).toContain(`>${filter.label}</option>`);
     const reader = renderToStaticMarkup(<IngestionPanel groups={[]} mayUpload={false} mayReview={false} />);
     expect(reader).not.toContain("Enviar documentos");
+  });
+
+  it("shows the refused messages to administrators only (GET /refused-messages is theirs)", () => {
+    const admin = renderToStaticMarkup(<IngestionPanel groups={[]} mayUpload mayReview mayAdminister />);
+    expect(admin).toContain("Mensagens recusadas");
+    const reviewer = renderToStaticMarkup(<IngestionPanel groups={[]} mayUpload mayReview />);
+    expect(reviewer).not.toContain("Mensagens recusadas");
+  });
+});
+
+describe("the refused messages (GET /refused-messages)", () => {
+  const nameless = {
+    at: "2026-12-03T22:15:49Z",
+    consumer: "extractor",
+    topic: "documents.submitted",
+    reason: "the message is JSON an array; no document id in it or in its key",
+    message_start: "b'[\"a\", \"b\"]'",
+    document_id: null,
+  };
+  const known = { ...nameless, reason: "'size_bytes': Input should be a valid integer", document_id: "0b6e2c7a-1111-4e5f-9a3b-2c1d0e9f8a7b" };
+
+  it("says which name no document, with their reason and start as they came", () => {
+    const html = renderToStaticMarkup(
+      <RefusedMessageList page={{ total: 45, kept_at_most: 10000, messages: [nameless, known] }} offset={20} />,
+    );
+    expect(html).toContain("45 mensagens recusadas guardadas; mostrando 21–22");
+    expect(html).toContain("10.000 mais recentes");
+    expect(html).toContain("extractor recusou uma mensagem de <code>documents.submitted</code> que não diz de qual documento é");
+    expect(html).toContain("the message is JSON an array");
+    expect(html).toContain("b&#x27;[&quot;a&quot;, &quot;b&quot;]&#x27;");
+    expect(html).toContain(`sobre o documento <code>${known.document_id}</code>`);
+    expect(html.match(/<li>/g)).toHaveLength(2);
+  });
+
+  it("says when there are none", () => {
+    const html = renderToStaticMarkup(<RefusedMessageList page={{ total: 0, kept_at_most: 10000, messages: [] }} offset={0} />);
+    expect(html).toContain("Nenhuma mensagem recusada.");
   });
 });
 

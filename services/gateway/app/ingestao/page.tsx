@@ -26,6 +26,7 @@ export default async function Ingestion({ searchParams }: Props) {
       groups={identity.groups}
       mayUpload={may(identity, "ingest")}
       mayReview={may(identity, "review")}
+      mayAdminister={may(identity, "admin")}
       initialQuery={text("q")}
       initialState={text("estado")}
     />
