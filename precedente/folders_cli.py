@@ -68,8 +68,17 @@ def list_command(api: ApiOption = None, as_json: JsonOption = False) -> None:
         console.print("Nenhuma pasta. Crie uma com: precedente pastas create NOME", markup=False, soft_wrap=True)
         return
     table = Table(title=f"{len(folders)} pasta{'s' if len(folders) != 1 else ''}")
-    for column in ("id", "nome", "itens", "dona(o)", "compartilhada com", "alterada em"):
-        table.add_column(column, justify="right" if column == "itens" else "left")
+    # The id whole on one line, to be copied into `pastas show ID`, and the name read whole on an 80-column terminal
+    # (up to 30 characters on its first line): the other columns wrap first.
+    name_width = min(30, max(len(f["name"]) for f in folders))
+    for column in ("id", "nome", "itens", "dona(o)", "grupos", "alterada em"):
+        table.add_column(
+            column,
+            justify="right" if column == "itens" else "left",
+            no_wrap=column == "id",
+            min_width=name_width if column == "nome" else None,
+            overflow="fold",
+        )
     for f in folders:
         owner = "você" if f["mine"] else f["owner"]
         table.add_row(f["id"], f["name"], str(f["items"]), owner, ", ".join(f["shared_groups"]) or "-",

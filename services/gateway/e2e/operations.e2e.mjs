@@ -75,12 +75,13 @@ const LOCKED_ID = need("LOCKED_ID");
 
 await scenario("menus: only what each person may do", async (context) => {
   const page = await openPage(context, "/");
-  assert.deepEqual(await menu(page), ["Pesquisa", "Ingestão", "Revisão"], "ana reviews");
+  const research = ["Pesquisa", "Pastas", "Pesquisas salvas", "Histórico"]; // whoever searches (issue 34)
+  assert.deepEqual(await menu(page), [...research, "Ingestão", "Revisão"], "ana reviews; no Tesauro: not an admin");
   const other = await browser.newContext({ viewport: DESKTOP, locale: "pt-BR", storageState: bruno });
   try {
     const hers = await other.newPage();
     await hers.goto(`${GW}/`);
-    assert.deepEqual(await menu(hers), ["Pesquisa", "Ingestão"], "bruno has no review rights: no Revisão");
+    assert.deepEqual(await menu(hers), [...research, "Ingestão"], "bruno has no review rights: no Revisão");
     await hers.goto(`${GW}/revisao`);
     await hers.getByText("Você não tem permissão de revisão").waitFor();
     assert.equal(await hers.getByRole("table").count(), 0, "no queue for him");
