@@ -6,7 +6,9 @@ password (review, no text) are ingested. services/gateway/e2e/operations.e2e.mjs
 (desktop and 390x844): the menus show only what each may do, the ingestion page lists, searches and filters the
 documents in Portuguese with their history, "Enviar documentos" uploads with access groups (and bruno, outside
 them, never sees the upload), approving asks for a confirmation that says what will be indexed and is refused
-without text, the header fits a phone; axe-core checks both pages.
+without text, the header fits a phone; carla, an administrator, sees "Mensagens recusadas" with a message that
+names no document (published with confluent-kafka, not the product's aiokafka), which ana does not; axe-core
+checks both pages.
 
 Needs Node.js, `npm run build` in services/gateway and /usr/bin/chromium (`make install`). With
 PRECEDENTE_SCREENSHOTS=1 the run saves docs/screenshots/ingestion.png and review.png.
@@ -14,11 +16,17 @@ PRECEDENTE_SCREENSHOTS=1 the run saves docs/screenshots/ingestion.png and review
 
 import os
 import subprocess
+import time
+import uuid
 from collections.abc import Iterator
 
 import pytest
+from confluent_kafka import Producer
 
 from precedente.harness import RunningStack
+from shared.broker import topic_name
+from shared.contracts import Topic
+from shared.settings import Settings
 from tests.helpers.gateway import (
     CHROMIUM,
     GATEWAY_DIR,
@@ -33,8 +41,8 @@ from tests.helpers.pdfs import encrypted_pdf, illegible_scan
 pytestmark = pytest.mark.e2e
 
 SCENARIO = GATEWAY_DIR / "e2e" / "operations.e2e.mjs"
-PASSWORDS = {"ana": "ana-senha-forte-1", "bruno": "bruno-senha-forte-2"}
-PEOPLE = {"ana": (["socios"], ["reviewer"]), "bruno": (["contencioso"], [])}
+PASSWORDS = {"ana": "ana-senha-forte-1", "bruno": "bruno-senha-forte-2", "carla": "carla-senha-forte-3"}
+PEOPLE = {"ana": (["socios"], ["reviewer"]), "bruno": (["contencioso"], []), "carla": ([], ["admin"])}
 PUBLIC_FILE = "tjsp_sentenca_vara_empresarial_arbitragem.pdf"
 REVIEW_FILE = "digitalizacao_operacoes.pdf"
 LOCKED_FILE = "acordao_com_senha.pdf"
@@ -74,8 +82,28 @@ def documents(web_stack: RunningStack) -> dict[str, str]:
     return {"PUBLIC_ID": public, "REVIEW_ID": review, "LOCKED_ID": locked}
 
 
+@pytest.fixture(scope="module")
+def refused_marker(web_stack: RunningStack) -> str:
+    """A message that is not JSON and names no document, published on documents.submitted by an outside client,
+    once the API lists it among the refused messages (the extractor refused it)."""
+    marker = f"recusada-{uuid.uuid4().hex[:12]}"
+    search = web_stack.service_process("search").environ()
+    producer = Producer({"bootstrap.servers": search["PRECEDENTE_KAFKA_BOOTSTRAP"], "linger.ms": 0})
+    topic = topic_name(Settings(topic_prefix=search.get("PRECEDENTE_TOPIC_PREFIX", "")), Topic.SUBMITTED)
+    producer.produce(topic, value=f"isto nao e JSON {marker}".encode())
+    assert producer.flush(10) == 0, "confluent-kafka could not deliver the message"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        listed = web_stack.client.get("/refused-messages", params={"limit": 200})
+        assert listed.status_code == 200, listed.text
+        if any(marker in m["message_start"] for m in listed.json()["messages"]):
+            return marker
+        time.sleep(0.5)
+    raise AssertionError(f"the refused message is not listed within 60 s\n{web_stack.log_tail()}")
+
+
 def test_ingestion_and_review_pages_in_a_browser(
-    node: str, web_stack: RunningStack, gateway: str, documents: dict[str, str]
+    node: str, web_stack: RunningStack, gateway: str, documents: dict[str, str], refused_marker: str
 ) -> None:
     url = gateway
     env = {k: v for k, v in os.environ.items() if k != "SCREENSHOTS"}
@@ -88,6 +116,8 @@ def test_ingestion_and_review_pages_in_a_browser(
         LOCKED_FILE=LOCKED_FILE,
         ANA_PASSWORD=PASSWORDS["ana"],
         BRUNO_PASSWORD=PASSWORDS["bruno"],
+        CARLA_PASSWORD=PASSWORDS["carla"],
+        REFUSED_MARKER=refused_marker,
     )
     if os.environ.get("PRECEDENTE_SCREENSHOTS") == "1":
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)

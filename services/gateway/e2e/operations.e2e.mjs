@@ -6,6 +6,8 @@
 //   PUBLIC_ID, PUBLIC_FILE  an indexed decision open to everyone
 //   REVIEW_ID, REVIEW_FILE  an illegible scan in the review queue (some OCR text)
 //   LOCKED_ID, LOCKED_FILE  a PDF locked by a password, in the review queue without any text
+//   CARLA_PASSWORD  carla, an administrator
+//   REFUSED_MARKER  a word in a message refused on documents.submitted that names no document (not JSON)
 //   CHROMIUM      the browser (default /usr/bin/chromium); SCREENSHOTS: a folder for ingestion.png and review.png
 // axe-core checks both pages: no serious or critical
 // violation. Prints one line per scenario and exits non-zero if any failed.
@@ -72,6 +74,7 @@ const REVIEW_FILE = need("REVIEW_FILE");
 const LOCKED_FILE = need("LOCKED_FILE");
 const REVIEW_ID = need("REVIEW_ID");
 const LOCKED_ID = need("LOCKED_ID");
+const REFUSED_MARKER = need("REFUSED_MARKER");
 
 await scenario("menus: only what each person may do", async (context) => {
   const page = await openPage(context, "/");
@@ -233,6 +236,31 @@ await scenario("review: 'Aprovar' is not the primary action, asks to confirm wha
   await page.getByRole("link", { name: REVIEW_FILE }).waitFor({ state: "detached" }); // out of the queue
   await page.getByRole("link", { name: LOCKED_FILE }).waitFor(); // the other one stays
 }, { storageState: ana });
+
+await scenario("ingestion: an administrator sees 'Mensagens recusadas', the one naming no document too", async (context) => {
+  const page = await openPage(context, "/ingestao");
+  const section = page.locator("section.refused");
+  await section.getByRole("heading", { name: "Mensagens recusadas" }).waitFor();
+  const item = section.locator(".refused-list li", { hasText: REFUSED_MARKER });
+  await item.waitFor();
+  const text = await item.innerText();
+  assert.match(text, /recusou uma mensagem de documents\.submitted que não diz de qual documento é/, text);
+  assert.match(text, /Motivo: the message is not JSON/, text);
+  assert.match(text, /Começo da mensagem: b'/, text);
+  await checkAxe(page, "/ingestao (administrator)");
+
+  const other = await browser.newContext({ viewport: DESKTOP, locale: "pt-BR", storageState: ana });
+  try {
+    const hers = await other.newPage();
+    await hers.goto(`${GW}/ingestao`);
+    await listed(hers);
+    assert.equal(await hers.getByRole("heading", { name: "Mensagens recusadas" }).count(), 0, "ana is no administrator");
+    const refused = await other.request.get(`${GW}/api/refused-messages`);
+    assert.equal(refused.status(), 403, "the API refuses her the list anyway");
+  } finally {
+    await other.close();
+  }
+}, { storageState: await sessionOf("carla", need("CARLA_PASSWORD")) });
 
 await scenario("phone (390x844): no horizontal scroll, 'Sair' reachable, menu and pages usable", async (context) => {
   const page = await context.newPage();
