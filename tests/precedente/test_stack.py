@@ -95,3 +95,28 @@ def test_the_init_sessions_autogroup_reads_as_nice_zero() -> None:
         assert stack.autogroup_nice(1) == 0
     else:  # pid 1 is a container's own init, in a group of its own
         assert isinstance(stack.autogroup_nice(1), int)
+
+
+def test_stop_signals_every_service_at_once_and_kills_one_that_outlives_the_stop_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A service that ignores SIGTERM (stuck) is killed once SERVICE_STOP_S has passed since the signal, the others
+    end on the signal; `up` says where its stop spent its time."""
+    monkeypatch.setattr(stack, "SERVICE_STOP_S", 2.0)
+    ready = "print('ready', flush=True); time.sleep(300)"
+    stubborn = f"import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); {ready}"
+    polite = f"import time; {ready}"
+    children = {}
+    for name, code in (("indexer", stubborn), ("cleaner", polite)):
+        process = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)  # noqa: S603
+        assert process.stdout is not None and process.stdout.readline() == "ready\n"  # its handler is in place
+        children[name] = stack.Child(name, 0, process, time.monotonic())
+    up = Stack(settings=Settings(), data_dir=tmp_path, port=0, children=children)
+    with caplog.at_level("INFO", logger=stack.log.name):
+        up.stop()
+
+    assert children["indexer"].process.returncode == -9  # killed
+    assert children["cleaner"].process.returncode == -15  # ended by the SIGTERM
+    assert "indexer did not stop in time; killing it" in caplog.text
+    assert "cleaner did not stop" not in caplog.text
+    assert "stopped in" in caplog.text and "the services in" in caplog.text
