@@ -5,9 +5,15 @@ whether any service had to be killed (issue 35, point 8: 43 s, ending with a kil
 
 A text document of `--paragraphs` generated paragraphs (hundreds of chunks: minutes of embedding on a few cores) is
 uploaded; once the ledger says it is annotated (the indexer holds it) and a few batches are persisted, `up` gets
-SIGTERM. Printed per round: seconds until `up` exited, each pipeline service's seconds until its process was gone,
-the "did not stop in time; killing it" lines, and how many of the document's vectors were persisted (a stop hands
-the batch in hand back: the next indexer reuses the persisted ones, migration 0015).
+SIGTERM. Printed first: the usable cores and the CPU flags the embedder's pace depends on; per round: the load
+average, seconds until `up` exited, each pipeline service's seconds until its process was gone, the "did not stop in
+time; killing it" lines, `up`'s own account of its stop (services, broker, database), and what the indexers said
+after the signal (a stop ends the embedder call after its pass in hand and hands the document back: the next
+indexer reuses the persisted vectors, migration 0015).
+
+Measured (issue 35, point 8), 2 usable cores, avx512_bf16 and AMX, load 5-8: 41.6 s with the indexer killed at 40 s
+before 080a699; 3.8-18.8 s, no kill, while the whole 16-chunk call had to end first; 1.1-3.6 s (8 rounds) once the
+call ends after its pass of 2 chunks (STOP_SLICE).
 """
 
 import argparse
@@ -21,6 +27,11 @@ from pathlib import Path
 import psutil
 
 from precedente.harness import RunningStack
+from precedente.stack import usable_cores
+from shared.openvino_e5 import cpu_flags
+
+FLAGS = ("avx2", "avx512f", "avx512_vnni", "avx512_bf16", "amx_bf16", "amx_int8")
+"""The CPU features the embedder's pace depends on (OpenVINO picks bf16 and AMX where they are)."""
 
 VOCABULARY = (
     "contrato cláusula rescisão indenização dano moral consumidor fornecedor prestação serviço recurso especial"
@@ -93,6 +104,8 @@ def one_round(paragraphs: int, seed: int) -> None:
         for name, seconds in sorted(gone_at.items(), key=lambda item: item[1]):
             print(f"  {name}: {seconds:.1f} s")
         print(f"  killed: {killed or 'none'}")
+        stopped = [line for line in stack.log_since_start()[log_before:].splitlines() if "stopped in" in line]
+        print("\n".join(f"  up| {line[:170]}" for line in stopped))  # where up's own stop spent its time
         signalled = datetime.fromtimestamp(sent_wall).strftime("%Y-%m-%d %H:%M:%S,%f")[:23]
         for replica in (0, 1):  # what the indexers said after the signal: handed back, stopped, cancelled
             lines = stack.service_log("indexer", replica).splitlines()
@@ -106,8 +119,10 @@ def main() -> None:
     parser.add_argument("--paragraphs", type=int, default=600)
     parser.add_argument("--rounds", type=int, default=1)
     args = parser.parse_args()
-    print(f"load average {psutil.getloadavg()}")
+    flags = " ".join(f for f in FLAGS if f in cpu_flags()) or f"none of {' '.join(FLAGS)}"
+    print(f"{usable_cores()} usable cores; CPU flags: {flags}")
     for seed in range(args.rounds):
+        print(f"load average {tuple(round(x, 2) for x in psutil.getloadavg())}")
         one_round(args.paragraphs, seed)
 
 
