@@ -17,7 +17,7 @@ import docx
 import pytest
 
 from precedente.harness import RunningStack
-from tests.helpers.gateway import CHROMIUM, GATEWAY_DIR, SCREENSHOTS, require_tools, wait_http
+from tests.helpers.gateway import CHROMIUM, GATEWAY_DIR, require_tools, screenshots_folder, wait_http
 from tests.helpers.samples import DOCS
 
 pytestmark = pytest.mark.e2e
@@ -34,15 +34,6 @@ def web_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningStack
     require_tools()
     with RunningStack(tmp_path_factory.mktemp("gateway-folders")) as running:
         yield running
-
-
-def _screenshots() -> str:
-    wanted = os.environ.get("PRECEDENTE_SCREENSHOTS", "")
-    if not wanted:
-        return ""
-    where = SCREENSHOTS if wanted == "1" else Path(wanted)
-    where.mkdir(parents=True, exist_ok=True)
-    return str(where)
 
 
 def test_folders_on_the_page_keep_share_export_and_hold_the_wall(web_stack: RunningStack, tmp_path: Path) -> None:
@@ -70,7 +61,7 @@ def test_folders_on_the_page_keep_share_export_and_hold_the_wall(web_stack: Runn
     wait_http(f"{url}/healthz", timeout=60)
     env = {**os.environ, "CHROMIUM": CHROMIUM, "GATEWAY_URL": url, "ANA_PASSWORD": "senha-de-teste-ana",
            "BRUNO_PASSWORD": "senha-de-teste-bruno", "QUERY": QUERY, "WALLED_FOLDER": "Caso Procon",
-           "WALLED_TITLE": walled_title, "EXPORT_DIR": str(tmp_path), "SCREENSHOTS": _screenshots()}  # fmt: skip
+           "WALLED_TITLE": walled_title, "EXPORT_DIR": str(tmp_path), "SCREENSHOTS": screenshots_folder()}  # fmt: skip
     result = subprocess.run([node, str(SCENARIO)], env=env, cwd=GATEWAY_DIR, capture_output=True, text=True,
                             timeout=600)  # fmt: skip
     assert result.returncode == 0, f"browser scenario failed:\n{result.stdout}\n{result.stderr}"

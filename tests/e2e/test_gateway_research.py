@@ -12,12 +12,11 @@ import os
 import subprocess
 import time
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
 from precedente.harness import RunningStack
-from tests.helpers.gateway import CHROMIUM, GATEWAY_DIR, SCREENSHOTS, require_tools, wait_http
+from tests.helpers.gateway import CHROMIUM, GATEWAY_DIR, require_tools, screenshots_folder, wait_http
 from tests.helpers.samples import DOCS
 
 pytestmark = pytest.mark.e2e
@@ -35,15 +34,6 @@ def web_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningStack
     require_tools()
     with RunningStack(tmp_path_factory.mktemp("gateway-research")) as running:
         yield running
-
-
-def _screenshots() -> str:
-    wanted = os.environ.get("PRECEDENTE_SCREENSHOTS", "")
-    if not wanted:
-        return ""
-    where = SCREENSHOTS if wanted == "1" else Path(wanted)
-    where.mkdir(parents=True, exist_ok=True)
-    return str(where)
 
 
 def test_saved_searches_and_history_on_the_page(web_stack: RunningStack) -> None:
@@ -82,7 +72,7 @@ def test_saved_searches_and_history_on_the_page(web_stack: RunningStack) -> None
     env = {**os.environ, "CHROMIUM": CHROMIUM, "GATEWAY_URL": url, "ANA_PASSWORD": "senha-de-teste-ana",
            "QUERY": QUERY, "SAVED_NAME": SAVED, "EXPECTED_NEW": str(len(news)), "WALLED_SEARCH": WALLED_SEARCH,
            "WALLED_TITLE": walled_title,
-           "SCREENSHOTS": _screenshots()}  # fmt: skip
+           "SCREENSHOTS": screenshots_folder()}  # fmt: skip
     result = subprocess.run([node, str(SCENARIO)], env=env, cwd=GATEWAY_DIR, capture_output=True, text=True,
                             timeout=600)  # fmt: skip
     assert result.returncode == 0, f"browser scenario failed:\n{result.stdout}\n{result.stderr}"

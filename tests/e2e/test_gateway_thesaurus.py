@@ -13,12 +13,11 @@ import os
 import subprocess
 import time
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
 from precedente.harness import RunningStack
-from tests.helpers.gateway import CHROMIUM, GATEWAY_DIR, SCREENSHOTS, require_tools, wait_http
+from tests.helpers.gateway import CHROMIUM, GATEWAY_DIR, require_tools, screenshots_folder, wait_http
 from tests.helpers.samples import DOCS
 
 pytestmark = pytest.mark.e2e
@@ -34,15 +33,6 @@ def web_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningStack
     require_tools()
     with RunningStack(tmp_path_factory.mktemp("gateway-thesaurus")) as running:
         yield running
-
-
-def _screenshots() -> str:
-    wanted = os.environ.get("PRECEDENTE_SCREENSHOTS", "")
-    if not wanted:
-        return ""
-    where = SCREENSHOTS if wanted == "1" else Path(wanted)
-    where.mkdir(parents=True, exist_ok=True)
-    return str(where)
 
 
 def test_the_firms_thesaurus_on_the_page(web_stack: RunningStack) -> None:
@@ -61,7 +51,7 @@ def test_the_firms_thesaurus_on_the_page(web_stack: RunningStack) -> None:
     wait_http(f"{url}/healthz", timeout=60)
     env = {**os.environ, "CHROMIUM": CHROMIUM, "GATEWAY_URL": url, "ADMIN_PASSWORD": "senha-de-teste-dora",
            "LAWYER_PASSWORD": "senha-de-teste-bruno", "QUERY": FIRM_TERM, "OTHER": OTHER,
-           "SCREENSHOTS": _screenshots()}  # fmt: skip
+           "SCREENSHOTS": screenshots_folder()}  # fmt: skip
     result = subprocess.run([node, str(SCENARIO)], env=env, cwd=GATEWAY_DIR, capture_output=True, text=True,
                             timeout=600)  # fmt: skip
     assert result.returncode == 0, f"browser scenario failed:\n{result.stdout}\n{result.stderr}"

@@ -19,6 +19,17 @@ CHROMIUM = os.environ.get("PRECEDENTE_CHROMIUM", "/usr/bin/chromium")
 SCREENSHOTS = REPO / "docs" / "screenshots"
 
 
+def screenshots_folder() -> str:
+    """Where a page scenario saves its screenshots: PRECEDENTE_SCREENSHOTS=1 the docs' folder, a path that folder,
+    unset none ("")."""
+    wanted = os.environ.get("PRECEDENTE_SCREENSHOTS", "")
+    if not wanted:
+        return ""
+    where = SCREENSHOTS if wanted == "1" else Path(wanted)
+    where.mkdir(parents=True, exist_ok=True)
+    return str(where)
+
+
 def require_tools() -> str:
     """Node's path; the test fails (never skips) naming what `make install` did not provide."""
     node = shutil.which("node")
