@@ -41,6 +41,11 @@ def rebuilt_text(passages: list[tuple[str, int]]) -> str:
     return "".join(buffer)
 
 
+async def stored_text(db: asyncpg.Pool, document_id: uuid.UUID) -> str:
+    """A document's cleaned text rebuilt from its stored passages (what the annotator read)."""
+    return rebuilt_text([(r["text"], r["char_start"]) for r in await db.fetch(_PASSAGES, document_id)])
+
+
 async def backfill(db: asyncpg.Pool, batch: int = 50) -> int:
     """Write the qualified precedents of every indexed document that has none stored (an empty list for one that
     is not a decision, as the annotator does); how many were read one by one. Run by the indexer at start."""
@@ -54,8 +59,8 @@ async def backfill(db: asyncpg.Pool, batch: int = 50) -> int:
         for row in rows:
             found = []
             if row["document_type"] in DECISION_TYPES:
-                passages = [(r["text"], r["char_start"]) for r in await db.fetch(_PASSAGES, row["id"])]
-                found = await asyncio.to_thread(find_qualified_precedents, rebuilt_text(passages), row["court"])
+                text = await stored_text(db, row["id"])
+                found = await asyncio.to_thread(find_qualified_precedents, text, row["court"])
             await db.execute(  # a new version annotated meanwhile wrote its own list: that one stays
                 "UPDATE documents SET qualified_precedents = $2 WHERE id = $1 AND qualified_precedents IS NULL",
                 row["id"],

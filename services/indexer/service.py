@@ -6,7 +6,7 @@ import contextvars
 import functools
 import hashlib
 import logging
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import NoReturn
@@ -99,38 +99,27 @@ async def setup(ctx: StageContext) -> None:
     refresher = StatisticsRefresher(ctx.db)
     ctx.state["statistics"] = refresher
     ctx.state["statistics_task"] = asyncio.create_task(refresher.run())
-    ctx.state["works_backfill"] = asyncio.create_task(_backfill_works(ctx))
-    ctx.state["precedents_backfill"] = asyncio.create_task(_backfill_precedents(ctx))
-    ctx.state["status_backfill"] = asyncio.create_task(_backfill_status(ctx))
+    for name, run, done, what in (
+        ("works_backfill", works.backfill, "%d documents indexed before work identity now belong to their works",
+         "putting older documents in their works"),
+        ("precedents_backfill", precedents.backfill,  # migration 0026
+         "qualified precedents read for %d documents indexed before they were",
+         "reading older documents' qualified precedents"),
+        ("status_backfill", status.backfill,  # migration 0030
+         "status statements read for %d documents indexed before they were",
+         "reading older documents' status statements"),
+    ):  # fmt: skip
+        ctx.state[name] = asyncio.create_task(_backfill(ctx, run, done, what))
 
 
-async def _backfill_works(ctx: StageContext) -> None:
-    """Documents indexed before work identity join their works, beside the stream (replicas share the lock)."""
+async def _backfill(ctx: StageContext, run: Callable[[asyncpg.Pool], Awaitable[int]], done: str, what: str) -> None:
+    """Documents indexed before a reading existed (work identity, qualified precedents, status statements) get it,
+    beside the stream (replicas share the work: each document is written once, in its own statement)."""
     try:
-        if done := await works.backfill(ctx.db):
-            log.info("indexer: %d documents indexed before work identity now belong to their works", done)
+        if count := await run(ctx.db):
+            log.info("indexer: " + done, count)
     except Exception:  # noqa: BLE001 - the next start tries again; indexing goes on meanwhile
-        log.exception("indexer: putting older documents in their works failed; the next start tries again")
-
-
-async def _backfill_precedents(ctx: StageContext) -> None:
-    """Documents indexed before the annotator read qualified precedents get them, beside the stream (migration
-    0026)."""
-    try:
-        if done := await precedents.backfill(ctx.db):
-            log.info("indexer: qualified precedents read for %d documents indexed before they were", done)
-    except Exception:  # noqa: BLE001 - the next start tries again; indexing goes on meanwhile
-        log.exception("indexer: reading older documents' qualified precedents failed; the next start tries again")
-
-
-async def _backfill_status(ctx: StageContext) -> None:
-    """Documents indexed before the annotator read status statements get them, beside the stream (migration
-    0030)."""
-    try:
-        if done := await status.backfill(ctx.db):
-            log.info("indexer: status statements read for %d documents indexed before they were", done)
-    except Exception:  # noqa: BLE001 - the next start tries again; indexing goes on meanwhile
-        log.exception("indexer: reading older documents' status statements failed; the next start tries again")
+        log.exception("indexer: %s failed; the next start tries again", what)
 
 
 async def handle(event: DocumentAnnotated, ctx: StageContext) -> Outcome:

@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 
 import asyncpg
 
-from services.indexer.precedents import rebuilt_text
+from services.indexer.precedents import stored_text
 from shared.legal.status import find_status_statements
 from shared.payloads import StatusSignalRef
 
@@ -19,9 +19,6 @@ FROM documents
 WHERE stage = 'indexed' AND status_signals IS NULL AND (created_at, id) > ($2::timestamptz, $3::uuid)
 ORDER BY created_at, id
 LIMIT $1
-"""
-_PASSAGES = """
-SELECT text, char_start FROM chunks WHERE document_id = $1 AND NOT is_ementa ORDER BY ordinal
 """
 
 
@@ -35,8 +32,8 @@ async def backfill(db: asyncpg.Pool, batch: int = 50) -> int:
     done, after = 0, (datetime.min.replace(tzinfo=UTC), uuid.UUID(int=0))
     while rows := await db.fetch(_UNREAD, batch, *after):
         for row in rows:
-            passages = [(r["text"], r["char_start"]) for r in await db.fetch(_PASSAGES, row["id"])]
-            found = await asyncio.to_thread(find_status_statements, rebuilt_text(passages), row["court"])
+            text = await stored_text(db, row["id"])
+            found = await asyncio.to_thread(find_status_statements, text, row["court"])
             await db.execute(  # a new version annotated meanwhile wrote its own list: that one stays
                 "UPDATE documents SET status_signals = $2 WHERE id = $1 AND status_signals IS NULL",
                 row["id"],
