@@ -78,3 +78,15 @@ def test_a_table_of_numbers_goes_below_every_other_passage() -> None:
     ranked.rows = []
     tables_last(ranked)
     assert ranked.fused.tolist() == [2.0, 0.5, -1.0]
+
+
+def test_the_grade_reads_the_scores_before_the_tables_went_down() -> None:
+    """tables_last orders, it does not grade: the standing the grade reads is the pool's scores before the move (a
+    table pushed a whole range down widened the spread and lowered every other work's grade)."""
+    pool = [PoolEntry(i, np.ones(2, dtype=np.float32), 30, {}) for i in range(3)]
+    ranked = Ranked(pool, np.ones(2), [], CollectionStatistics(3, 30.0, {}), Ranking(), np.ones((3, 2)))
+    ranked.fused = np.array([2.0, 0.5, -1.0])
+    ranked.rows = [{"table_like": True}, {"table_like": False}, {"table_like": False}]
+    tables_last(ranked)
+    assert ranked.fused[0] < ranked.fused[1:].min()
+    assert ranked.scores().fused.tolist() == [2.0, 0.5, -1.0]
