@@ -3,9 +3,8 @@
 // "Histórico" (issue 34, item 5): the person's own recent searches, each re-run from a link, deleted one by one or
 // all at once. The API shows nobody else's (services/search/routers/history.py).
 import { useCallback, useEffect, useState } from "react";
-import { callApi } from "../lib/apiClient";
+import { apiDelete, callApi } from "../lib/apiClient";
 import { formatDateTime, worksCount } from "../lib/format";
-import { errorMessage } from "../lib/problem";
 import {
   filtersSummary,
   HISTORY_PAGE_SIZE,
@@ -15,16 +14,6 @@ import {
   searchHref,
 } from "../lib/research";
 import "./research.css";
-
-/** DELETE through the proxy (204 or a JSON answer); a refused session goes to sign-in. */
-export async function apiDelete(path: string): Promise<void> {
-  const response = await fetch(`/api${path}`, { method: "DELETE", headers: { accept: "application/json" } });
-  if (response.status === 401) {
-    window.location.assign(`/login?next=${encodeURIComponent(window.location.pathname + window.location.search)}`);
-    throw new Error("sessão expirada");
-  }
-  if (!response.ok) throw new Error(await errorMessage(response));
-}
 
 interface ListProps {
   entries: HistoryEntry[];

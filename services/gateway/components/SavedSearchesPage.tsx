@@ -4,7 +4,7 @@
 // last visit beside its name; opening one lists those works and resets the count (POST .../visit). What is new is
 // computed by the API under the person's access of now: a document they may not see is never named nor counted.
 import { useCallback, useEffect, useState } from "react";
-import { callApi } from "../lib/apiClient";
+import { apiDelete, callApi } from "../lib/apiClient";
 import { apiHref, formatDateTime } from "../lib/format";
 import {
   filtersSummary,
@@ -20,7 +20,6 @@ import {
   searchesCount,
   searchHref,
 } from "../lib/research";
-import { apiDelete } from "./HistoryPage";
 import "./research.css";
 
 interface ListProps {

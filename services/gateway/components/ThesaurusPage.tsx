@@ -5,7 +5,7 @@
 // the API audits each one (services/search/routers/thesaurus.py). The general concepts shipped with Precedente are
 // listed below them, read-only.
 import { useCallback, useEffect, useId, useState } from "react";
-import { callApi } from "../lib/apiClient";
+import { apiDelete, callApi } from "../lib/apiClient";
 import { formatDateTime } from "../lib/format";
 import {
   BASE_PAGE_SIZE,
@@ -18,7 +18,6 @@ import {
   THESAURUS_PAGE_SIZE,
   type ThesaurusPage as ThesaurusAnswer,
 } from "../lib/thesaurus";
-import { apiDelete } from "./HistoryPage";
 import "./research.css";
 import "./thesaurus.css";
 

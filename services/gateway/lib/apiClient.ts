@@ -13,5 +13,11 @@ export async function callApi<T>(path: string, init?: RequestInit): Promise<T> {
     throw new Error("sessão expirada");
   }
   if (!response.ok) throw new Error(await errorMessage(response)); // a problem document's detail
+  if (response.status === 204) return undefined as T; // a deletion's empty answer
   return (await response.json()) as T;
+}
+
+/** DELETE /api{path} (204 or a JSON answer), as callApi: a refused session goes to sign-in, an error throws. */
+export async function apiDelete(path: string): Promise<void> {
+  await callApi<unknown>(path, { method: "DELETE" });
 }
