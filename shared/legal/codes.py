@@ -179,6 +179,24 @@ EU_ENGLISH_NAMES: dict[str, str] = {
 Portuguese give them ("Pedido de decisão prejudicial", "1ª Secção"): the annotator stores these for a judgment in
 English, so one class is one facet value; a value stored in English before is labelled by them (label())."""
 
+
+def name_value(name: str) -> str:
+    """A procedural class or judging body as one facet value: an EU Court name stored in English before is the
+    Portuguese one the annotator stores now, so "Reference for a preliminary ruling" and "Pedido de decisão
+    prejudicial" are one value, not two lines of the same label."""
+    return EU_ENGLISH_NAMES.get(name, name)
+
+
+def stored_names(names: list[str] | None) -> list[str] | None:
+    """Every stored value a filter on these names must match: each name, its Portuguese (name_value) and the
+    English names stored before that share it, so ticking the merged value finds the works of either."""
+    if not names:
+        return names
+    wanted = {name_value(name) for name in names}
+    english = [en for en, pt in EU_ENGLISH_NAMES.items() if pt in wanted]
+    return list(dict.fromkeys([*names, *wanted, *english]))
+
+
 _COURT_CODE = re.compile(
     r"^(?:(?P<fixed>[a-z]+)|trf(?P<trf>[1-6])|trt(?P<trt>\d{1,2})|tj(?P<tj>[a-z]{2})|tre_(?P<tre>[a-z]{2})|"
     r"tce_(?P<tce>[a-z]{2})|mp(?P<mp>[a-z]{2}))$"

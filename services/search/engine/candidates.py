@@ -19,6 +19,7 @@ import numpy as np
 from services.search.engine.models import SearchRequest
 from services.search.engine.ranking import CollectionStatistics, PoolEntry
 from services.search.syntax import ParsedQuery, column_clause, parse_query, required_clause
+from shared.legal.codes import stored_names
 from shared.legal.process_numbers import CNJ, CNJ_DIGITS
 
 HNSW_EF_SEARCH_MAX = 1000  # pgvector's bound of hnsw.ef_search
@@ -188,6 +189,7 @@ WITH dense AS MATERIALIZED (
 # a candidate that repetitive (about 1% of the archive's chunks) has its whole tsvector unnested to count them.
 # The embedding comes as pgvector's binary form (bytea), which pool_vectors reads for the whole pool in one numpy
 # pass: decoding each vector in Python (the driver's codec) was about 6% of the search service's CPU (py-spy).
+# `in_ementa` (steps.authority): the passage is the ementa's own statement, read as the :ementa field reads it.
 # `identified` tests :process_numbers first: without case numbers in the query (almost always) no row's number is
 # rewritten.
 POOL = """
@@ -196,6 +198,7 @@ SELECT c.id, c.document_id, c.char_start, c.char_end, public.vector_send(c.embed
        c.document_type, c.document_subtype, c.court, c.relator, c.judging_body, c.document_date,
        d.procedural_class, d.qualified_kinds AS qualified_precedent,
        coalesce(d.work_id, d.id)::text AS work_id, shape.table_like,
+       (c.is_ementa OR split_part(c.section_path, ' > ', 1) = 'ementa') AS in_ementa,
        coalesce(:process_numbers::text[] IS NOT NULL
                 AND regexp_replace(d.process_number, '\\D', '', 'g') = ANY(:process_numbers), false)
            AS identified
@@ -275,8 +278,8 @@ def pool_parameters(
         "date_from": f.date_from,
         "date_to": f.date_to,
         "relator": f.relator,
-        "judging_body": f.judging_body,
-        "procedural_class": f.procedural_class,
+        "judging_body": stored_names(f.judging_body),
+        "procedural_class": stored_names(f.procedural_class),
         "cited_law": f.cited_law,
         "qualified_precedent": f.qualified_precedent,
         "dense": candidates.dense,

@@ -9,11 +9,15 @@ import asyncpg
 
 from services.search.engine.candidates import POOL, Candidates, fetch_candidates
 from services.search.engine.models import SearchRequest
+from shared.legal.codes import name_value
 
 FACET_FIELDS = (
     "document_type", "document_subtype", "court", "relator", "judging_body", "procedural_class", "qualified_precedent",
 )  # fmt: skip
 """Each a value per candidate row, but qualified_precedent: the kinds the row's document is (a list, often empty)."""
+NAMED_FACETS = ("procedural_class", "judging_body")
+"""Counted by name_value: values stored in English and in Portuguese under one label are one value (the filter
+matches either, candidates.pool_parameters)."""
 
 
 def work_counts(rows: list[asyncpg.Record], fields: tuple[str, ...] = FACET_FIELDS) -> dict[str, dict[str, int]]:
@@ -35,6 +39,7 @@ def work_counts(rows: list[asyncpg.Record], fields: tuple[str, ...] = FACET_FIEL
         for facet in fields:
             value = row[facet]
             for one in value if isinstance(value, list) else () if value is None else (value,):
+                one = name_value(one) if facet in NAMED_FACETS else one
                 works[facet].setdefault(one, set()).add(work)
     return {facet: _by_count({value: len(ids) for value, ids in values.items()}) for facet, values in works.items()}
 
