@@ -34,13 +34,12 @@ from precedente import api_errors  # noqa: E402
 from precedente.admin_cli import audit_command, keys_app, password_command, users_app  # noqa: E402
 from precedente.credentials import api_client, auth_headers  # noqa: E402
 from precedente.folders_cli import pastas_app  # noqa: E402
-from precedente.harness import FINAL  # noqa: E402
 from precedente.panel_command import panel_app  # noqa: E402
 from precedente.research_cli import alerts_app, history_app, saved_app  # noqa: E402
 from precedente.review_cli import review_app, unread_line  # noqa: E402
 from precedente.thesaurus_cli import thesaurus_app  # noqa: E402
 from shared import pipeline  # noqa: E402
-from shared.contracts import EVERYONE  # noqa: E402
+from shared.contracts import EVERYONE, FINAL  # noqa: E402
 from shared.legal.codes import (  # noqa: E402
     AGENCIES,
     DECISION_TYPES,

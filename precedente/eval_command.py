@@ -43,7 +43,8 @@ from precedente.evaluation import (
     write_qrels,
     write_run,
 )
-from precedente.harness import FINAL, RunningStack
+from precedente.harness import RunningStack
+from shared.contracts import FINAL
 
 if TYPE_CHECKING:
     from services.search.engine.relevance import RelevanceModel

@@ -17,10 +17,8 @@ import psutil
 
 from precedente.credentials import PatientTransport
 from precedente.stack import module_command
-from shared.contracts import TERMINAL_STAGES
+from shared.contracts import FINAL
 from shared.embedded import OWNER_ROLE, SECRET_FILES, free_port, read_secret
-
-FINAL = {str(stage) for stage in TERMINAL_STAGES}
 
 # Short group joins on Tansu keep the end-to-end tests quick.
 TEST_ENV = {

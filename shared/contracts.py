@@ -47,6 +47,9 @@ class Stage(StrEnum):
 
 
 TERMINAL_STAGES = frozenset({Stage.INDEXED, Stage.REVIEW, Stage.FAILED, Stage.DELETED})
+# The terminal stages as the API spells a document's "stage": what a client waiting on a document waits for
+# (`precedente ingest --wait`, `precedente eval`, the end-to-end harness).
+FINAL = frozenset(str(stage) for stage in TERMINAL_STAGES)
 
 
 class Source(StrEnum):
