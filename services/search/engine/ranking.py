@@ -55,6 +55,8 @@ class Ranking:
     lead_weight: float = 0.3
     lead_words: float = 10.0
     lead_max_lexemes: int = 0  # the lead orders only queries of at most this many distinct lexemes; 0: every query
+    authority_binding: float = 0.0  # steps.authority: added for a work that is a binding precedent; 0: off
+    authority_ementa: float = 0.0  # steps.authority: added for a passage of the ementa; 0: off
 
 
 def ranking_from(settings: Settings) -> Ranking:
@@ -68,6 +70,8 @@ def ranking_from(settings: Settings) -> Ranking:
         lead_weight=settings.search_lead_weight,
         lead_words=settings.search_lead_words,
         lead_max_lexemes=settings.search_lead_max_lexemes,
+        authority_binding=settings.search_authority_binding,
+        authority_ementa=settings.search_authority_ementa,
     )
 
 

@@ -2,8 +2,8 @@
 to the page's order, each step a function whose docstring says what it does and the measurement that justifies it.
 The LLM stage (llm_stage) follows, in the router, on the first page ordered by relevance only.
 
-    fusion -> lead -> feedback -> tables_last -> grouping -> grade -> sources_before_comments -> named_case_first
-    -> newest_first
+    fusion -> lead -> feedback -> authority -> tables_last -> grouping -> grade -> sources_before_comments
+    -> named_case_first -> newest_first
     (-> llm_stage)
 
 newest_first orders by date only when the lawyer asks for it (sort "date"); its dates are the works' (each work's
@@ -271,6 +271,49 @@ def feedback(r: Ranked) -> None:
     r.fused = fused + lead_term(r.opening, r.ranking) if r.opening is not None and r.leads() else fused
 
 
+# The kinds of qualified precedent that bind or that courts follow as settled (CPC art. 927; documents.qualified_kinds,
+# what a decision itself IS, never what it applies); the Jurisprudência em Teses entries only guide. A document filed
+# as a súmula is one too.
+BINDING_KINDS = frozenset({"repercussao_geral", "repetitivo", "sumula_vinculante", "sumula", "irdr", "iac"})
+
+
+def authority_prior(rows: list[asyncpg.Record], binding_weight: float, ementa_weight: float) -> np.ndarray:
+    """Each pool row's prior on the fused scale: `binding_weight` when its work is a binding precedent
+    (BINDING_KINDS among its qualified_precedent kinds, or a document of type "sumula"), plus `ementa_weight` when
+    the passage is the ementa's own statement (POOL's in_ementa)."""
+    prior = np.zeros(len(rows))
+    for i, row in enumerate(rows):
+        kinds = row.get("qualified_precedent") or ()
+        if binding_weight and (BINDING_KINDS.intersection(kinds) or row.get("document_type") == "sumula"):
+            prior[i] += binding_weight
+        if ementa_weight and row.get("in_ementa"):
+            prior[i] += ementa_weight
+    return prior
+
+
+def authority(r: Ranked) -> None:
+    """A prior for authority, added to the fused scores: a work that IS a binding precedent (a thesis of repercussão
+    geral or of a recurso repetitivo, a súmula, an IRDR, an IAC) rises by Ranking.authority_binding, and a passage
+    of the ementa (the court's own statement of what it decided) by Ranking.authority_ementa. The STF's own search
+    ranks matches in the ementa and repercussão geral higher.
+
+    Off by default (both 0): it did not help. bench/ranking_ablation.py --authority on copies of the indexed stacks
+    (adapted e5, 2026-12-03), the weights read on the TRAIN material only (JurisTCU, the firm judged set, the
+    paraphrase train split), nDCG@10:
+    - JurisTCU G1 60.0, G2 72.9, G3 69.5, ALL 67.5 at every weight tried: its stack marks no passage as ementa and
+      no work as a qualified precedent (each "outro", one passage), so nothing moves;
+    - binding 0.1 / 0.3 / 0.6: firm judged 94.2 / 94.2 / 93.9 (off 94.2), paraphrase train 68.0 / 68.0 / 67.9
+      (off 68.3): the archive's two works that are repercussão geral (RE 657.718, RE 855.178 ED) rise over works
+      that were asked for;
+    - ementa 0.05 to 0.4: no change; 0.8: judged 94.5, train 68.6 but hit@5 81.9 -> 80.9; 1.5: judged 94.5, train
+      69.2 but hit@5 81.9 -> 78.7: a gain of one or two queries' order, bought with first-five hits.
+    The frozen test split, read after: off 67.8; binding 0.3 67.3; ementa 0.8 68.2."""
+    weights = r.ranking.authority_binding, r.ranking.authority_ementa
+    if not r.pool or len(r.rows) != len(r.pool) or not any(weights):
+        return
+    r.fused = r.fused + authority_prior(r.rows, *weights)
+
+
 def tables_last(r: Ranked) -> None:
     """A passage that is a table of numbers and references (POOL's table_like: a directive's correlation table,
     "Article 117 Article 119 Article 120(1) and (2) ...") shares a query's number ("licença-maternidade de 120 dias")
@@ -336,7 +379,7 @@ def newest_first(r: Ranked) -> None:
 Step = Callable[[Ranked], None]
 POOL_STEPS: tuple[Step, ...] = (fusion, lead, feedback)
 STEPS: tuple[Step, ...] = (
-    *POOL_STEPS, tables_last, grouping, grade, sources_before_comments, named_case_first, newest_first,
+    *POOL_STEPS, authority, tables_last, grouping, grade, sources_before_comments, named_case_first, newest_first,
 )  # fmt: skip
 
 

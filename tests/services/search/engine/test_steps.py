@@ -11,7 +11,7 @@ from services.search.engine.steps import POOL_STEPS, STEPS, Ranked, score_pool, 
 
 def test_the_steps_run_in_their_declared_order() -> None:
     assert [step.__name__ for step in STEPS] == [
-        "fusion", "lead", "feedback", "tables_last", "grouping", "grade", "sources_before_comments",
+        "fusion", "lead", "feedback", "authority", "tables_last", "grouping", "grade", "sources_before_comments",
         "named_case_first", "newest_first",
     ]  # fmt: skip
     assert STEPS[: len(POOL_STEPS)] == POOL_STEPS
