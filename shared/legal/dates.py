@@ -82,6 +82,22 @@ _CITY_DATE = re.compile(
     r"(?:\([A-Z]{2}\)|/[ \t]*[A-Z]{2}|-[ \t]*[A-Z]{2})?[ \t]*,[ \t]*(?:em[ \t]+)?" + _ANY_DATE,
     re.M,
 )
+_SIGNER_TITLE = (
+    r"(?:(?:Ministr[oa]|Desembargador(?:a)?|Juiz(?:a)?(?:[ \t]+de[ \t]+Direito)?|Min\.|Des\.|Dr(?:a)?\.)\s+)"
+)
+_SIGNER_OFFICE = (
+    r"(?:Relator(?:a)?|Presidente|Juiz(?:a)?(?:[ \t]+de[ \t]+Direito)?(?:[ \t]+Substitut[oa])?|Desembargador(?:a)?)"
+)
+_SIGNER_NAME = r"[A-Z][\w'’.-]*(?:[ \t\n]+(?:d[aeo]s?|e|[A-Z][\w'’.-]*)){1,7}"
+_SIGNED_CITY_DATE = re.compile(
+    _CITY_DATE.pattern + r"[ \t]*\.?\s*"
+    rf"(?=\Z|{_SIGNER_TITLE}{_SIGNER_NAME}|{_SIGNER_NAME}[ \t\n]*[,–—-]?[ \t\n]*{_SIGNER_OFFICE}\b)",
+    re.M,
+)
+"""The place-and-date line the decision is signed with: the text's last, or one a signer follows ("Brasília, 27 de
+novembro de 2025. Ministro Marco Buzzi Relator", "... 2025. REGINA HELENA COSTA Relatora"). A monocrática that
+quotes another decision ("Brasília, 30 de setembro de 2025. (fls. 1484, e-STJ)") or a plenário's session line
+("Plenário, 25.03.2015.\" (grifei)") before it prints an earlier place and date that is not its own."""
 _SIGNATURES = (
     re.compile(
         r"(?i:assinad[oa]\s+(?:eletronicamente|digitalmente|de\s+forma\s+digital))\b.{0,160}?\bem:?\s*\b" + _NUMERIC,
@@ -263,7 +279,7 @@ def guess_date(doc: DocumentText, document_type: str = "outro") -> date | None:
                 return found
     if document_type in _CLOSING_TYPES:
         steps: tuple[tuple[re.Pattern[str], ...], ...] = ((_CITY_DATE,), _SIGNATURES, (_JUDGMENT_LABEL,))
-        found = _first_date((_DATE_LABEL,), text[:_LABEL_CHARS])
+        found = _first_date((_DATE_LABEL,), text[:_LABEL_CHARS]) or _signed_date(text)
         for patterns in steps:
             found = found or _first_date(patterns, text)
         if found:
@@ -272,6 +288,16 @@ def guess_date(doc: DocumentText, document_type: str = "outro") -> date | None:
     if found or document_type not in ANYWHERE_TYPES:
         return found
     return _first_date((_DATE_ANYWHERE,), text)
+
+
+def _signed_date(text: str) -> date | None:
+    """The date of the last place-and-date line a signer follows (_SIGNED_CITY_DATE): the document's own, where
+    the first such line in the text may be a quoted decision's."""
+    for match in reversed(list(_SIGNED_CITY_DATE.finditer(text))):
+        found = _to_date(match)
+        if found:
+            return found
+    return None
 
 
 def _rfc2822_date(value: str) -> date | None:

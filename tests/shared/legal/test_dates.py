@@ -8,6 +8,7 @@ import pytest
 from shared.legal.dates import ENGLISH_MONTHS, MAIL_MONTHS, MONTH_NAMES, MONTH_PATTERN, MONTHS, guess_date
 from shared.legal.document_text import DocumentText
 from shared.payloads import Page
+from tests.helpers.samples import corpus_record
 
 # The tables the callers had before shared.legal.dates, copied verbatim.
 OLD_MONTH_ALTERNATION = r"janeiro|fevereiro|marco|abril|maio|junho|julho|agosto|setembro|outubro|novembro|dezembro"
@@ -179,3 +180,35 @@ def test_place_and_date_line_beats_an_earlier_date_in_the_text() -> None:
 )
 def test_dates_of_acts_foreign_judgments_and_doctrine(text: str, document_type: str, expected: date | None) -> None:
     assert date_of(text, document_type) == expected
+
+
+@pytest.mark.parametrize(
+    ("record_id", "signed"),
+    [
+        ("STJ-mono-REsp_2228832", date(2025, 9, 26)),  # quotes "Plenário, 25.03.2015." (grifei) first
+        ("STJ-mono-REsp_2141453", date(2025, 6, 30)),  # cites "MS 28.279/DF, Rel. Min. Ellen Gracie, 16/12/2010"
+        ("STJ-mono-AREsp_2816019", date(2025, 9, 28)),  # cites "(REsp 1.807.959/PB, Min. Sergio Kukina, 8/5/2019)"
+        ("STJ-mono-EDcl_no_AREsp_2181392", date(2025, 11, 27)),  # quotes the embargada "Brasília, 30 de setembro"
+    ],
+)
+def test_the_signature_date_beats_a_cited_decisions_date_in_the_body(record_id: str, signed: date) -> None:
+    """Real STJ monocráticas (../shared/corpus) whose body prints another decision's place and date before their own
+    closing "Brasília, <date>. <Relator>": the date read is the signature's (issue 36; 4 of 300 read wrong before)."""
+    text = corpus_record("stj_monocraticas.jsonl", record_id)["text"]
+    assert text.rstrip().endswith(("Relator", "Relatora"))
+    assert date_of(text, "decisao_monocratica") == signed
+
+
+def test_a_place_and_date_with_no_signer_after_it_is_still_read() -> None:
+    """The signature rule only chooses among place-and-date lines: one that a signer does not follow, alone, is
+    still the date, and one a signer follows wins over an earlier one a citation follows."""
+    quoted = "Como decidido. Brasília, 30 de setembro de 2025. (fls. 1484, e-STJ). Daí os embargos."
+    assert date_of(quoted, "decisao_monocratica") == date(2025, 9, 30)
+    signed = (
+        quoted + " Rejeito os embargos. Publique-se. Brasília, 27 de novembro de 2025.\nMinistro Marco Buzzi\nRelator"
+    )
+    assert date_of(signed, "decisao_monocratica") == date(2025, 11, 27)
+    juiz = (
+        "Texto. São Paulo, 10 de maio de 2019. (fl. 3). Decido. Santos, 2 de junho de 2020.\nANA LIMA\nJuíza de Direito"
+    )
+    assert date_of(juiz, "sentenca") == date(2020, 6, 2)
