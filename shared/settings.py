@@ -119,10 +119,8 @@ class Settings(BaseSettings):
     search_lead_weight: float = 0.3  # a passage that opens with the query's words rises: 0 turns it off
     search_lead_words: float = 10.0  # words into the passage at which the lead counts half
     search_lead_max_lexemes: int = 0  # the lead orders only queries of at most this many distinct lexemes; 0: all
-    # steps.authority, off by default (measured, see its docstring): added on the fused scale for a work that is a
-    # binding precedent (repercussão geral, repetitivo, súmula, IRDR, IAC) and for a passage of the ementa
-    search_authority_binding: float = 0.0
-    search_authority_ementa: float = 0.0
+    search_authority_binding: float = 0.0  # steps.authority: a binding precedent rises by it; 0 (measured): off
+    search_authority_ementa: float = 0.0  # steps.authority: the ementa's own passage rises by it; 0 (measured): off
 
     # Identity (services/search/auth.py): every route but /health needs a bearer token (session, API key, OIDC JWT).
     auth_mode: Literal["required", "none"] = "required"  # none: local demos only, everyone is one anonymous caller
