@@ -24,7 +24,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 import asyncpg  # noqa: E402
 import numpy as np  # noqa: E402
 
-from precedente.eval_command import RUN_DEPTH  # noqa: E402
+from precedente.cli.eval_runs import RUN_DEPTH  # noqa: E402
 from precedente.evaluation import Query, Run, evaluate, read_qrels, read_queries  # noqa: E402
 from services.search.engine.candidates import Candidates  # noqa: E402
 from services.search.engine.models import SearchRequest  # noqa: E402

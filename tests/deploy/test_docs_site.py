@@ -113,7 +113,7 @@ def test_source_paths_the_pages_name_exist(path: Path) -> None:
 
 def test_precedente_commands_the_pages_name_exist() -> None:
     """`precedente users add` must be a command and `users` a group holding `add`: what a page tells a reader to
-    type is what the CLI (precedente/cli.py's Typer app) answers to."""
+    type is what the CLI (precedente/cli/root.py's Typer app) answers to."""
     root = typer.main.get_command(app)
     commands: dict[str, click.Command] = root.commands  # type: ignore[attr-defined]
     named = {

@@ -10,7 +10,9 @@ from pathlib import Path
 import pytest
 
 from precedente import api_errors
-from precedente.cli import _count_text, _files, _outside_warning, main, result_lines, write_results
+from precedente.cli import main
+from precedente.cli.ingest import _count_text, _files, _outside_warning
+from precedente.cli.search import result_lines, write_results
 
 DOCS = Path(__file__).parents[2] / ".." / "shared" / "docs"
 

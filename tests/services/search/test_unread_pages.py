@@ -13,7 +13,7 @@ import httpx
 import pytest
 
 import services.search.routers.status as status_module
-from precedente.review_cli import unread_line
+from precedente.cli.review import unread_line
 from services.search.app import create_app
 from shared import ledger, pipeline
 from shared.broker import topic_name

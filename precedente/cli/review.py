@@ -1,4 +1,5 @@
-"""`precedente review` and `precedente status`: the review queue and the ingestion status in a terminal."""
+"""`precedente review`: the review queue in a terminal; and the line on unread pages that `precedente status`
+prints too."""
 
 import json
 import sys
@@ -164,21 +165,3 @@ def unread_line(report: dict[str, Any]) -> str | None:
         f"{plural(documents, 'documento indexado', 'documentos indexados')} com páginas não lidas"
         f" ({plural(pages, 'página', 'páginas')}): `precedente review --reason unread_pages`"
     )
-
-
-def status(api: ApiOption = None) -> None:
-    """Documents per stage, review and failure counts per reason, and the latest stopped documents."""
-    with client(api) as http:
-        report = call(http.get("/status"))
-    table = Table("stage", "documents")
-    for stage, count in sorted(report["stages"].items()):
-        table.add_row(stage, str(count))
-    console.print(table)
-    for title, counts in (("in review", report["review_reasons"]), ("failed", report["failure_reasons"])):
-        if counts:
-            console.print(f"{title}: " + ", ".join(f"{n} {code}" for code, n in counts.items()))
-    if line := unread_line(report):
-        console.print(line, markup=False)
-    for item in report["latest_stopped"]:
-        line = f"{item['at']} {item['filename']} {item['stage']} [{item['reason_code']}] {item['reason']}"
-        console.print(line, markup=False)

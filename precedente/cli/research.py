@@ -17,6 +17,7 @@ from typing import Annotated, Any
 import typer
 
 from precedente import api_errors
+from precedente.cli.search import parse_date, write_results
 from precedente.credentials import api_client
 from shared.legal.codes import court_label, document_type_label
 from shared.settings import Settings
@@ -128,8 +129,6 @@ def history_rerun(
     top_k: Annotated[int, typer.Option("--top-k", help="Resultados por página.", min=1, max=200)] = 5,
 ) -> None:
     """Roda de novo uma pesquisa do histórico, com os mesmos filtros e ordem."""
-    from precedente.cli import write_results  # late: cli imports this module
-
     with api_client(api) as client:
         entry = api_errors.check(client.get(f"/history/{entry_id}")).json()
         body = {"query": entry["query"], "filters": entry["filters"], "sort": entry["sort"], "top_k": top_k}
@@ -217,15 +216,13 @@ def saved_create(
     ] = None,
 ) -> None:
     """Salva uma pesquisa com seus filtros e ordem; os filtros são os de `precedente search`."""
-    from precedente.cli import _parse_date  # late: cli imports this module
-
     if sort not in ORDER_WORDS:
         raise typer.BadParameter("use relevance ou date", param_hint="'--sort'")
     filters = {
         "document_type": document_type,
         "court": court,
-        "date_from": _parse_date(date_from, end=False).isoformat() if date_from else None,
-        "date_to": _parse_date(date_to, end=True).isoformat() if date_to else None,
+        "date_from": parse_date(date_from, end=False).isoformat() if date_from else None,
+        "date_to": parse_date(date_to, end=True).isoformat() if date_to else None,
         "relator": relator,
         "cited_law": cited_law,
     }
