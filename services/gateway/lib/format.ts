@@ -146,7 +146,7 @@ export function nameLabel(name: string): string {
   return EU_ENGLISH_NAMES[name] ?? name;
 }
 
-/** "Página 3 não lida", "Páginas 10 e 11 não lidas": the CLI says the same (precedente/cli.py). */
+/** "Página 3 não lida", "Páginas 10 e 11 não lidas": the CLI says the same (precedente/cli/search.py). */
 export function unreadPagesLabel(pages: number[]): string {
   if (pages.length === 1) return `Página ${pages[0]} não lida`;
   return `Páginas ${pages.slice(0, -1).join(", ")} e ${pages[pages.length - 1]} não lidas`;
