@@ -32,7 +32,7 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e ".[test,gpu,int8]"
 	touch $(STAMP)
 
-$(MODEL): $(STAMP) shared/openvino_e5.py
+$(MODEL): $(STAMP) shared/openvino_e5.py shared/e5_torch.py shared/e5_adapter.py shared/data/e5_legal_adapter.npz
 	$(BIN)/python -m shared.openvino_e5
 	touch $@
 

