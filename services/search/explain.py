@@ -641,6 +641,40 @@ def _sentence_citations(passage: str, dated: date | None = None) -> list[str]:
     return found
 
 
+_CUT_REFERENCE = re.compile(r"(?:[a-z]\.\s+)?(?:§+\s*)?(?:\d[\d.]*|[IVXLC]+|únic[oa])\s*[º°ª]?\.?\s*[,;]\s")
+"""A passage opening inside a reference: the chunker's overlap starts a passage at any word, so one may open on
+the tail of "art. 3.º, §2.º, do CDC" ("3.º, §2.º, do CDC” (A vulnerabilidade ...") or of a footnote's
+"v. 54, n. 342, p. 34" ("54, n. 342, ..."): the article word, the act or the work it belongs to is in the
+passage before."""
+_REFERENCE_WORDS_TEXT = (
+    "art arts inc incs al n nº no nos p pp v vol c c/c e do da dos das de cf jan fev mar abr mai jun jul ago set out "
+    "nov dez"
+)
+_REFERENCE_WORDS = frozenset(_REFERENCE_WORDS_TEXT.split())
+
+
+def _past_cut_reference(passage: str, start: int, end: int) -> int:
+    """Where the words of a passage's opening sentence start after the cut reference it opens with (see
+    _CUT_REFERENCE): its numbers, paragraphs, items, roman numerals, acronyms ("CDC", "LICC") and the short words
+    between them are skipped; `start` when the sentence does not open with one."""
+    if not _CUT_REFERENCE.match(passage, start, end):
+        return start
+    for token in re.finditer(r"\S+", passage[start:end]):
+        word = token.group(0).strip("”“\"'’‘)(][.,;:")
+        bare = fold_lower(word.rstrip("ºª°"))
+        if (
+            not word
+            or re.fullmatch(r"§*[\d./-]*\d[\d./-]*[ºª°o]?|[IVXLC]+|§+\w*", word)
+            or re.fullmatch(r"\(?[a-z][.)][,;]?", token.group(0))  # "c)", "a." (ano), not the article "o"
+            or bare in _REFERENCE_WORDS
+            or bare in ("unico", "unica")
+            or (len(word) >= 2 and word.isupper())
+        ):
+            continue
+        return start + token.start()
+    return end
+
+
 def _join(items: list[str]) -> str:
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " e " + items[-1]
 
@@ -686,7 +720,25 @@ def explain(
         for match, found in _concepts_in(query, passage, folded)
     ]
     concepts = [(match, found) for match, found in concepts if found]  # a formula's words are no reason (see above)
-    spans = list(_sentence_spans(passage))
+    # A sentence that opens on a cut reference (the passage's first, a footnote's year after a page break) is
+    # read and quoted from past it, as a cut ("…"); the reference's words are no reason.
+    spans, cut, skipped = [], set(), []
+    for start, end in _sentence_spans(passage):
+        past = _past_cut_reference(passage, start, end)
+        if past > start:
+            skipped.append((start, past))
+            if past < end:
+                cut.add(len(spans))
+        if past < end:
+            spans.append((past, end))
+    if skipped:
+
+        def kept(position: int) -> bool:
+            return not any(a <= position < b for a, b in skipped)
+
+        words = tuple(w for w in words if kept(w[0]))
+        concepts = [(match, [s for s in found if kept(s[0])]) for match, found in concepts]
+        concepts = [(match, found) for match, found in concepts if found]
     if not spans or not (words or concepts):
         honest = "proximidade de sentido, sem os termos da consulta."  # only the dense similarity brought it
         return Explanation(f"Trecho {_ROLES[role][1]}: {honest}" if role else _sentence_case(honest), None)
@@ -713,8 +765,8 @@ def explain(
     for i, (start, end) in enumerate(spans):
         if passage[start:end].isupper():  # an ementa's keyword heading: an index, not the thesis
             scores[i] *= 0.9
-    if passage[spans[0][0]].islower():  # the passage opens mid-sentence: that tail quotes badly, a whole one wins ties
-        scores[0] *= 0.8
+    for i in cut | ({0} if passage[spans[0][0]].islower() else set()):
+        scores[i] *= 0.8  # a mid-sentence tail (the passage opens on one) quotes badly: a whole sentence wins ties
     best = max(range(len(spans)), key=lambda i: (scores[i], -(spans[i][1] - spans[i][0]) / 2000, -i))
     sentence = spans[best]
 
@@ -722,7 +774,10 @@ def explain(
         [(s, e) for s, e, _ in words if sentence[0] <= s < sentence[1]]
         + [span for _, span in by_sentence.get(best, [])]
     )
-    quote = f"“{_excerpt(passage, sentence, hits, from_start=role in _RESULTS).rstrip('.')}”"
+    excerpt = _excerpt(passage, sentence, hits, from_start=role in _RESULTS).rstrip(".")
+    if best in cut and not excerpt.startswith("…"):
+        excerpt = "…" + excerpt
+    quote = f"“{excerpt}”"
     lead = f"{_ROLES[role][0]}: {quote}." if role else f"O trecho diz: {quote}."
     details: list[str] = []
     named = by_sentence.get(best, [])[:2]

@@ -607,3 +607,36 @@ def test_a_booklet_s_imprint_is_no_reason() -> None:
     for query in ("teses jurisprudenciais sobre execução penal", "tese oficial"):
         assert "periódico" not in explain(query, informativo, None).text
     assert not formulaic(booklet[booklet.index("A hipoteca") :].split("(Súmula")[0])  # the tese itself is content
+
+
+# --- a passage that opens inside a reference ----------------------------------------------------------------
+
+_BARE_REFERENCE = re.compile(r"“…?\s*(?:§+\s*)?(?:\d[\d.]*|[IVXLC]+)\s*[º°ª]?\.?\s*,")
+
+
+@pytest.mark.parametrize(
+    ("name", "first", "last", "query", "opening"),
+    [
+        # the parecer's quotation of Têmis Limberger, cut after "nas normas do art." by the chunker's overlap
+        (PARECER, "3.º, §2.º, do CDC”", "para este julgamento.", "vulnerabilidade do consumidor informação",
+         "“…(A vulnerabilidade do consumidor"),
+        # the petição's Lei 8.245/1991, art. 45, cut after "a prorrogação prevista no art."
+        (PETICAO, "47, ou que afastem", "para tanto.", "afastem direito renovação", "“…ou que afastem o direito"),
+    ],
+)  # fmt: skip
+def test_a_passage_opening_inside_a_reference_is_quoted_from_past_it(name, first, last, query, opening) -> None:
+    """The chunker's overlap starts a passage at any word, here on the tail of a citation ("3.º, §2.º, do CDC", its
+    "art." in the passage before): the reason line never quotes that bare fragment (issue 36); it quotes from past it,
+    marked as a cut."""
+    text = passage(name, first, last)
+    reason = explain(query, text, None).text
+    assert not _BARE_REFERENCE.search(reason), reason
+    assert opening in reason, reason
+
+
+def test_a_whole_reference_is_still_quoted_whole() -> None:
+    """The same sentence whole, its "art." with it: the reference is quoted as written, and cited."""
+    text = passage(PARECER, "Entendem que “o serviço", "In: RDC 97/259).")
+    reason = explain("intermediação de negócios comissão CDC", text, None).text
+    assert "enquadra-se nas normas do art. 3.º, §2.º, do CDC" in reason, reason
+    assert "Cita o CDC, art. 3º, § 2º" in reason, reason
