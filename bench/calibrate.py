@@ -40,7 +40,7 @@ import asyncpg  # noqa: E402
 import numpy as np  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from ranking_sweep import corpus_ids  # noqa: E402  (bench/ is this script's folder)
+from ranking_sweep import corpus_ids, index_embedder  # noqa: E402  (bench/ is this script's folder)
 
 from precedente.evaluation import read_qrels, read_queries  # noqa: E402
 from services.search.engine.candidates import Candidates  # noqa: E402
@@ -50,8 +50,7 @@ from services.search.engine.relevance import CANDIDATE_FEATURES, FEATURES, MODEL
 from services.search.engine.search import hybrid_search  # noqa: E402
 from services.search.syntax import parse_query  # noqa: E402
 from shared.db import create_pool  # noqa: E402
-from shared.embeddings import Embedder, get_embedder, index_mismatch, index_state  # noqa: E402
-from shared.settings import Settings  # noqa: E402
+from shared.embeddings import Embedder  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 JURISTCU = REPO.parent / "shared" / "bench" / "juristcu"
@@ -86,24 +85,12 @@ async def _run(pool: asyncpg.Pool, embedder: Embedder, text: str, depth: int) ->
     return out
 
 
-ADAPTER = Settings.model_fields["embedding_adapter"].default  # --adapter: the product's embedding model
-
-
-async def query_embedder(pool: asyncpg.Pool) -> Embedder:
-    """The product's embedder of the --adapter model; the database must hold that model's vectors (else the fit
-    would read the cosines of two spaces)."""
-    embedder = get_embedder(Settings(embedding_adapter=ADAPTER))
-    if problem := index_mismatch(await index_state(pool), embedder):
-        raise SystemExit(f"{problem} (or pass --adapter for the model it holds)")
-    return embedder
-
-
 async def juristcu_examples(url: str, depth: int) -> list[Example]:
     pool = await create_pool(url)
     try:
         ids = await corpus_ids(pool, JURISTCU / "corpus.jsonl")
         qrels = read_qrels(JURISTCU / "qrels.tsv")
-        embedder = await query_embedder(pool)
+        embedder = await index_embedder(pool)
         examples = []
         for query in read_queries(JURISTCU / "queries.jsonl"):
             judged = qrels.get(query.id, {})
@@ -132,7 +119,7 @@ async def firm_examples(
     try:
         names = {str(r["id"]): r["filename"] for r in await pool.fetch("SELECT id, filename FROM documents")}
         present = set(names.values())
-        embedder = await query_embedder(pool)
+        embedder = await index_embedder(pool)
         examples, skipped, vague = [], [], {}
         for query in judged_queries(path):
             relevant = set(query["relevant"])
@@ -252,10 +239,7 @@ def main() -> None:
         "--features", default=",".join(FEATURES), help="comma-separated, of " + ",".join(CANDIDATE_FEATURES)
     )
     parser.add_argument("--write", action="store_true", help="store the model in " + str(MODEL_FILE))
-    parser.add_argument("--adapter", default=ADAPTER, help="the embedding model: legal (default), none, or a path")
     args = parser.parse_args()
-    global ADAPTER
-    ADAPTER = args.adapter
     names = tuple(args.features.split(","))
     columns = [CANDIDATE_FEATURES.index(name) for name in names]
     juristcu = asyncio.run(juristcu_examples(args.juristcu_db, args.depth)) if args.juristcu_db else []

