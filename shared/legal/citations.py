@@ -30,7 +30,7 @@ points to ("da mesma Lei", "do mesmo diploma", "desta lei").
 
 import bisect
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import date
 
@@ -440,6 +440,27 @@ class _Binder:
         self.starts = [a.start for a in acts]
         self.recent: list[tuple[int, str]] = []  # (end, act) of acts that took provisions
         self.last_article: tuple[str, _Provision] | None = None
+        self.named: dict[tuple[str, str | None, str | None], str] = {}  # provision -> act it was written with
+        self.prior: Callable[[], dict[tuple[str, str | None, str | None], str]] | None = None
+
+    def name(self, act: str, provisions: list[_Provision]) -> None:
+        """Remember provisions written with their own act ("art. 33, § 3º, da Lei 9.307/96")."""
+        for p in provisions:
+            self.named.setdefault(_designation(p), act)
+
+    def written_with(self, provision: _Provision) -> str | None:
+        """The act a bare repeat of a provision already written with its act belongs to: "(art. 33, § 3º)" after
+        "art. 33, § 3º, da Lei 9.307/96" is that law's, even when "do CPC" stands nearer; in this text, else in
+        the text before it (`prior`, read only when a bare article asks)."""
+        key = _designation(provision)
+        if key in self.named:
+            return self.named[key]
+        if self.prior is not None:
+            earlier, self.prior = self.prior(), None
+            for k, act in earlier.items():
+                self.named.setdefault(k, act)
+            return self.named.get(key)
+        return None
 
     def act_at(self, pos: int) -> _Act | None:
         i = bisect.bisect_left(self.starts, pos)
@@ -481,9 +502,30 @@ class _Binder:
         return [i for p in provisions for i in p.ids(act)]
 
 
-def find_provisions(ftext: str, acts: list[_Act]) -> list[tuple[int, list[str]]]:
-    """(position, ids) of every provision cited together with its act (see the module docstring)."""
+def _designation(provision: _Provision) -> tuple[str, str | None, str | None]:
+    return provision.article, provision.paragraph, provision.inciso
+
+
+def find_provisions(
+    ftext: str, acts: list[_Act], prior: Callable[[], dict[tuple[str, str | None, str | None], str]] | None = None
+) -> list[tuple[int, list[str]]]:
+    """(position, ids) of every provision cited together with its act (see the module docstring).
+
+    prior: the provisions the text before this one wrote with their act (`_named_provisions`), asked for only
+    when a bare article repeats one."""
+    return _bind(ftext, acts, prior)[0]
+
+
+def _named_provisions(ftext: str, acts: list[_Act]) -> dict[tuple[str, str | None, str | None], str]:
+    """Provision -> act, of the provisions `ftext` writes together with their act."""
+    return _bind(ftext, acts, None)[1].named
+
+
+def _bind(
+    ftext: str, acts: list[_Act], prior: Callable[[], dict[tuple[str, str | None, str | None], str]] | None
+) -> tuple[list[tuple[int, list[str]]], "_Binder"]:
     binder = _Binder(ftext, acts)
+    binder.prior = prior
     out: list[tuple[int, list[str]]] = []
     events: list[tuple[int, int, object]] = [(m.start(), 1, m) for m in _SUBS_FIRST.finditer(ftext)]
     events += [(m.start(), 2, m) for m in _ART.finditer(ftext)]
@@ -502,7 +544,7 @@ def find_provisions(ftext: str, acts: list[_Act]) -> list[tuple[int, list[str]]]
             done = _subs_first(ftext, obj, binder, out) or done
         else:
             done = _articles(ftext, obj, binder, out) or done
-    return out
+    return out, binder
 
 
 def _act_first(ftext: str, act: _Act, binder: _Binder, out: list) -> int:
@@ -519,6 +561,7 @@ def _act_first(ftext: str, act: _Act, binder: _Binder, out: list) -> int:
     items = [p for p in items if comma or not 1900 <= int(p.article.split("-")[0].strip("º").replace(".", "")) <= 2100]
     if not items:
         return 0
+    binder.name(act.act, items)
     out.append((act.start, binder.take(act.end, act.act, items)))
     return end
 
@@ -603,7 +646,11 @@ def _articles(ftext: str, match: re.Match[str], binder: _Binder, out: list) -> i
         return first_end  # "o art. 111 do Código de Ética": an act we do not know is the nearest, not the one before
     if first_act is None:
         first_act = binder.before(pos, TRANSCRIPTION_LOOKBACK if transcription else LOOKBACK)
+        if first_act is not None and not transcription:  # of two acts, the one the article was written with
+            first_act = binder.written_with(first_items[0]) or first_act
         groups[0] = (first_start, first_items, first_act, first_end)
+    else:
+        binder.name(first_act, first_items)
     for start, items, act, end in groups:
         if act is not None:
             out.append((start, binder.take(end, act, items)))
@@ -844,7 +891,9 @@ def extract_citations(
     year: the document's date, or its year (resolves a bare "CPC" when the text never names an edition: the
         CPC/1973 before 18/03/2016).
     before: the text that precedes `text` where it was cut from (a passage, for one of its sentences): the code
-        editions it names resolve a bare "CPC" as the text's own would; nothing else in it is cited.
+        editions it names resolve a bare "CPC" as the text's own would, and a bare article that repeats one it
+        wrote with its act ("art. 33, § 3º, da Lei 9.307/96", then "(art. 33, § 3º)") takes that act; nothing
+        else in it is cited.
     """
     text = _masked(text)
     ftext = fold(text)
@@ -858,7 +907,12 @@ def extract_citations(
     ]
     resolve_editions(acts, year, preceding)
     found: list[tuple[int, str]] = [(a.start, a.act) for a in acts]
-    for pos, ids in find_provisions(ftext, acts):
+
+    def prior() -> dict[tuple[str, str | None, str | None], str]:
+        fbefore = fold(_masked(before))
+        return _named_provisions(fbefore, find_acts(fbefore))
+
+    for pos, ids in find_provisions(ftext, acts, prior if before else None):
         found.extend((pos, i) for i in ids)
     precedents = [
         (pos, ident, c)

@@ -640,3 +640,24 @@ def test_a_whole_reference_is_still_quoted_whole() -> None:
     reason = explain("intermediação de negócios comissão CDC", text, None).text
     assert "enquadra-se nas normas do art. 3.º, §2.º, do CDC" in reason, reason
     assert "Cita o CDC, art. 3º, § 2º" in reason, reason
+
+
+# The STJ's REsp 1.900.136/SP (../shared/archive/i630.pdf), the passage search showed for "nulidade da sentença
+# arbitral alegada na impugnação": it opens on "(art. 33, § 3º, da Lei 9.307/96)"; the doctrine it then quotes
+# writes "nos termos do art. 525 e ss., do CPC, ... (art. 33, § 3º)".
+REPEATED_ARTICLE = (
+    "i630.pdf",
+    "(art. 33, § 3º, da Lei 9.307/96).\nÉ importante sublinhar",
+    "com base nas matérias definidas no art. 32 da Lei 9.307/96.",
+    ARCHIVE,
+)
+
+
+def test_a_bare_article_repeating_one_written_with_its_act_takes_that_act() -> None:
+    """Seen in search (issue 36): "Cita o CPC/2015, art. 33, § 3º" where the passage applies the Lei 9.307/96's
+    art. 33, § 3º: the bare "(art. 33, § 3º)" took the CPC named nearer it, for another article."""
+    text = passage(*REPEATED_ARTICLE)
+    got = explain("nulidade da sentença arbitral alegada na impugnação ao cumprimento de sentença", text, "voto")
+    assert sentence_text(text, got).startswith("A declaração de nulidade da sentença arbitral - além")
+    assert got.text.endswith("Cita o CPC/2015 e a Lei 9.307/1996, art. 33, § 3º.")
+    assert "CPC/2015, art. 33" not in extract_citations(text)  # the stored citations of the chunk alike

@@ -161,6 +161,19 @@ def test_a_bare_cpc_takes_the_edition_named_before_the_sentence_it_was_cut_from(
     assert "CPC/1973, art. 535" in cut and not any(c.startswith("CPC/2015") for c in cut)
 
 
+def test_a_bare_article_repeating_one_written_with_its_act_keeps_that_act() -> None:
+    """ "(art. 33, § 3º, da Lei 9.307/96)" then "nos termos do art. 525 e ss., do CPC, ... (art. 33, § 3º)": the bare
+    repeat is the Lei 9.307/96's, in the same text or cut from it (`before`); an article written only once still
+    takes the act named before it."""
+    head = "a impugnação ao cumprimento de sentença arbitral (art. 33, § 3º, da Lei 9.307/96). "
+    sentence = "Pode ser pleiteada nos termos do art. 525 e ss., do CPC, se a sentença for executada (art. 33, § 3º)."
+    for found in (extract_citations(head + sentence), extract_citations(sentence, before=head)):
+        assert "Lei 9.307/1996, art. 33, § 3º" in found and "CPC/2015" in found
+        assert not any(c.startswith("CPC/2015, art. 33") for c in found)
+    assert "CPC/2015, art. 33, § 3º" in extract_citations(sentence)  # nothing says otherwise: the nearest act
+    assert "CDC, art. 12" in extract_citations("O art. 14 do CC trata disso, e o CDC também (art. 12).")
+
+
 def test_paragraphs_listed_together_stay_paragraphs_of_their_article() -> None:
     """ "art. 20, §§ 3° e 4° do Código de Processo Civil de 1.973" (REsp 2.021.338) is art. 20's § 4º, not an art.
     4º; "arts. 20, §§ 3º e 4º, 21, 131, ... todos do CPC/1973" (AREsp 2.100.998) goes on with articles."""
