@@ -11,7 +11,8 @@ Trained by bench/adapt_e5.py on 5,235 (query, passage) pairs mined from ../share
 sharing text with the firm collection or with JurisTCU dropped): LoRA rank 8, alpha 16, lr 5e-5, tau 0.02, 163 steps
 of 32, one epoch, ~27 min on two CPU cores; provenance inside the file. Measured 2026-12-03 against the base model,
 dense only: JurisTCU nDCG@10 ALL 55.4 -> 62.1 (G1 47.7 -> 51.5, G2 59.2 -> 68.3, G3 59.3 -> 66.5); frozen paraphrase
-split MRR 0.614 -> 0.651. Whole ranking: JurisTCU ALL 67.5 = 67.5, G1 59.0 -> 60.0; firm judged set 93.5 -> 94.2.
+split MRR 0.614 -> 0.651. Through the product (`precedente eval`, nDCG@10): JurisTCU G1 59.0 -> 60.3, G2 72.7 -> 73.1,
+G3 70.3 -> 69.2, ALL 67.3 -> 67.5; the grade's similarity AUC 0.816 -> 0.922 (docs/search.md).
 """
 
 import hashlib
