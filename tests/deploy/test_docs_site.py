@@ -85,7 +85,7 @@ def test_strict_build_fails_on_a_broken_anchor_and_a_page_missing_from_nav(tmp_p
 
 def test_every_docs_page_is_in_nav_and_every_nav_entry_exists() -> None:
     listed = set(nav_pages())
-    present = {path.name for path in DOCS.glob("*.md")}
+    present = {path.relative_to(DOCS).as_posix() for path in DOCS.rglob("*.md")}  # docs/reports/ too
     assert listed == present, f"in nav only: {listed - present}; in docs/ only: {present - listed}"
 
 
