@@ -41,6 +41,7 @@ from precedente.harness import FINAL, RunningStack  # noqa: E402
 from precedente.stack import usable_cores  # noqa: E402
 from shared.db import create_pool  # noqa: E402
 from shared.lexicon import refresh_statistics  # noqa: E402
+from shared.settings import Settings  # noqa: E402
 
 SHARED = search_scale.SHARED
 GROUP_SETS = [["contencioso"], ["tributario"], ["trabalhista"], ["contencioso", "diretoria"], []]
@@ -48,7 +49,7 @@ GROUP_SETS = [["contencioso"], ["tributario"], ["trabalhista"], ["contencioso", 
 
 async def build_index(database_url: str, documents: int) -> tuple[int, int]:
     """Write `documents` synthetic documents and their chunks into the stack's database; (documents, chunks)."""
-    base, lengths = search_scale.load_base("enpt")
+    base, lengths = search_scale.load_base(Settings())
     corpus = search_scale.Corpus(base, lengths)
     made_documents, made_chunks = [], []
     for _ in range(documents):

@@ -95,7 +95,7 @@ async def halfvec(conn: asyncpg.Connection, args: argparse.Namespace) -> None:
     embedder = get_embedder(settings)
     lines = (search_scale.SHARED / "bench" / "juristcu" / "queries.jsonl").read_text().splitlines()
     texts = [json.loads(line)["text"] for line in lines][: args.queries]
-    base, _ = search_scale.load_base(settings.embedding_variant)
+    base, _ = search_scale.load_base(settings)
     rng = random.Random(7)
     while len(texts) < args.queries:  # more queries: sentences of the real texts, read as queries
         sentences = [s for s in rng.choice(base.sentences) if 40 <= len(s) <= 300]
@@ -308,7 +308,7 @@ async def run(url: str, args: argparse.Namespace) -> None:
                 await halfvec(conn, args)
         if "refresh" in args.what:
             print("\n== statistics refresh while documents arrive", flush=True)
-            base, lengths = search_scale.load_base(Settings().embedding_variant)
+            base, lengths = search_scale.load_base(Settings())
             await refresh(pool, base, lengths, args)
             print("\n== the per-language nearest-passage list", flush=True)
             await languages(pool)

@@ -53,7 +53,7 @@ from services.search.engine.search import hybrid_search  # noqa: E402
 from shared.accounts import create_key  # noqa: E402
 from shared.db import create_pool, migrate  # noqa: E402
 from shared.embedded import EmbeddedBroker, EmbeddedPostgres, free_port  # noqa: E402
-from shared.embeddings import e5_model_id, get_embedder, get_model  # noqa: E402
+from shared.embeddings import get_embedder, get_model  # noqa: E402
 from shared.legal.citations import extract_citations  # noqa: E402
 from shared.legal.codes import label  # noqa: E402
 from shared.lexicon import refresh_statistics  # noqa: E402
@@ -98,6 +98,7 @@ class Base:
 
     texts: list[str]
     vectors: np.ndarray
+    model_id: str  # the model whose vectors these are: the synthetic chunks record it
     sentences: list[list[str]] = field(init=False)
     citations: list[list[str]] = field(init=False)
 
@@ -120,26 +121,27 @@ def base_texts(token_count: Callable[[str], int]) -> tuple[list[str], list[int]]
     return texts, lengths
 
 
-def load_base(variant: str) -> tuple[Base, list[int]]:
-    """Base texts with their passage vectors, embedded once and cached by the texts' hash."""
-    model = get_model(variant, 2)
-    texts, lengths = base_texts(model.token_count)
-    digest = hashlib.sha256("\0".join(texts).encode()).hexdigest()[:16]
-    path = CACHE / f"base-{variant}-{digest}.npy"
+def load_base(settings: Settings) -> tuple[Base, list[int]]:
+    """Base texts with their passage vectors by the configured model (the legal adapter's by default: what the
+    product would index), embedded once and cached by the texts' and the model's hash."""
+    embedder = get_embedder(settings)
+    texts, lengths = base_texts(get_model(settings.embedding_variant, 2).token_count)
+    digest = hashlib.sha256("\0".join([embedder.model_id, *texts]).encode()).hexdigest()[:16]
+    path = CACHE / f"base-{settings.embedding_variant}-{digest}.npy"
     if path.exists():
-        return Base(texts, np.load(path)), lengths
+        return Base(texts, np.load(path), embedder.model_id), lengths
     print(f"embedding {len(texts)} base texts once (cached in {path})", flush=True)
     started = time.perf_counter()
     order = sorted(range(len(texts)), key=lambda i: len(texts[i]))  # batches of like lengths pad less
     vectors = np.zeros((len(texts), 384), dtype=np.float32)
     for n, i in enumerate(range(0, len(order), 16)):
         batch = order[i : i + 16]
-        vectors[batch] = model.passage([texts[j] for j in batch])
+        vectors[batch] = embedder.passages([texts[j] for j in batch])
         if n % 25 == 0:
             print(f"  {i + len(batch)}/{len(texts)} in {time.perf_counter() - started:.0f} s", flush=True)
     CACHE.mkdir(parents=True, exist_ok=True)
     np.save(path, vectors)
-    return Base(texts, vectors), lengths
+    return Base(texts, vectors, embedder.model_id), lengths
 
 
 # ---------------------------------------------------------------- synthetic documents and chunks
@@ -155,7 +157,6 @@ class Corpus:
 
     base: Base
     lengths: list[int]
-    model_id: str = e5_model_id("enpt")
     rng: random.Random = field(default_factory=lambda: random.Random(SEED))
     noise: np.random.Generator = field(default_factory=lambda: np.random.default_rng(SEED))
 
@@ -183,7 +184,7 @@ class Corpus:
             "judging_body": rng.choice(BODIES) if decision else None,
         }
         for chunk in chunks:
-            chunk.update(meta, document_id=doc_id, version=1, citations=citations, embedding_model=self.model_id)
+            chunk.update(meta, document_id=doc_id, version=1, citations=citations, embedding_model=self.base.model_id)
         label_ = f"{label('document_type', document_type)} {label('court', court)} nº {rng.randrange(1, 99999)}"
         document = {
             "id": doc_id,
@@ -612,11 +613,11 @@ async def explain_slowest(
 # ---------------------------------------------------------------- the run
 
 
-def check_vectors(base: Base, lengths: list[int], variant: str, count: int) -> None:
+def check_vectors(base: Base, lengths: list[int], settings: Settings, count: int) -> None:
     """How close a synthetic chunk's mixed vector is to the real embedding of its text (vs. to another chunk's)."""
     corpus = Corpus(base, lengths, rng=random.Random(1), noise=np.random.default_rng(1))
     _, chunks = corpus.take(count, [])
-    real = get_model(variant, 2).passage([c["text"] for c in chunks])
+    real = get_embedder(settings).passages([c["text"] for c in chunks])
     mixed = np.stack([c["embedding"] for c in chunks])
     own = (real * mixed).sum(axis=1)
     other = (real * np.roll(mixed, 1, axis=0)).sum(axis=1)
@@ -638,7 +639,7 @@ async def bench(
     filtered = [body(q, FILTERS[kinds[i % len(kinds)]]) for i, q in enumerate(queries)]
     embedder = get_embedder(settings)
     vectors = [embedder.query(q) for q in queries]  # also warms the model up
-    corpus = Corpus(base, lengths, model_id=embedder.model_id)
+    corpus = Corpus(base, lengths)
     leftover: list = []
     current, strategy = 0, args.build
     pool = await create_pool(url, max_size=4)
@@ -758,11 +759,11 @@ def main() -> None:
     args = parser.parse_args()
     started = time.perf_counter()
     settings = Settings()
-    base, lengths = load_base(settings.embedding_variant)
+    base, lengths = load_base(settings)
     print(f"base: {len(base.texts)} real texts embedded; chunk lengths {min(lengths)}-{max(lengths)} chars"
           f" (mean {statistics.mean(lengths):.0f})")  # fmt: skip
     if args.check_vectors:
-        check_vectors(base, lengths, settings.embedding_variant, args.check_vectors)
+        check_vectors(base, lengths, settings, args.check_vectors)
     with tempfile.TemporaryDirectory(prefix="precedente-scale-") as scratch:
         tmp = args.keep or Path(scratch)
         postgres = EmbeddedPostgres(tmp)
