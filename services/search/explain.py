@@ -777,7 +777,9 @@ def explain(
     excerpt = _excerpt(passage, sentence, hits, from_start=role in _RESULTS).rstrip(".")
     if best in cut and not excerpt.startswith("…"):
         excerpt = "…" + excerpt
-    quote = f"“{excerpt}”"
+    # The card goes where the passage does not (pasted into a petition, listed under "citado por"): a person's CPF,
+    # OAB number or phone stays in the passage, never in the line (issue 36 item 2; archive d16 quoted an OAB number).
+    quote = f"“{remove_identifiers(excerpt) or '…'}”"
     lead = f"{_ROLES[role][0]}: {quote}." if role else f"O trecho diz: {quote}."
     details: list[str] = []
     named = by_sentence.get(best, [])[:2]
