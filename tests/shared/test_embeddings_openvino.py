@@ -114,10 +114,22 @@ def test_bf16_on_a_cpu_without_it_computes_fp32_and_says_so(
     assert "no bf16 instructions" in caplog.text
 
 
+def test_kernels_limited_to_avx2_compute_fp32(cache_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """ONEDNN_MAX_CPU_ISA=AVX2 (how bench/embed_engines.py measures an AVX2-only server on an AVX-512 machine): no
+    bf16 is chosen or promised, whatever /proc/cpuinfo says; an AVX-512 or "ALL" limit leaves the CPU's choice."""
+    monkeypatch.setattr(openvino_e5, "cpu_flags", lambda cpuinfo=None: {"avx2", "avx512f", "amx_bf16"})
+    for limit, chosen in (("AVX2", "fp32"), ("avx2_vnni", "fp32"), ("AVX512_CORE_AMX", "bf16"), ("ALL", "bf16")):
+        monkeypatch.setenv("ONEDNN_MAX_CPU_ISA", limit)
+        assert best_precision() == chosen, limit
+    monkeypatch.setenv("ONEDNN_MAX_CPU_ISA", "AVX2")
+    embedder = OpenVinoEmbedder("enpt", cache_dir, "bf16")
+    assert embedder.engine == "openvino-fp32" and embedder.model.runtime_precision == "f32"
+
+
 def test_the_cpu_chooses_the_precision() -> None:
     flags = openvino_e5.cpu_flags()
     has_bf16 = bool(flags & {"avx512_bf16", "amx_bf16"})
-    assert best_precision() == ("bf16" if has_bf16 else "fp32")
+    assert best_precision() == ("bf16" if has_bf16 and not openvino_e5.kernels_limited() else "fp32")
     fake = Path(__file__).parent / "no_cpuinfo_here"
     assert openvino_e5.cpu_flags(fake) == set()
 
