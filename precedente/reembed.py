@@ -260,6 +260,9 @@ async def before_start(settings: Settings, log: logging.Logger) -> Result | None
         target = configured_model(settings)
         if await adopt_if_empty(pool, target) or await index_state(pool) == target:
             return None  # the usual start: the model is not loaded here
+        if settings.embedding_provider == "openai":  # a paid API: embedding the whole base is the operator's call
+            log.error("the index holds another model than %s: run `precedente reembed`", target.model_id)
+            return None
         embedder = await asyncio.to_thread(get_embedder, settings)
         found = await plan(pool, embedder)
         if found.nothing_to_do:

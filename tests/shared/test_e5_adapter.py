@@ -173,5 +173,8 @@ async def test_up_moves_a_filled_index_to_the_adapted_model_and_an_empty_one_ado
         assert np.all((stored * adapted.passages([r["text"] for r in rows])).sum(axis=1) >= 0.999)
         assert {r["embedding_model"] for r in rows} == {adapted.model_id}
         assert await before_start(legal.model_copy(update={"database_url": filled_url}), log) is None  # done once
+        paid = Settings(embedding_provider="openai", embedding_api_key="k", database_url=filled_url)
+        assert await before_start(paid, log) is None  # a paid API is never called for the whole base unasked
+        assert await index_state(pool) == configured_model(legal)
     finally:
         await pool.close()
