@@ -181,6 +181,35 @@ class Settings(BaseSettings):
     up_replicas: dict[str, int] = {"indexer": 2}
     up_pipeline_nice: int = 10  # niceness of the pipeline services, so searches win the CPU; 0: same as search
 
+    # Admission control (shared/admission.py, issue 31 item 2): ingestion yields to search. Each search replica
+    # publishes its load (searches in flight, recent p95) to PostgreSQL's search_load table; every pipeline stage
+    # reads it before taking its next message (the indexer before each batch too) and waits, bounded, while search
+    # is busy.
+    admission_enabled: bool = Field(
+        default=True, description="pipeline stages wait (bounded) while search is busy; false: they never wait"
+    )
+    admission_busy_in_flight: int = Field(
+        default=2, ge=1, description="search is busy with at least this many searches in flight, over all replicas"
+    )
+    admission_busy_p95_ms: float = Field(
+        default=800, gt=0, description="...or when a replica's p95 over its recent window is at least this (ms)"
+    )
+    admission_max_yield_s: float = Field(
+        default=3.0,
+        ge=0,
+        description="the longest a stage waits per message (or indexer batch): ingestion slows, never stops",
+    )
+    admission_poll_s: float = Field(default=0.25, gt=0, description="how often a waiting stage reads search's load")
+    search_load_interval_s: float = Field(
+        default=0.5, gt=0, description="how often a search replica publishes its load while it has any"
+    )
+    search_load_window_s: float = Field(
+        default=5.0, gt=0, description="the recent window a replica's published p95 latency is measured over"
+    )
+    search_load_stale_s: float = Field(
+        default=2.0, gt=0, description="a replica's load older than this is ignored (it stopped or crashed)"
+    )
+
     @property
     def model_cache_dir(self) -> Path:
         """Where the openvino provider finds (or builds) its model."""

@@ -34,7 +34,7 @@ from faststream.message import StreamMessage
 from opentelemetry import trace
 from pydantic import ValidationError
 
-from shared import ledger, pipeline, recovery, refused, telemetry
+from shared import ledger, pipeline, recovery, refused, search_load, telemetry
 from shared.broker import CONSUMER_FETCH_BOUNDS, STOP_GRACE_S, make_broker, publish, topic_name
 from shared.contracts import (
     EVENT_BY_TOPIC,
@@ -223,7 +223,11 @@ async def process(
 
     `body` is the message's bytes as consumed (or an already decoded object). `key` is the message's Kafka key
     (the document id, as every producer keys it): a message that breaks its contract is still dead-lettered
-    under the right document when its body lost the id."""
+    under the right document when its body lost the id.
+
+    First the stage yields to search while it is busy (shared/search_load.py, bounded), outside the stage's span
+    and time: taking the next message is where ingestion gives way to a lawyer's search."""
+    await search_load.yield_to_search(ctx.db, ctx.settings, service.name, stopping=ctx.stopping)
     span_name = telemetry.STAGE_SPANS.get(service.name, service.name)
     started = time.perf_counter()
     result = "error"

@@ -102,6 +102,17 @@ SEARCH_RESULTS = Histogram(
     buckets=(0, 1, 2, 3, 5, 10, 20, 50, 100),
 )
 SUBMISSIONS = Counter("precedente_documents_submitted", "Uploads through POST /documents, by outcome.", ["outcome"])
+YIELDED_SECONDS = Histogram(
+    "precedente_admission_yield_seconds",
+    "Time a pipeline stage waited for search before its next piece of work (shared/admission.py), by why it went on.",
+    ["stage", "outcome"],
+    buckets=(0.1, 0.25, 0.5, 1, 2, 3, 5, 10),
+)
+YIELDING = Gauge(
+    "precedente_admission_yielding",
+    "Pieces of work a pipeline stage is holding back for search right now ('cedendo à busca').",
+    ["stage"],
+)
 
 # --------------------------------------------------------------------------------------------
 # Set-up
