@@ -18,7 +18,7 @@ from prometheus_client import Counter
 from services.indexer import access_changes, deletions, precedents, status, works
 from services.indexer.batching import EmbeddingBatcher
 from services.indexer.works import assign_work
-from shared import ledger, outbox
+from shared import ledger, outbox, search_load
 from shared.broker import PUBLISH_TIMEOUT_S, BrokerUnavailable
 from shared.contracts import DocumentAnnotated, DocumentIndexed, Stage, Topic
 from shared.embeddings import (
@@ -140,7 +140,8 @@ async def handle(event: DocumentAnnotated, ctx: StageContext) -> Outcome:
         return _indexed(event, len(chunks), "ok" if sent else "skipped")
     size = batch_size(ctx.settings, embedder)
     batcher = batcher_for(ctx, embedder, size)
-    embedded = await embed_chunks(ctx.db, event, chunks, embedder, size, batcher, ctx.stopping)
+    yielding = functools.partial(search_load.yield_to_search, ctx.db, ctx.settings, "indexer", stopping=ctx.stopping)
+    embedded = await embed_chunks(ctx.db, event, chunks, embedder, size, batcher, ctx.stopping, yielding)
     vectors = embedded.vectors
     async with ctx.db.acquire() as conn, conn.transaction():
         check_index(await index_state(conn, lock=True), embedder)  # held until commit: no switch under us
@@ -302,6 +303,7 @@ async def embed_chunks(
     batch_size: int,
     batcher: EmbeddingBatcher | None = None,
     stopping: asyncio.Event | None = None,
+    yielding: Callable[[], Awaitable[float]] | None = None,
 ) -> Embedded:
     """The chunks' passage vectors, persisted batch by batch as they are computed (migration 0015), so a try that
     dies leaves the next one only the batches it had not persisted to embed. A persisted vector is reused only
@@ -312,7 +314,10 @@ async def embed_chunks(
     pass (stop_slice), the rows computed so far are persisted, and the document is handed back (HandBack): a stop
     waits for a pass of a few chunks, not for the batch nor the document (a 600-paragraph one held `precedente up`
     past its 40 s and was killed, then a 16-chunk call past the stage's 8 s grace, issue 35, point 8). The next
-    try reuses what was persisted, so nothing is embedded twice and nothing lost."""
+    try reuses what was persisted, so nothing is embedded twice and nothing lost.
+
+    Before each batch but the first (the stage yielded before the document), `yielding` waits, bounded, while
+    search is busy (shared/search_load.py): a long document gives way to searches between its batches too."""
     digests = [hashlib.sha256(c.text.encode()).digest() for c in chunks]
     persisted = {
         r["ordinal"]: r
@@ -337,6 +342,8 @@ async def embed_chunks(
     PASSAGES_REUSED.inc(len(chunks) - len(missing))
     stop = stopping.is_set if stopping is not None else None
     for start in range(0, len(missing), max(1, batch_size)):
+        if yielding is not None and start > 0:
+            await yielding()
         if stop is not None and stop():
             _hand_back(event, len(chunks) - len(missing) + start, len(chunks))
         batch = missing[start : start + max(1, batch_size)]

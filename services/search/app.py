@@ -36,7 +36,7 @@ from services.search.routers import (
     thesaurus,
 )
 from services.search.store import audit
-from shared import outbox, recovery, telemetry
+from shared import outbox, recovery, search_load, telemetry
 from shared.broker import make_broker
 from shared.db import create_pool
 from shared.embeddings import IndexGuard, get_embedder
@@ -62,10 +62,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         await app.state.index_guard.problem(app.state.db)  # logs an error now if the index holds another model
         pruning = asyncio.create_task(audit.prune_periodically(app.state.db, settings.audit_retention_days))
         app.state.relay = outbox.Relay(app.state.db, app.state.broker, settings).start()  # uploads the broker missed
+        app.state.search_load = search_load.Publisher(app.state.db, settings).start()  # read by the stages
         try:
             yield
         finally:
             pruning.cancel()
+            await app.state.search_load.stop()
             await app.state.relay.stop()
             await app.state.broker.stop()
             await app.state.db.close()

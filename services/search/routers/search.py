@@ -5,7 +5,7 @@ import asyncio
 import time
 
 import asyncpg
-from fastapi import APIRouter, HTTPException
+from fastapi import APIRouter, HTTPException, Request
 from opentelemetry import trace
 
 from services.search import problems
@@ -17,6 +17,7 @@ from services.search.deps import (
     RankingDep,
     SearcherDep,
     SettingsDep,
+    Throttle,
     ThrottleDep,
 )
 from services.search.engine.candidates import Candidates
@@ -32,6 +33,7 @@ from services.search.syntax import parse_query
 from shared import telemetry
 from shared.accounts import Identity
 from shared.embeddings import IndexGuard, QueryCache
+from shared.search_load import Publisher
 from shared.settings import Settings
 
 router = APIRouter()
@@ -47,6 +49,27 @@ async def search(
     index_guard: IndexGuardDep,
     query_vectors: QueryVectorsDep,
     ranking: RankingDep,
+    request: Request,
+) -> SearchResponse:
+    # Counted in this replica's load, which the pipeline stages read to yield to search (shared/search_load.py).
+    load: Publisher | None = getattr(request.app.state, "search_load", None)
+    began = load.started() if load is not None else 0.0
+    try:
+        return await _search(body, who, pool, settings, throttle, index_guard, query_vectors, ranking)
+    finally:
+        if load is not None:
+            load.ended(began)
+
+
+async def _search(
+    body: SearchRequest,
+    who: Identity,
+    pool: asyncpg.Pool,
+    settings: Settings,
+    throttle: Throttle,
+    index_guard: IndexGuard,
+    query_vectors: QueryCache,
+    ranking: Ranking,
 ) -> SearchResponse:
     await throttle(pool, who, "search")
     started, outcome = time.perf_counter(), "error"
