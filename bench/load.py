@@ -7,8 +7,10 @@ average), then people made through the admin API sign in and search in closed lo
 queries (each its own account and groups, with an optional think time between searches), while the real
 PDFs of ../shared/docs go through the whole pipeline (--archive: the 94 of ../shared/archive, all uploaded at
 once; --no-ingest: none). Reports throughput, p50/p95/p99 latency, errors by status, CPU per search, the
-statements PostgreSQL's busy backends ran (sampled), and what ingestion did meanwhile. Target (issue #15):
-p95 <= 1.5 s and no errors, with and without ingestion.
+statements PostgreSQL's busy backends ran (sampled), and what ingestion did meanwhile (chunks indexed during the
+searches, and the time the stages yielded to search: shared/search_load.py, PRECEDENTE_ADMISSION_ENABLED=false turns
+it off to compare). Prints the CPU, its flags and the load average first: the figures depend on them. Target
+(issues #15, #31): p95 <= 1.5 s and no errors, with and without ingestion.
 
     .venv/bin/python bench/load.py [--documents 10000] [--searchers 20] [--seconds 120] [--think 0]
         [--no-ingest | --archive [--warmup 120]]
@@ -41,6 +43,7 @@ from precedente.harness import FINAL, RunningStack  # noqa: E402
 from precedente.stack import usable_cores  # noqa: E402
 from shared.db import create_pool  # noqa: E402
 from shared.lexicon import refresh_statistics  # noqa: E402
+from shared.openvino_e5 import cpu_flags  # noqa: E402
 from shared.settings import Settings  # noqa: E402
 
 SHARED = search_scale.SHARED
@@ -66,6 +69,36 @@ async def build_index(database_url: str, documents: int) -> tuple[int, int]:
         await pool.close()
     print("  " + ", ".join(f"{what} {seconds:.0f} s" for what, seconds in timings.items()), flush=True)
     return len(made_documents), len(made_chunks)
+
+
+FLAGS = ("avx2", "avx512f", "avx512_vnni", "avx512_bf16", "amx_bf16", "amx_int8")
+SERVICES_THAT_YIELD = ("extractor", "cleaner", "chunker", "annotator", "indexer")
+
+
+def machine() -> str:
+    """The CPU, the flags its kernels depend on, the cores this process may use and the load average now."""
+    model = next(
+        (line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
+         if line.startswith("model name")),
+        "unknown CPU",
+    )  # fmt: skip
+    flags = ", ".join(flag for flag in FLAGS if flag in cpu_flags()) or "none of " + ", ".join(FLAGS)
+    load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
+    admission = Settings().admission_enabled
+    return f"{model}; {flags}; {usable_cores()} usable cores; load average {load}; admission control {admission}"
+
+
+def yields(stack: RunningStack) -> tuple[int, float]:
+    """How often and how long the pipeline's stages yielded to search so far, from their logs (shared/search_load.py
+    logs each wait that happened)."""
+    count, seconds = 0, 0.0
+    for name in SERVICES_THAT_YIELD:
+        for replica in range(8):
+            for line in stack.service_log(name, replica).splitlines():
+                if ": yielded " in line and " s to search" in line:
+                    count += 1
+                    seconds += float(line.split(": yielded ", 1)[1].split(" s to search", 1)[0])
+    return count, seconds
 
 
 def ingest_in_background(stack: RunningStack, stop: threading.Event, report: dict, archive: bool) -> None:
@@ -243,6 +276,7 @@ def main() -> None:
         tempfile.TemporaryDirectory(prefix="precedente-load-") as folder,
         RunningStack(Path(folder) / "stack") as stack,
     ):
+        print(f"machine: {machine()}", flush=True)
         print(f"stack up at {stack.url}; writing {args.documents} documents into its index", flush=True)
         started = time.perf_counter()
         documents, chunks = asyncio.run(build_index(stack.owner_database_url(), args.documents))
@@ -260,7 +294,14 @@ def main() -> None:
             uploader.start()
             time.sleep(args.warmup)  # ingestion under way before the searchers start
         label = "without ingestion" if args.no_ingest else "while ingesting"
+        indexed_before, yields_before = asyncio.run(chunk_count(stack.owner_database_url())), yields(stack)
+        began = time.perf_counter()
         search_phase(stack, tokens, queries, args, f"{label} ({documents} documents, {chunks} chunks)")
+        indexed = asyncio.run(chunk_count(stack.owner_database_url())) - indexed_before
+        seconds = time.perf_counter() - began
+        yielded = [after - before for after, before in zip(yields(stack), yields_before, strict=True)]
+        print(f"ingestion during the searches: {indexed} chunks indexed in {seconds:.0f} s ({indexed / seconds:.2f}/s);"
+              f" stages yielded to search {yielded[0]:.0f} times, {yielded[1]:.0f} s in all")  # fmt: skip
         if not args.archive:
             stop.set()
         if uploader.is_alive():
