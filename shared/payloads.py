@@ -150,6 +150,9 @@ class DocumentMetadata(BaseModel):
     process_number: str | None = None
     procedural_class: str | None = None
     relator: str | None = None
+    redator: str | None = Field(
+        None, description="Who wrote the acórdão when the relator was defeated (redator do acórdão): a name."
+    )
     judging_body: str | None = None
     judgment_date: date | None = None
     publication_date: date | None = None

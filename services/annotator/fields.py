@@ -291,6 +291,78 @@ def relator(doc: DocumentText, document_type: str) -> str | None:
     return None
 
 
+# ---------------------------------------------------------------------------------- redator
+
+_REDATOR = (
+    r"(?:REDATOR(?:A|\(A\))?\s*(?:DO|PARA\s+O|P\s*/\s*O?)|RED\.\s*P\s*/\s*O?"
+    r"|RELATOR(?:A|\(A\))?\s*(?:PARA\s+O|P\s*/\s*O?)|R\.\s*P\s*/)\s*ACORDAO"
+)
+_REDATOR_LABEL = re.compile(rf"^{_REDATOR}\s*(?::\s*(?P<inline>.+))?$", re.I)
+"""The caption's label of the minister who writes the acórdão when the relator is defeated: "REDATOR DO ACÓRDÃO :
+MIN. ROBERTO BARROSO" (STF), "R.P/ACÓRDÃO : MINISTRO RAUL ARAÚJO" (STJ), "RELATOR(A) P/ ACÓRDÃO", "Red. p/ acórdão";
+read on the accent-folded line."""
+_REDATOR_SPLIT = re.compile(r"^(?:REDATOR(?:A|\(A\))?|RELATOR(?:A|\(A\))?)\s*(?:DO|PARA\s+O|P\s*/\s*O?)$", re.I)
+"""A label the STF's two-column caption breaks in two: "REDATOR DO" / "ACÓRDÃO" / ": MIN. EDSON FACHIN"."""
+_REDATOR_SIGNS = re.compile(rf"^{_REDATOR}$", re.I)
+_NAME_TO_PERIOD = r"(?P<name>(?:(?:Des|Desa|Min|Dr|Dra)\.\s*)?[^.:;()\n]{3,80}?)\.(?=\s|$)"
+_REDATOR_AFTER_RELATOR = (
+    re.compile(
+        r"\bRelator(?:a|\(a\))?\s*:\s*(?:(?:Des|Desa|Min|Dr|Dra)\.\s*)?[^.:;()\n]{3,80}?\.\s*"
+        rf"Redator(?:a|\(a\))?\s+(?:para\s+o|do|p/\s*o?)\s*acordao\s*:\s*{_NAME_TO_PERIOD}",
+        re.I,
+    ),
+    re.compile(
+        r"\bVencid[oa]\s+(?:o|a|o\(a\))\s+(?:\w+\s+)?Relator(?:a|\(a\))?\.\s*"
+        rf"Redator(?:a|\(a\))?\s+(?:para\s+o|do|p/\s*o?)\s*acordao\s*(?::\s*|(?:o|a)\s+){_NAME_TO_PERIOD}",
+        re.I,
+    ),
+)
+"""The sentence forms of a court that prints its caption and certidão as prose (the TJRN): "Relator: Desembargador
+X. Redator para o acórdão: Desembargador Y. Ementa: ...", "Vencido o Juiz Relator. Redator para o acórdão o Juiz Y."
+Only right after the relator's own sentence: a cited case reads "Rel. Min. X, Rel. p/ acórdão Min. Y, Pleno, j. ..."."""
+REDATOR_SIGNATURE_PAGES = 6
+"""Pages where the acórdão's signature ("Ministro EDSON FACHIN" / "Redator para o acórdão") is looked for: it closes
+the ementa and acórdão, which open the document (page 5 of i279); later pages hold votes and cited cases."""
+
+
+def redator(doc: DocumentText, document_type: str) -> str | None:
+    """The redator do acórdão of a decision whose relator was defeated: a person's name after the caption's redator
+    label, the name signed above "Redator para o acórdão" in the opening pages, or a prose caption's redator sentence
+    right after its relator's. Never the nearest name in running text: there "Rel. p/ acórdão Min. X" is the redator of
+    a case the decision cites (348 of the 355 ../shared/corpus decisions that carry a redator label)."""
+    if document_type not in DECISION_TYPES:
+        return None
+    lines = [line for _, line in doc.head_lines[:80]]
+    for i, line in enumerate(lines):
+        folded, skip = fold(line), 0
+        label = _REDATOR_LABEL.match(folded)
+        if not label and _REDATOR_SPLIT.match(folded) and i + 1 < len(lines):
+            folded, skip = f"{folded} {fold(lines[i + 1])}", 1
+            label = _REDATOR_LABEL.match(folded)
+            line = f"{line} {lines[i + 1]}"
+        if not label:
+            continue
+        parts = [line[label.start("inline") :]] if label["inline"] else []
+        for following in lines[i + 1 + skip : i + 6 + skip]:
+            if parts and (_ROLE_LABELS.match(following) or following.startswith("(")):
+                break
+            if not parts and not following.startswith(":"):
+                break
+            parts.append(following.lstrip(": "))
+        if parts and (name := _clean_name(" ".join(parts))):
+            return name
+    signed = [line.strip() for text in doc.page_texts[:REDATOR_SIGNATURE_PAGES] for line in text.splitlines()]
+    signed = [line for line in signed if line]
+    for i, line in enumerate(signed[1:], start=1):
+        if _REDATOR_SIGNS.match(fold(line)) and (name := _clean_name(signed[i - 1])):
+            return name
+    for sentence in _REDATOR_AFTER_RELATOR:
+        said = sentence.search(doc.ffull)
+        if said and (name := _clean_name(doc.full[said.start("name") : said.end("name")])):
+            return name
+    return None
+
+
 # ------------------------------------------------------------------------------ judging body
 
 _UNITS = {"primeir": 1, "segund": 2, "terceir": 3, "quart": 4, "quint": 5, "sext": 6, "setim": 7, "oitav": 8, "non": 9}

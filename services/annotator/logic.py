@@ -1,5 +1,5 @@
 """Document metadata from the cleaned page texts, by plain rules: type, court or origin, case number,
-class, rapporteur, judging body, dates, parties, subject, citations and title.
+class, rapporteur, redator do acórdão, judging body, dates, parties, subject, citations and title.
 
 Brazilian legal documents announce what they are in a few fixed formulas (the "ACÓRDÃO" heading,
 "Vistos, relatados e discutidos", "EXCELENTÍSSIMO SENHOR JUIZ", "Brasília (DF), 15 de setembro de
@@ -75,6 +75,7 @@ def annotate(
         process_number=process_number,
         procedural_class=fields.procedural_class(doc, document_type, caption_line),
         relator=fields.relator(doc, document_type),
+        redator=fields.redator(doc, document_type),
         judging_body=fields.judging_body(doc, document_type) or fields.judging_body(raw, document_type),
         judgment_date=judgment_date,
         publication_date=publication_date,

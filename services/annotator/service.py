@@ -45,6 +45,7 @@ def ledger_fields(metadata: DocumentMetadata) -> dict[str, Any]:
     fields = metadata.model_dump(exclude={"sources", "parties"})
     fields["parties"] = [party.model_dump() for party in metadata.parties]
     fields["metadata_sources"] = metadata.sources
+    fields["redator_unread"] = False  # read now (migration 0033: the indexer's backfill reads older rows)
     return fields
 
 
