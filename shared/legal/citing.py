@@ -5,8 +5,10 @@ never guessed or written as "None", and nothing is added that the metadata does 
 gender, a journal's name, a date the act does not carry). Forms, in Brazilian practice:
 
 - acórdão (and a tribunal's decisão monocrática or despacho), parts in this order:
-  origin, case, rapporteur, judging body, [kind], judgment, publication:
+  origin, case, rapporteur, [redator], judging body, [kind], judgment, publication:
   "STJ, REsp 1.602.076/SP, Rel. Min. Nancy Andrighi, Terceira Turma, j. 15/09/2016, DJe 30/09/2016",
+  "STF, RE 657.718/MG, Rel. Min. Marco Aurélio, Red. p/ o acórdão Min. Roberto Barroso, Plenário, j. 22/05/2019"
+  (the redator do acórdão, when the relator was defeated, with the rapporteur's title),
   "TJRJ, Agravo de Instrumento 0017387-33.2017.8.19.0000, Rel. Des. Cláudio Dell'Orto, 18ª Câmara Cível,
   j. 07/06/2017". The case is the process number, led by the procedural class when the number is a bare
   (CNJ) number; the title when there is no number. "Rel. Min." for STF, STJ, TST, TSE, STM and TCU,
@@ -78,6 +80,8 @@ class CitationFields:
     process_number: str | None = None
     procedural_class: str | None = None
     relator: str | None = None
+    redator: str | None = None
+    """The redator do acórdão (migration 0033), when the relator was defeated: "Red. p/ o acórdão Min. X"."""
     judging_body: str | None = None
     judgment_date: date | None = None
     publication_date: date | None = None
@@ -259,7 +263,14 @@ def _decision(fields: CitationFields, kind: str, title: str | None, origin: str 
         rapporteur = "juiz-relator"
     else:
         rapporteur = "Rel."
-    return _join(origin, case, f"{rapporteur} {name}" if name else None, body, _KIND_MARKS.get(kind), *dates)
+    redator = _judge_name(fields.redator)
+    if redator is not None and rapporteur != "juiz-relator" and redator != name:
+        title = rapporteur.removeprefix("Rel.").strip()
+        redator = f"Red. p/ o acórdão {title} {redator}".replace("  ", " ")
+    else:
+        redator = None
+    rapporteur_name = f"{rapporteur} {name}" if name else None
+    return _join(origin, case, rapporteur_name, redator, body, _KIND_MARKS.get(kind), *dates)
 
 
 _TEMA_KINDS = {"repetitivo": "repetitivo", "repercussao_geral": "repercussão geral", "irdr": "IRDR", "iac": "IAC"}
