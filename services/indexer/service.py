@@ -15,7 +15,7 @@ import asyncpg
 import numpy as np
 from prometheus_client import Counter
 
-from services.indexer import access_changes, deletions, precedents, status, works
+from services.indexer import access_changes, deletions, precedents, redator, status, works
 from services.indexer.batching import EmbeddingBatcher
 from services.indexer.works import assign_work
 from shared import ledger, outbox, search_load
@@ -109,6 +109,8 @@ async def setup(ctx: StageContext) -> None:
         ("status_backfill", status.backfill,  # migration 0030
          "status statements read for %d documents indexed before they were",
          "reading older documents' status statements"),
+        ("redator_backfill", redator.backfill,  # migration 0033
+         "redator do acórdão read for %d decisions indexed before it was", "reading older decisions' redator"),
     ):  # fmt: skip
         ctx.state[name] = asyncio.create_task(_backfill(ctx, run, done, what))
 

@@ -39,7 +39,7 @@ WHERE c.id = ANY($1::bigint[])
 # The metadata a card shows and a citation is built from, of the documents whose passages are shown.
 DOCUMENTS = """
 SELECT d.id, coalesce(d.title, d.filename) AS title, d.filename, d.content_type, d.document_type, d.court,
-       d.document_date, d.process_number, d.procedural_class, d.relator, d.judging_body, d.judgment_date,
+       d.document_date, d.process_number, d.procedural_class, d.relator, d.redator, d.judging_body, d.judgment_date,
        d.publication_date, d.page_count, d.document_subtype, d.act_number, d.issuing_body, d.authors, d.venue,
        d.year, d.language, d.unread_pages, d.qualified_precedents, d.citations
 FROM documents d
@@ -71,7 +71,7 @@ ORDER BY d.created_at, d.id
 CITED_BY = """
 SELECT DISTINCT ON (wanted.work, d.id) wanted.work, d.id, coalesce(d.work_id, d.id) AS citing_work,
        coalesce(d.title, d.filename) AS title, d.filename, d.document_type, d.court, d.process_number,
-       d.procedural_class, d.relator, d.judging_body, d.judgment_date, d.publication_date, d.document_date,
+       d.procedural_class, d.relator, d.redator, d.judging_body, d.judgment_date, d.publication_date, d.document_date,
        d.document_subtype, d.act_number, d.issuing_body, d.authors, d.venue, d.year, d.qualified_precedents,
        d.created_at
 FROM unnest($1::text[], $2::text[]) AS wanted(work, ident)
@@ -87,7 +87,7 @@ CITED_BY_SHOWN = 5
 CITED = """
 SELECT DISTINCT ON (k.key, d.id) k.key, d.id, coalesce(d.work_id, d.id) AS cited_work,
        coalesce(d.title, d.filename) AS title, d.filename, d.document_type, d.court, d.process_number,
-       d.procedural_class, d.relator, d.judging_body, d.judgment_date, d.publication_date, d.document_date,
+       d.procedural_class, d.relator, d.redator, d.judging_body, d.judgment_date, d.publication_date, d.document_date,
        d.document_subtype, d.act_number, d.issuing_body, d.authors, d.venue, d.year, d.qualified_precedents,
        d.created_at
 FROM documents d
@@ -102,9 +102,9 @@ CITES_SHOWN = 10
 STATUS = """
 SELECT DISTINCT ON (s.target, s.kind, d.id) s.target, s.kind, s.label, s.sentence, d.id,
        coalesce(d.work_id, d.id) AS saying_work, coalesce(d.title, d.filename) AS title, d.filename, d.document_type,
-       d.court, d.process_number, d.procedural_class, d.relator, d.judging_body, d.judgment_date, d.publication_date,
-       d.document_date, d.document_subtype, d.act_number, d.issuing_body, d.authors, d.venue, d.year,
-       d.qualified_precedents, d.created_at
+       d.court, d.process_number, d.procedural_class, d.relator, d.redator, d.judging_body, d.judgment_date,
+       d.publication_date, d.document_date, d.document_subtype, d.act_number, d.issuing_body, d.authors, d.venue,
+       d.year, d.qualified_precedents, d.created_at
 FROM documents d
 CROSS JOIN LATERAL jsonb_to_recordset(d.status_signals) AS s(kind text, target text, label text, sentence text)
 WHERE d.status_targets ?| $1::text[] AND s.target = ANY($1::text[]) AND d.stage <> 'deleted'
@@ -330,7 +330,7 @@ def passage_fields(query: str, chunk: asyncpg.Record, content_type: str | None) 
 
 
 _DESCRIBING = (
-    "process_number", "procedural_class", "relator", "judging_body", "judgment_date", "publication_date",
+    "process_number", "procedural_class", "relator", "redator", "judging_body", "judgment_date", "publication_date",
     "document_subtype", "act_number", "issuing_body", "venue", "year",
 )  # fmt: skip
 
@@ -425,6 +425,7 @@ def card(query: str, work: GradedWork, rows: list[asyncpg.Record], shown: Shown)
         process_number=document["process_number"],
         procedural_class=document["procedural_class"],
         relator=document["relator"],
+        redator=document["redator"],
         judging_body=document["judging_body"],
         judgment_date=document["judgment_date"],
         publication_date=document["publication_date"],

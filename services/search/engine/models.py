@@ -248,6 +248,9 @@ class SearchResult(BaseModel):
     process_number: str | None = None
     procedural_class: str | None = None
     relator: str | None = None
+    redator: str | None = Field(
+        None, description="The redator do acórdão, when the relator was defeated (shown as 'Redator(a) p/ o acórdão')."
+    )
     judging_body: str | None = None
     judgment_date: date | None = None
     publication_date: date | None = None
