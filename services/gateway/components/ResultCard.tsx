@@ -256,7 +256,7 @@ export function ResultCard({ result, position, weak = false, judgment, onJudge, 
           <q className="status-sentence">{signal.sentence}</q>
         </p>
       ))}
-      {(processo || result.relator || result.judging_body || judged || published || applied || kindFacts.length > 0) && (
+      {(processo || result.relator || result.redator || result.judging_body || judged || published || applied || kindFacts.length > 0) && (
         <dl className="result-facts">
           {kindFacts.map(([term, value]) => (
             <div key={term}>
@@ -274,6 +274,12 @@ export function ResultCard({ result, position, weak = false, judgment, onJudge, 
             <div>
               <dt>Relator(a)</dt>
               <dd>{result.relator}</dd>
+            </div>
+          )}
+          {result.redator && (
+            <div>
+              <dt>Redator(a) p/ o acórdão</dt>
+              <dd>{result.redator}</dd>
             </div>
           )}
           {result.judging_body && (

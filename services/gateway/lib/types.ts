@@ -67,6 +67,8 @@ export interface SearchResult {
   process_number?: string | null;
   procedural_class?: string | null;
   relator?: string | null;
+  /** The redator do acórdão, when the relator was defeated: shown as "Redator(a) p/ o acórdão". */
+  redator?: string | null;
   judging_body?: string | null;
   judgment_date?: string | null;
   publication_date?: string | null;
