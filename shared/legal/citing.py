@@ -113,6 +113,12 @@ class CitationFields:
         return cls(**values)
 
 
+CITATION_COLUMNS = ", ".join(f"d.{field.name}" for field in fields(CitationFields) if field.name != "title")
+"""The `documents d` columns a citation reads beyond its title, for a SELECT: every place that cites a document (the
+card, an export, a folder) reads all of them, so a pasted citation is the card's (an export once left out the Tema and
+the redator the card showed)."""
+
+
 def format_citation(fields: CitationFields) -> str | None:
     """The citation of a document (see the module docstring for the forms); None when nothing identifies it.
     No personal identifier (CPF, CNPJ, RG, OAB number, e-mail, phone) is ever part of it."""

@@ -6,14 +6,13 @@ import uuid
 import asyncpg
 
 from services.search.store.folders import SEEN
+from shared.legal.citing import CITATION_COLUMNS
 
 Db = asyncpg.Pool | asyncpg.Connection
 
 _SELECTION = (
     "SELECT p.ord, c.id AS passage_id, c.document_id, c.text AS passage, c.page_start, c.page_end,"
-    " coalesce(d.title, d.filename) AS title, d.filename, d.document_type, d.court, d.document_date,"
-    " d.process_number, d.procedural_class, d.relator, d.judging_body, d.judgment_date, d.publication_date,"
-    " d.document_subtype, d.act_number, d.issuing_body, d.authors, d.venue, d.year"
+    f" coalesce(d.title, d.filename) AS title, {CITATION_COLUMNS}"
     " FROM unnest($1::uuid[], $2::bigint[]) WITH ORDINALITY AS p(document_id, passage_id, ord)"
     " JOIN chunks c ON c.id = p.passage_id AND c.document_id = p.document_id"
     " JOIN documents d ON d.id = c.document_id"

@@ -11,6 +11,7 @@ from typing import Any
 import asyncpg
 
 from shared.accounts import Identity
+from shared.legal.citing import CITATION_COLUMNS
 
 Db = asyncpg.Pool | asyncpg.Connection
 
@@ -60,6 +61,7 @@ class ItemRow:
     process_number: str | None
     procedural_class: str | None
     relator: str | None
+    redator: str | None
     judging_body: str | None
     judgment_date: date | None
     publication_date: date | None
@@ -69,6 +71,7 @@ class ItemRow:
     authors: list[str] | None
     venue: str | None
     year: int | None
+    qualified_precedents: list[dict[str, Any]] | None
 
     def mapping(self) -> dict[str, Any]:
         return self.__dict__
@@ -82,10 +85,8 @@ _FOLDER = (
 )
 _ITEM = (
     "SELECT i.id, i.folder_id, i.document_id, i.passage_id, i.work_id, i.passage, i.page_start, i.page_end, i.note,"
-    " i.added_by, i.added_at, i.updated_at, coalesce(d.title, d.filename) AS title, d.filename, d.content_type,"
-    " d.document_type, d.court, d.document_date, d.process_number, d.procedural_class, d.relator, d.judging_body,"
-    " d.judgment_date, d.publication_date, d.document_subtype, d.act_number, d.issuing_body, d.authors, d.venue,"
-    " d.year FROM folder_items i JOIN documents d ON d.id = i.document_id"
+    " i.added_by, i.added_at, i.updated_at, coalesce(d.title, d.filename) AS title, d.content_type,"
+    f" {CITATION_COLUMNS} FROM folder_items i JOIN documents d ON d.id = i.document_id"
 )
 
 

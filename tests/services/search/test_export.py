@@ -179,6 +179,37 @@ async def test_a_selection_keeps_its_order_and_nothing_hidden_is_written(
         assert (await client.post("/export", json=bad, headers=ana)).status_code == 422
 
 
+async def test_an_export_and_a_folder_cite_as_the_card_does(
+    client: httpx.AsyncClient, pool: asyncpg.Pool, world: dict[str, uuid.UUID]
+) -> None:
+    """A lawyer pastes the exported citation where she read the card's: the same one, Tema and redator included
+    (exports and folders once read fewer columns than the card)."""
+    settings = Settings(database_url="postgresql://unused")
+    text = "Tese de repercussão geral: o Estado não pode ser obrigado a fornecer medicamentos experimentais."
+    leading = await index_with_the_indexer(pool, settings, [text], metadata=DocumentMetadata(title="RE"))
+    await pool.execute(
+        "UPDATE documents SET title = 'RE 657.718/MG', document_type = 'acordao', court = 'stf',"
+        " process_number = '657.718/MG', procedural_class = 'RE', relator = 'Marco Aurélio',"
+        " redator = 'Roberto Barroso', judging_body = 'Tribunal Pleno', judgment_date = '2019-05-22',"
+        " qualified_precedents = $2 WHERE id = $1",
+        leading,
+        [{"kind": "repercussao_geral", "court": "STF", "number": "500", "role": "is"}],
+    )
+    ana = await person_headers(pool, [], user="ana-cites")
+    found = await client.post("/search", json={"query": "medicamentos experimentais", "top_k": 3}, headers=ana)
+    card = next(r for r in found.json()["results"] if r["document_id"] == str(leading))
+    assert "Tema 500" in card["citation"] and "Red. p/ o acórdão Min. Roberto Barroso" in card["citation"]
+
+    pick = {"document_id": str(leading), "passage_id": card["passage_id"]}
+    exported = await client.post("/export", json={"title": "T", "format": "text", "results": [pick]}, headers=ana)
+    assert f"1. {card['citation']}" in exported.text.split("\n")
+    folder = (await client.post("/folders", json={"name": "Medicamentos"}, headers=ana)).json()
+    added = await client.post(f"/folders/{folder['id']}/items", json=pick, headers=ana)
+    assert added.status_code in (200, 201), added.text
+    items = (await client.get(f"/folders/{folder['id']}", headers=ana)).json()
+    assert [i["citation"] for i in items["items"]] == [card["citation"]]
+
+
 def test_references_list_each_citation_once_in_the_order_first_cited() -> None:
     def entry(citation: str | None) -> Entry:
         return Entry(title="t", citation=citation, ementa=None, passage="p", page_start=2, page_end=2, note=None)
