@@ -33,7 +33,7 @@ from shared.legal.codes import (
     normalize_document_subtype,
     normalize_document_type,
 )
-from shared.legal.sections import section_label
+from shared.legal.sections import section_place
 from shared.wording import plural, unread_pages_note
 
 
@@ -242,6 +242,8 @@ def result_lines(rank: int, item: dict[str, Any], width: int) -> list[str]:
     pages = f"p. {item['page_number']}" + (
         f"-{item['page_end']}" if item.get("page_end") and item["page_end"] != item["page_number"] else ""
     )
+    if place := section_place(item.get("section_path")):
+        pages += f", {place}"  # "p. 4, na ementa": the part as a place, not a second type ("p. 4 · Acórdão")
     dates = [
         f"{'julgado em' if item.get('document_type') in DECISION_TYPES else 'de'} {_br_date(item.get('judgment_date'))}"
         if item.get("judgment_date")
@@ -257,7 +259,6 @@ def result_lines(rank: int, item: dict[str, Any], width: int) -> list[str]:
             label("judging_body", item.get("judging_body")),  # in Portuguese, one stored in English before too
             *dates,
             pages,
-            section_label(item.get("section_path")),
             item.get("passage_id") and f"trecho {item['passage_id']}",
         )
         if part

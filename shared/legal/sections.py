@@ -774,3 +774,52 @@ def section_label(path: str | None) -> str:
     if not path:
         return ""
     return " › ".join(SECTION_LABELS.get(part.strip(), part.strip()) for part in path.split(" > ") if part.strip())
+
+
+# Where a passage sits, said as a place after its page ("p. 4, na ementa"): a bare part name beside the type tag
+# read as a second type ("Acórdão" tag, then "p. 4 Acórdão", issue 36). The page has the same (lib/format.ts
+# SECTION_PLACES). The "acordao" part is the collegiate's judgment after the ementa ("acordam os Ministros ..."),
+# named for what it holds, not only for the document it is in.
+SECTION_PLACES = {
+    "cabecalho": "no cabeçalho",
+    "abertura": "na abertura",
+    "preambulo": "no preâmbulo",
+    "resumo": "no resumo",
+    "introducao": "na introdução",
+    "corpo": "no texto",
+    "ementa": "na ementa",
+    "acordao": "no acórdão (resultado do julgamento)",
+    "relatorio": "no relatório",
+    "voto": "no voto",
+    "voto_vencido": "no voto vencido",
+    "voto_vista": "no voto-vista",
+    "voto_vogal": "no voto vogal",
+    "certidao": "na certidão de julgamento",
+    "dispositivo": "no dispositivo",
+    "decisao": "na decisão",
+    "fatos": "nos fatos",
+    "direito": "na parte do direito",
+    "fundamentacao": "na fundamentação",
+    "preliminar": "nas preliminares",
+    "pedidos": "nos pedidos",
+    "conclusao": "na conclusão",
+    "decide": "na parte decisória",
+    "considerandos": "nos considerandos",
+    "notas": "nas notas",
+}
+_MESSAGE = re.compile(r"^mensagem (\d+)$")
+
+
+def section_place(path: str | None) -> str:
+    """ "voto > II – Da não incidência" -> "no voto › II – Da não incidência", "ementa" -> "na ementa": the part
+    as a place, so the CLI and the page print "p. 4, na ementa" and a part named like the type tag is not read as
+    one. A path whose top is a heading of its own ("Art. 51 > § 2º") is its label: a heading names itself."""
+    parts = [part.strip() for part in (path or "").split(" > ") if part.strip()]
+    if not parts:
+        return ""
+    top, rest = parts[0], section_label(" > ".join(parts[1:]))
+    message = _MESSAGE.match(top)
+    place = f"na mensagem {message[1]}" if message else SECTION_PLACES.get(top)
+    if place is None:
+        return section_label(path)
+    return f"{place} › {rest}" if rest else place

@@ -175,7 +175,7 @@ def test_a_result_wraps_at_80_columns_and_keeps_title_dates_and_pages() -> None:
     joined = " ".join(line.strip() for line in lines)
     assert "Recurso Especial 1.433.940/MG" in joined and "Ricardo Villas Bôas Cueva" in joined
     assert "julgado em 12/09/2017" in joined and "publicado em 02/10/2017" in joined
-    assert "p. 4-5" in joined and "Voto › II – Da responsabilidade solidária" in joined
+    assert "p. 4-5, no voto › II – Da responsabilidade solidária" in joined
     assert "cópias: stj_resp_1433940_mg_scan_com_um_nome_de_arquivo_muito_comprido.pdf"[:40] in joined
     assert "outros trechos: p. 7" in joined
 
@@ -250,3 +250,16 @@ def test_the_grade_says_why_it_is_what_it_is() -> None:
     first = result_lines(1, reasoned, 120)[0]
     assert first.startswith("1. [forte: conceito equivalente, vários trechos da mesma decisão] ")
     assert result_lines(1, LONG_RESULT, 120)[0].startswith("1. [forte] ")
+
+
+def test_the_part_of_the_decision_is_a_place_after_the_page_not_a_second_type() -> None:
+    """RE 657.718/MG's card printed "p. 4 · Acórdão" after the type "Acórdão": the part read as the type twice
+    (issue 36). The part after the ementa is said as where the passage is and what it holds."""
+    judgment = {**LONG_RESULT, "page_end": 4, "section_path": "acordao", "document_type_label": "Acórdão"}
+    joined = " ".join(line.strip() for line in result_lines(1, judgment, 80))
+    assert "p. 4, no acórdão (resultado do julgamento)" in joined
+    assert "· Acórdão" not in joined
+    ementa = " ".join(line.strip() for line in result_lines(1, {**judgment, "section_path": "ementa"}, 80))
+    assert "p. 4, na ementa A responsabilidade" in ementa
+    bare = " ".join(line.strip() for line in result_lines(1, {**judgment, "section_path": None}, 80))
+    assert "02/10/2017 · p. 4 A responsabilidade" in bare  # no part: the page alone, no dangling comma

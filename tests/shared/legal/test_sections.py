@@ -7,7 +7,7 @@ from itertools import pairwise
 import pytest
 
 from services.cleaner.logic import clean_pages
-from shared.legal.sections import Section, detect_sections, section_label
+from shared.legal.sections import SECTION_LABELS, SECTION_PLACES, Section, detect_sections, section_label, section_place
 from shared.payloads import PAGE_SEPARATOR, Page
 from tests.helpers.samples import DOCS, read_pages
 
@@ -410,3 +410,17 @@ def test_contents_lines_with_dot_leaders_are_no_headings() -> None:
         "INTRODUÇÃO\nO presente trabalho analisa a renúncia aos alimentos no divórcio.\n"
     )
     assert [s.path for s in detect_sections([Page(number=1, text=text)], "doutrina")] == ["abertura", "introducao"]
+
+
+def test_a_part_is_said_as_a_place_so_it_does_not_read_as_the_type() -> None:
+    """ "p. 4 Acórdão" beside the type tag "Acórdão" said nothing about which was which (issue 36)."""
+    assert section_place("ementa") == "na ementa"
+    assert section_place("acordao") == "no acórdão (resultado do julgamento)"
+    assert section_place("voto > II – Da não incidência do CDC") == "no voto › II – Da não incidência do CDC"
+    assert section_place("voto_vencido > dispositivo") == "no voto vencido › Dispositivo"
+    assert section_place("mensagem 2") == "na mensagem 2"
+    assert section_place("Art. 51 > § 2º") == "Art. 51 › § 2º"  # a heading of its own names itself
+    assert section_place(None) == "" and section_place("") == ""
+    assert SECTION_PLACES.keys() == SECTION_LABELS.keys()
+    for code, label in SECTION_LABELS.items():  # each place names its part, not some other
+        assert label.lower().split()[0] in SECTION_PLACES[code].lower(), code
