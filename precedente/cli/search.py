@@ -255,7 +255,7 @@ def result_lines(rank: int, item: dict[str, Any], width: int) -> list[str]:
     where = " · ".join(
         part
         for part in (
-            item.get("relator") and f"Rel. {item['relator']}",
+            judges(item),
             label("judging_body", item.get("judging_body")),  # in Portuguese, one stored in English before too
             *dates,
             pages,
@@ -282,6 +282,17 @@ def result_lines(rank: int, item: dict[str, Any], width: int) -> list[str]:
     if item.get("unread_pages"):
         lines += fill(unread_pages_note(item["unread_pages"]), initial_indent=indent)
     return lines
+
+
+def judges(item: dict[str, Any]) -> str:
+    """ "Rel. Marco Aurélio, Red. p/ o acórdão Roberto Barroso": who wrote the acórdão beside the relator, as the
+    citation names them, when the API gives a redator other than the relator (a defeated relator's case)."""
+    relator, redator = item.get("relator"), item.get("redator")
+    named = [
+        f"Rel. {relator}" if relator else "",
+        f"Red. p/ o acórdão {redator}" if redator and redator != relator else "",
+    ]
+    return ", ".join(part for part in named if part)
 
 
 def copy_text(copy: dict[str, Any]) -> str:

@@ -263,3 +263,13 @@ def test_the_part_of_the_decision_is_a_place_after_the_page_not_a_second_type() 
     assert "p. 4, na ementa A responsabilidade" in ementa
     bare = " ".join(line.strip() for line in result_lines(1, {**judgment, "section_path": None}, 80))
     assert "02/10/2017 · p. 4 A responsabilidade" in bare  # no part: the page alone, no dangling comma
+
+
+def test_the_redator_do_acordao_stands_after_the_relator_as_the_citation_names_them() -> None:
+    defeated = {**LONG_RESULT, "relator": "Marco Aurélio", "redator": "Roberto Barroso"}
+    joined = " ".join(line.strip() for line in result_lines(1, defeated, 80))
+    assert "Rel. Marco Aurélio, Red. p/ o acórdão Roberto Barroso · Terceira Turma" in joined
+    alone = " ".join(line.strip() for line in result_lines(1, {**defeated, "redator": None}, 80))
+    assert "Rel. Marco Aurélio · Terceira Turma" in alone and "Red." not in alone
+    same = " ".join(line.strip() for line in result_lines(1, {**defeated, "redator": "Marco Aurélio"}, 80))
+    assert "Red." not in same
