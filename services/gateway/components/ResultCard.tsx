@@ -9,11 +9,10 @@ import {
   documentHref,
   formatDate,
   nameLabel,
-  pageSpan,
+  passagePlace,
   RELEVANCE_LABELS,
   relevanceClass,
   relevanceOf,
-  sectionLabel,
   subtypeLabel,
   typeLabel,
   unreadPagesLabel,
@@ -190,7 +189,6 @@ export function ResultCard({ result, position, weak = false, judgment, onJudge, 
   const published = formatDate(result.publication_date);
   // The document's own date only when the card tells neither judgment nor publication apart.
   const date = judged || published ? "" : formatDate(result.document_date);
-  const section = sectionLabel(result.section_path);
   const processo = [result.procedural_class && nameLabel(result.procedural_class), result.process_number]
     .filter(Boolean)
     .join(" ");
@@ -237,8 +235,7 @@ export function ResultCard({ result, position, weak = false, judgment, onJudge, 
           </span>
         ))}
         {date && <span>{date}</span>}
-        <span>{pageSpan(result.page_number, result.page_end)}</span>
-        {section && <span className="section">{section}</span>}
+        <span className="passage-place">{passagePlace(result.page_number, result.page_end, result.section_path)}</span>
       </p>
       {signals.map((signal) => (
         <p key={`${signal.target}-${signal.kind}`} className="status-signal" role="note">
@@ -358,12 +355,10 @@ export function ResultCard({ result, position, weak = false, judgment, onJudge, 
           <summary>Outros trechos desta decisão ({others.length})</summary>
           <ul>
             {others.map((other) => {
-              const otherSection = sectionLabel(other.section_path);
               return (
                 <li key={other.passage_id}>
                   <p className="result-meta">
-                    <span>{pageSpan(other.page_number, other.page_end)}</span>
-                    {otherSection && <span className="section">{otherSection}</span>}
+                    <span className="passage-place">{passagePlace(other.page_number, other.page_end, other.section_path)}</span>
                   </p>
                   <blockquote className="other-passage-text">
                     <Highlighted text={displayText(other.chunk_text)} highlights={other.highlights} />

@@ -237,6 +237,56 @@ export function sectionLabel(path: string | null | undefined): string {
     .join(" › ");
 }
 
+/**
+ * Each part as a place after the page ("p. 4, na ementa"), as the CLI says it (shared/legal/sections.py
+ * SECTION_PLACES): a bare "Acórdão" beside the "Acórdão" type tag read as the type twice (issue 36).
+ */
+export const SECTION_PLACES: Record<string, string> = {
+  cabecalho: "no cabeçalho",
+  abertura: "na abertura",
+  preambulo: "no preâmbulo",
+  resumo: "no resumo",
+  introducao: "na introdução",
+  corpo: "no texto",
+  ementa: "na ementa",
+  acordao: "no acórdão (resultado do julgamento)",
+  relatorio: "no relatório",
+  voto: "no voto",
+  voto_vencido: "no voto vencido",
+  voto_vista: "no voto-vista",
+  voto_vogal: "no voto vogal",
+  certidao: "na certidão de julgamento",
+  dispositivo: "no dispositivo",
+  decisao: "na decisão",
+  fatos: "nos fatos",
+  direito: "na parte do direito",
+  fundamentacao: "na fundamentação",
+  preliminar: "nas preliminares",
+  pedidos: "nos pedidos",
+  conclusao: "na conclusão",
+  decide: "na parte decisória",
+  considerandos: "nos considerandos",
+  notas: "nas notas",
+};
+
+/**
+ * "voto > II – Da não incidência" -> "no voto › II – Da não incidência": where a passage sits, as a place. A path
+ * whose top is a heading of its own ("Art. 51 > § 2º") is its label: a heading names itself.
+ */
+export function sectionPlace(path: string | null | undefined): string {
+  const [top, ...rest] = (path ?? "").split(" > ").map((part) => part.trim()).filter(Boolean);
+  if (top === undefined) return "";
+  const message = /^mensagem (\d+)$/.exec(top);
+  const place = message ? `na mensagem ${message[1]}` : SECTION_PLACES[top];
+  if (place === undefined) return sectionLabel(path);
+  return [place, sectionLabel(rest.join(" > "))].filter(Boolean).join(" › ");
+}
+
+/** "p. 4, na ementa", "p. 6–7, no voto › I – ...": the page and the part a passage is in, one reading. */
+export function passagePlace(first: number, last: number | undefined, path: string | null | undefined): string {
+  return [pageSpan(first, last), sectionPlace(path)].filter(Boolean).join(", ");
+}
+
 export const RELEVANCE_LABELS: Record<Relevance, string> = {
   forte: "Relevância forte",
   provável: "Relevância provável",

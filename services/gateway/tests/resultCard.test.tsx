@@ -5,7 +5,17 @@ import { COPY_MESSAGES, copyCitation, displayText, FOLD_AT, ResultCard } from ".
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { apiHref, authorsLine, dateLabel, SECTION_LABELS, sectionLabel, subtypeLabel, unreadPagesLabel } from "../lib/format";
+import {
+  apiHref,
+  authorsLine,
+  dateLabel,
+  SECTION_LABELS,
+  SECTION_PLACES,
+  sectionLabel,
+  sectionPlace,
+  subtypeLabel,
+  unreadPagesLabel,
+} from "../lib/format";
 import type { SearchResult } from "../lib/types";
 import { EMPTY_STATE } from "../lib/urlState";
 import { STRONG_RESULT, WEAK_RESULT } from "./fakeApi";
@@ -52,8 +62,7 @@ describe("<ResultCard> with every field of the contract", () => {
     expect(html).toContain("<dt>Processo</dt><dd>Recurso Especial REsp 1.602.076/SP</dd>");
     expect(html).toContain('<span class="tag">Acórdão</span>');
     expect(html).toContain('<span class="tag">STJ</span>');
-    expect(html).toContain("p. 1");
-    expect(html).toContain('<span class="section">Ementa</span>');
+    expect(html).toContain('<span class="passage-place">p. 1, na ementa</span>');
   });
 
   it("offers real buttons (no inline handler) to copy the citation and the ementa", () => {
@@ -90,8 +99,8 @@ describe("<ResultCard> with every field of the contract", () => {
     const others = html.slice(html.indexOf('<details class="other-passages"'), html.indexOf('<details class="copies"'));
     expect(others).toContain("<summary>Outros trechos desta decisão (2)</summary>"); // folded
     expect(others.match(/<li>/g)).toHaveLength(2);
-    expect(others).toContain('<span>p. 6</span><span class="section">Voto</span>');
-    expect(others).toContain('<span>p. 6–7</span><span class="section">Voto › I – Do alegado descumprimento ao art. 526 do CPC</span>');
+    expect(others).toContain('<span class="passage-place">p. 6, no voto</span>');
+    expect(others).toContain('<span class="passage-place">p. 6–7, no voto › I – Do alegado descumprimento ao art. 526 do CPC</span>');
     expect(others).toContain("<mark>compromisso arbitral</mark>");
     expect(others).toContain(`href="/api/documents/${STRONG_RESULT.document_id}?passage=4733#page=6"`);
     expect(others).toContain(`href="/api/documents/${STRONG_RESULT.document_id}?passage=4734#page=6"`);
@@ -139,7 +148,7 @@ describe("<ResultCard> with only what every result has", () => {
       expect(html, absent).not.toContain(absent);
     }
     expect(html).toContain('<span class="tag">Outro</span>');
-    expect(html).toContain('<span class="section">Texto</span>');
+    expect(html).toContain('<span class="passage-place">p. 1, no texto</span>');
     expect(html).toContain(`href="/api/documents/${WEAK_RESULT.document_id}"`);
   });
 
@@ -250,6 +259,41 @@ describe("sectionLabel", () => {
   });
 });
 
+describe("where a passage is (issue 36: RE 657.718/MG's card)", () => {
+  const acordao = render({
+    ...STRONG_RESULT,
+    page_number: 4,
+    page_end: 4,
+    section_path: "acordao",
+    procedural_class: "Recurso Extraordinário",
+    process_number: "RE 657.718/MG",
+  });
+
+  it("says the part after the page as a place, so it is not read as a second 'Acórdão' type tag", () => {
+    const meta = /<p class="result-meta">(.*?)<\/p>/.exec(acordao)?.[1] ?? "";
+    expect(meta).toContain('<span class="tag">Acórdão</span>');
+    expect(meta).toContain('<span class="passage-place">p. 4, no acórdão (resultado do julgamento)</span>');
+    expect(visibleText(meta).match(/Acórdão/g)).toHaveLength(1); // the tag's word once; the part says "no acórdão (...)"
+  });
+
+  it("places every part, heading paths and messages included", () => {
+    expect(sectionPlace("ementa")).toBe("na ementa");
+    expect(sectionPlace("voto_vencido > dispositivo")).toBe("no voto vencido › Dispositivo");
+    expect(sectionPlace("mensagem 2")).toBe("na mensagem 2");
+    expect(sectionPlace("Art. 51 > § 2º")).toBe("Art. 51 › § 2º");
+    expect(sectionPlace(null)).toBe("");
+  });
+
+  it("places the parts as the Python vocabulary does (shared/legal/sections.py SECTION_PLACES)", () => {
+    const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
+    const sections = readFileSync(path.join(repo, "shared", "legal", "sections.py"), "utf8");
+    const declared = /SECTION_PLACES = \{([^}]*)\}/.exec(sections)?.[1] ?? "";
+    const places = Object.fromEntries([...declared.matchAll(/"([a-z_]+)": "([^"]+)"/g)].map((m) => [m[1], m[2]]));
+    expect(Object.keys(places).sort()).toEqual(Object.keys(SECTION_LABELS).sort());
+    expect(SECTION_PLACES).toEqual(places);
+  });
+});
+
 describe("<Filters>", () => {
   it("lists facet values with their counts, the most frequent first", () => {
     expect(facetOptions({ stj: 2, tjsp: 5 }, "", (c) => c.toUpperCase())).toEqual([
@@ -314,7 +358,11 @@ describe("<Filters>", () => {
     expect(text).not.toMatch(/Reference|Chamber|INTERNO/);
     expect(html).toContain('value="Reference for a preliminary ruling"'); // the filter still sends the stored value
     const card = visibleText(
-      render({ ...STRONG_RESULT, procedural_class: "Reference for a preliminary ruling", judging_body: "First Chamber" }),
+      render({
+        ...STRONG_RESULT,
+        procedural_class: "Reference for a preliminary ruling",
+        judging_body: "First Chamber",
+      }),
     );
     expect(card).toContain("Pedido de decisão prejudicial");
     expect(card).toContain("1ª Secção");
