@@ -10,6 +10,7 @@ import {
   formatDate,
   nameLabel,
   passagePlace,
+  processLabel,
   RELEVANCE_LABELS,
   relevanceClass,
   relevanceOf,
@@ -189,9 +190,7 @@ export function ResultCard({ result, position, weak = false, judgment, onJudge, 
   const published = formatDate(result.publication_date);
   // The document's own date only when the card tells neither judgment nor publication apart.
   const date = judged || published ? "" : formatDate(result.document_date);
-  const processo = [result.procedural_class && nameLabel(result.procedural_class), result.process_number]
-    .filter(Boolean)
-    .join(" ");
+  const processo = processLabel(result.procedural_class, result.process_number);
   const headingId = `resultado-${position}`;
   const href = apiHref(result.document_url, documentHref(result.document_id, result.page_number));
   const others = result.other_passages ?? [];

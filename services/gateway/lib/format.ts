@@ -287,6 +287,20 @@ export function passagePlace(first: number, last: number | undefined, path: stri
   return [pageSpan(first, last), sectionPlace(path)].filter(Boolean).join(", ");
 }
 
+/** A number that opens with its class's abbreviation: "REsp 1.602.076/SP", "EDcl no REsp ...", "ADI 5.766". */
+const NAMES_ITS_CLASS = /^(?!n[º°o.]?\s)\p{L}[\p{L}.]*\s/iu;
+
+/**
+ * The card's "Processo": the class once. "REsp 1.602.076/SP" already names its class, so "Recurso Especial" is not
+ * put before it ("Recurso Especial REsp ...", issue 36); a bare number gets its class ("Apelação Cível 0740303-...",
+ * "Pedido de decisão prejudicial C-311/18").
+ */
+export function processLabel(procedural_class: string | null | undefined, number: string | null | undefined): string {
+  const cls = procedural_class ? nameLabel(procedural_class) : "";
+  if (!number) return cls;
+  return cls && !NAMES_ITS_CLASS.test(number) ? `${cls} ${number}` : number;
+}
+
 export const RELEVANCE_LABELS: Record<Relevance, string> = {
   forte: "Relevância forte",
   provável: "Relevância provável",

@@ -9,6 +9,7 @@ import {
   apiHref,
   authorsLine,
   dateLabel,
+  processLabel,
   SECTION_LABELS,
   SECTION_PLACES,
   sectionLabel,
@@ -59,7 +60,7 @@ describe("<ResultCard> with every field of the contract", () => {
     expect(html).toContain("<dt>Órgão julgador</dt><dd>3ª Turma</dd>");
     expect(html).toContain("<dt>Julgado em</dt><dd>15/09/2016</dd>");
     expect(html).toContain("<dt>Publicado em</dt><dd>30/09/2016</dd>");
-    expect(html).toContain("<dt>Processo</dt><dd>Recurso Especial REsp 1.602.076/SP</dd>");
+    expect(html).toContain("<dt>Processo</dt><dd>REsp 1.602.076/SP</dd>"); // the class once, not "Recurso Especial REsp"
     expect(html).toContain('<span class="tag">Acórdão</span>');
     expect(html).toContain('<span class="tag">STJ</span>');
     expect(html).toContain('<span class="passage-place">p. 1, na ementa</span>');
@@ -259,7 +260,7 @@ describe("sectionLabel", () => {
   });
 });
 
-describe("where a passage is (issue 36: RE 657.718/MG's card)", () => {
+describe("where a passage is and which case it is (issue 36: RE 657.718/MG's card)", () => {
   const acordao = render({
     ...STRONG_RESULT,
     page_number: 4,
@@ -274,6 +275,18 @@ describe("where a passage is (issue 36: RE 657.718/MG's card)", () => {
     expect(meta).toContain('<span class="tag">Acórdão</span>');
     expect(meta).toContain('<span class="passage-place">p. 4, no acórdão (resultado do julgamento)</span>');
     expect(visibleText(meta).match(/Acórdão/g)).toHaveLength(1); // the tag's word once; the part says "no acórdão (...)"
+  });
+
+  it("names the class once in 'Processo'", () => {
+    expect(acordao).toContain("<dt>Processo</dt><dd>RE 657.718/MG</dd>");
+    expect(processLabel("Recurso Extraordinário", "RE 657.718/MG")).toBe("RE 657.718/MG");
+    expect(processLabel("Apelação Cível", "0740303-79.2019.8.07.0001")).toBe("Apelação Cível 0740303-79.2019.8.07.0001");
+    expect(processLabel("Recurso Especial", null)).toBe("Recurso Especial");
+    expect(processLabel("Embargos de Declaração", "EDcl no REsp 1.836.584/MG")).toBe("EDcl no REsp 1.836.584/MG");
+    expect(processLabel("Reference for a preliminary ruling", "C-311/18")).toBe("Pedido de decisão prejudicial C-311/18");
+    expect(processLabel("Apelação", "nº 1001234-56.2020.8.26.0100")).toBe("Apelação nº 1001234-56.2020.8.26.0100");
+    expect(processLabel(null, "657.718/MG")).toBe("657.718/MG");
+    expect(processLabel(null, null)).toBe("");
   });
 
   it("places every part, heading paths and messages included", () => {
@@ -361,6 +374,7 @@ describe("<Filters>", () => {
       render({
         ...STRONG_RESULT,
         procedural_class: "Reference for a preliminary ruling",
+        process_number: "C-311/18",
         judging_body: "First Chamber",
       }),
     );
