@@ -56,10 +56,10 @@ class Decision:
 
 def busy_reason(loads: list[ReplicaLoad], thresholds: Thresholds) -> str | None:
     """Why search is busy now, or None. Loads older than the staleness bound are ignored: a replica that stopped
-    or crashed must not hold ingestion back."""
+    or crashed must not hold ingestion back. A busy_in_flight of 0 leaves the count in flight out (the p95 alone)."""
     fresh = [load for load in loads if load.age_s <= thresholds.stale_s]
     in_flight = sum(load.in_flight for load in fresh)
-    if in_flight >= thresholds.busy_in_flight:
+    if thresholds.busy_in_flight and in_flight >= thresholds.busy_in_flight:
         return f"{in_flight} buscas em andamento"
     worst = max((load.p95_ms for load in fresh), default=0.0)
     if worst >= thresholds.busy_p95_ms:

@@ -22,6 +22,12 @@ def test_searches_in_flight_are_summed_over_replicas() -> None:
     assert busy_reason([load(1, replica="a:1"), load(1, replica="b:2")], LIMITS) == "2 buscas em andamento"
 
 
+def test_in_flight_not_counted_when_its_threshold_is_zero() -> None:
+    p95_only = Thresholds(busy_in_flight=0, busy_p95_ms=1500, stale_s=2.0, max_yield_s=3.0)
+    assert busy_reason([load(20, 1100)], p95_only) is None
+    assert busy_reason([load(20, 1600)], p95_only) == "p95 da busca 1600 ms"
+
+
 def test_a_slow_window_is_busy_even_between_searches() -> None:
     assert busy_reason([load(0, 799)], LIMITS) is None
     assert busy_reason([load(0, 950)], LIMITS) == "p95 da busca 950 ms"

@@ -31,7 +31,11 @@ def yielding() -> float:
 async def test_search_turning_busy_mid_document_holds_the_next_batch_until_it_calms(pool: asyncpg.Pool) -> None:
     await pool.execute("DELETE FROM search_load")
     settings = Settings(
-        indexer_batch_size=BATCH, admission_poll_s=0.02, admission_max_yield_s=600, search_load_window_s=0.01
+        indexer_batch_size=BATCH,
+        admission_busy_in_flight=2,
+        admission_poll_s=0.02,
+        admission_max_yield_s=600,
+        search_load_window_s=0.01,
     )
     event = await annotated(pool, passages(CHUNKS))
     ctx = StageContext(settings=settings, db=pool, broker=None)  # type: ignore[arg-type]
