@@ -188,10 +188,11 @@ class Settings(BaseSettings):
     admission_enabled: bool = Field(
         default=True, description="pipeline stages wait (bounded) while search is busy; false: they never wait"
     )
-    # Measured (bench/load.py --archive, 20 searchers, 2 shared cores, one run each): yielding whenever 2 searches were in flight, or at a
-    # p95 of 800 ms, left search's p95 where it was (1138 -> 1133 ms: 20 closed-loop searchers queue behind each
-    # other, not behind ingestion) and finished 11 documents in the window instead of 19. So by default a stage
-    # yields only once search misses its target (p95 1.5 s), and the count in flight is not used.
+    # Measured (bench/load.py --archive, 20 searchers, 2 shared cores, one run each): yielding whenever 2 searches
+    # were in flight, or at a p95 of 800 ms, left search's p95 where it was (1138 -> 1133 ms: 20 closed-loop
+    # searchers queue behind each other, not behind ingestion) and finished 11 documents in the window instead of
+    # 19. So by default a stage yields only once search misses its target (p95 1.5 s), and the count in flight is
+    # not used.
     admission_busy_in_flight: int = Field(
         default=0,
         ge=0,
