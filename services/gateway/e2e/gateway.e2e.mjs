@@ -75,7 +75,10 @@ function watchCsp(page) {
 async function search(page, query) {
   const field = page.locator("#consulta");
   await field.fill(query);
-  const answered = page.waitForResponse((r) => r.url().endsWith("/api/search") && r.request().method() === "POST");
+  // This query's answer: a search still in flight from before (Back re-runs the previous query) answers too.
+  const answered = page.waitForResponse(
+    (r) => r.url().endsWith("/api/search") && r.request().method() === "POST" && r.request().postDataJSON()?.query === query,
+  );
   await field.press("Enter");
   const response = await answered;
   const at = Date.now();
