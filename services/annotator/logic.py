@@ -15,7 +15,7 @@ caption and formulas in services.annotator.fields. This module puts them togethe
 
 from services.annotator import fields
 from shared.contracts import MetadataHints
-from shared.legal import process_numbers
+from shared.legal import judges, process_numbers
 from shared.legal.citations import extract_citations
 from shared.legal.codes import DECISION_TYPES, FIRM, normalize_court, normalize_document_type
 from shared.legal.courts import guess_court
@@ -74,8 +74,8 @@ def annotate(
         document_date=dated,
         process_number=process_number,
         procedural_class=fields.procedural_class(doc, document_type, caption_line),
-        relator=fields.relator(doc, document_type),
-        redator=fields.redator(doc, document_type),
+        relator=judges.relator(doc, document_type),
+        redator=judges.redator(doc, document_type),
         judging_body=fields.judging_body(doc, document_type) or fields.judging_body(raw, document_type),
         judgment_date=judgment_date,
         publication_date=publication_date,

@@ -9,10 +9,10 @@ from datetime import UTC, datetime
 
 import asyncpg
 
-from services.annotator.fields import redator
 from services.indexer.precedents import stored_text
 from shared.legal.codes import DECISION_TYPES
 from shared.legal.document_text import DocumentText
+from shared.legal.judges import redator
 from shared.payloads import Page
 
 # Indexed decisions never read, oldest first, keyset-paged: each is written in its own statement, so a batch that

@@ -12,6 +12,9 @@ from shared.legal.codes import UFS
 
 CNJ_PATTERN = r"(?<![\d.-])(?P<n>\d{7})-\s?(?P<dd>\d{2})\.(?P<a>\d{4})\.(?P<j>\d)\.(?P<tr>\d{2})\.(?P<o>\d{4})(?![\d])"
 CNJ = re.compile(CNJ_PATTERN)
+EU_CASE = re.compile(r"\b(?:[Pp]rocesso|PROCESSO|[Cc]ase|CASE|[Aa]ssunto)\s+(?P<num>[CTF]-\d{1,4}/\d{2})\b")
+"""A case of the EU courts, after the word that announces it ("Processo C-311/18"): its number, and a sign that
+the document is the CJEU's (its rapporteur is read differently: shared/legal/judges.py)."""
 CNJ_DIGITS = re.compile(r"(?<![\d./-])(?P<n>\d{7})(?P<dd>\d{2})(?P<a>\d{4})(?P<j>\d)(?P<tr>\d{2})(?P<o>\d{4})(?![\d])")
 
 # TR of the state courts (J = 8) and of the regional electoral courts (J = 6): the states in

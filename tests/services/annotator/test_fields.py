@@ -6,6 +6,7 @@ from datetime import date
 import pytest
 
 from services.annotator import fields
+from shared.legal import judges
 from shared.legal.document_text import DocumentText
 from shared.legal.titles import caption
 from shared.payloads import Page
@@ -34,7 +35,7 @@ TJUE_EN = (
 def test_stf_caption() -> None:
     text = doc(STF)
     assert fields.procedural_class(text, "acordao", caption(text)) == "Embargos de Declaração no Recurso Extraordinário"
-    assert fields.relator(text, "acordao") == "Luiz Fux"  # the caption's RELATOR, not the REDATOR DO ACÓRDÃO
+    assert judges.relator(text, "acordao") == "Luiz Fux"  # the caption's RELATOR, not the REDATOR DO ACÓRDÃO
     assert fields.judging_body(text, "acordao") == "Plenário"
 
 
@@ -49,7 +50,7 @@ def test_stf_caption() -> None:
 def test_eu_court_judgment(text: str, cls: str, relator: str, body: str) -> None:
     judgment = doc(text)
     assert fields.procedural_class(judgment, "acordao", caption(judgment)) == cls
-    assert fields.relator(judgment, "acordao") == relator
+    assert judges.relator(judgment, "acordao") == relator
     assert fields.judging_body(judgment, "acordao") == body
 
 
@@ -58,7 +59,7 @@ def test_relator_opens_the_relatorio() -> None:
         "RECURSO ESPECIAL Nº 1.543.564 - SP (2015/0171807-9)\nRELATÓRIO\nO SENHOR MINISTRO MARCO AURÉLIO "
         "BELLIZZE:\nFischer interpõe recurso especial."
     )
-    assert fields.relator(text, "acordao") == "Marco Aurélio Bellizze"
+    assert judges.relator(text, "acordao") == "Marco Aurélio Bellizze"
 
 
 def test_publication_label_counts_on_the_first_pages_only() -> None:
@@ -157,4 +158,4 @@ def test_an_appeal_against_a_decision_names_no_decision_as_a_party() -> None:
     ],
 )
 def test_a_relator_is_a_person_found_after_the_label(text: str, expected: str | None) -> None:
-    assert fields.relator(DocumentText([Page(number=1, text=text)]), "acordao") == expected
+    assert judges.relator(DocumentText([Page(number=1, text=text)]), "acordao") == expected

@@ -1,4 +1,4 @@
-"""The redator do acórdão (services.annotator.fields.redator) on real decisions of ../shared/archive and
+"""The redator do acórdão (shared.legal.judges.redator) on real decisions of ../shared/archive and
 ../shared/corpus: read from the decision's own caption, signature or prose caption, never from a cited case's
 "Rel. p/ acórdão Min. X".
 
@@ -13,9 +13,9 @@ import re
 import pymupdf
 import pytest
 
-from services.annotator import fields
 from services.annotator.logic import annotate
 from services.cleaner.logic import clean_pages
+from shared.legal import judges
 from shared.legal.document_text import DocumentText
 from shared.payloads import Page
 from tests.helpers.samples import CORPUS, SHARED_DATA, corpus_record
@@ -59,27 +59,27 @@ def test_signature_above_the_label_is_read_when_the_caption_is_gone() -> None:
     """i279's acórdão is signed "MINISTRO LUÍS ROBERTO BARROSO" / "REDATOR P/O ACÓRDÃO" on its page 5."""
     doc = archived("i279.pdf")
     pages = [re.sub(r"(?im)^\s*REDATOR DO\s*$", "", text) for text in doc.page_texts]  # the caption's label cut
-    assert fields.redator(DocumentText([Page(number=i + 1, text=t) for i, t in enumerate(pages)]), "acordao") == (
+    assert judges.redator(DocumentText([Page(number=i + 1, text=t) for i, t in enumerate(pages)]), "acordao") == (
         "Luís Roberto Barroso"
     )
 
 
 def test_cited_cases_redators_are_not_the_documents() -> None:
     """A monograph and an STJ bulletin cite "Rel. p/ Acórdão Ministro X" cases; a decision that cites one has none."""
-    assert fields.redator(archived("i1062.pdf"), "acordao") is None  # "rel. p/ acórdão: Min. Marco Aurélio, j. ..."
-    assert fields.redator(archived("i259.pdf"), "acordao") is None  # "Rel. p/ Acórdão Ministro RAUL ARAÚJO, ..."
+    assert judges.redator(archived("i1062.pdf"), "acordao") is None  # "rel. p/ acórdão: Min. Marco Aurélio, j. ..."
+    assert judges.redator(archived("i259.pdf"), "acordao") is None  # "Rel. p/ Acórdão Ministro RAUL ARAÚJO, ..."
     for record_id, file in [
         ("STJ-mono-REsp_2235144", "stj_monocraticas.jsonl"),  # "Rel. Min. Felix Fischer, Rel. p/ acórdão Min. ..."
         ("STJ-mono-REsp_2216296", "stj_monocraticas.jsonl"),  # "ficando como relator para o acórdão o Ministro ..."
         ("STF-ADI_5833", "stf_tjms_ementas.jsonl"),  # "(Rel. Min. ALEXANDRE DE MORAES, Red. p/ acórdão: Min. ...)"
         ("TJRN-0817661-53.2025.8.20.0000", "tjrn_stj_stf_execucao_penal.jsonl"),  # own, unnamed: nothing to read
     ]:
-        assert fields.redator(record_doc(corpus_record(file, record_id)), "acordao") is None, record_id
+        assert judges.redator(record_doc(corpus_record(file, record_id)), "acordao") is None, record_id
 
 
 def test_not_a_decision_has_no_redator() -> None:
     record = corpus_record("tjrn_stj_stf_execucao_penal.jsonl", "TJRN-0817648-54.2025.8.20.0000")
-    assert fields.redator(record_doc(record), "peticao") is None
+    assert judges.redator(record_doc(record), "peticao") is None
 
 
 def test_corpus_reads_its_own_redators_and_no_cited_one() -> None:
@@ -91,7 +91,7 @@ def test_corpus_reads_its_own_redators_and_no_cited_one() -> None:
                 record = json.loads(line)
                 doc = record_doc(record)
                 labelled += bool(LABEL.search(doc.full))
-                if name := fields.redator(doc, "acordao"):
+                if name := judges.redator(doc, "acordao"):
                     read[record["id"]] = name
     print(f"\ncorpus: {labelled} decisions carry a redator label; read {len(read)}: {read}")
     assert labelled == 355
