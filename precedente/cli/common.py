@@ -8,6 +8,9 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from precedente import api_errors
+from precedente.credentials import api_client
+
 console = Console()
 err_console = Console(stderr=True)
 
@@ -67,3 +70,10 @@ def configure_logging() -> None:
     """The services' log lines for the commands that run them in this process (up, serve, eval, watch)."""
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     logging.getLogger("aiokafka").setLevel(logging.WARNING)
+
+
+def fetch_page(api: str | None, path: str, page: int, per_page: int) -> dict:
+    """Page `page` (from 1) of a paged list of the API (`limit`/`offset`: history, saved searches, the thesaurus)."""
+    with api_client(api) as client:
+        params = {"limit": per_page, "offset": (page - 1) * per_page}
+        return api_errors.check(client.get(path, params=params)).json()

@@ -17,6 +17,7 @@ from typing import Annotated, Any
 import typer
 
 from precedente import api_errors
+from precedente.cli.common import fetch_page
 from precedente.cli.search import parse_date, write_results
 from precedente.credentials import api_client
 from shared.legal.codes import court_label, document_type_label
@@ -99,10 +100,7 @@ def history_list(
     """Suas pesquisas recentes, a mais recente primeiro (`precedente historico repetir N` roda a de número N)."""
     if ctx.invoked_subcommand is not None:
         return
-    with api_client(api) as client:
-        answer = api_errors.check(
-            client.get("/history", params={"limit": per_page, "offset": (page - 1) * per_page})
-        ).json()
+    answer = fetch_page(api, "/history", page, per_page)
     if as_json:
         _dump(answer)
         return
@@ -178,9 +176,7 @@ def saved_list(
     """Suas pesquisas salvas, cada uma com os novos desde a sua última visita (relevância forte ou provável)."""
     if ctx.invoked_subcommand is not None:
         return
-    with api_client(api) as client:
-        params = {"limit": per_page, "offset": (page - 1) * per_page}
-        answer = api_errors.check(client.get("/saved-searches", params=params)).json()
+    answer = fetch_page(api, "/saved-searches", page, per_page)
     if as_json:
         _dump(answer)
         return

