@@ -17,14 +17,9 @@
 // Prints one line per scenario and exits non-zero if any failed.
 import assert from "node:assert/strict";
 import path from "node:path";
-import { axeViolations, launch, runner, sessionOf as signedIn } from "./harness.mjs";
+import { axeViolations, launch, need, runner, sessionOf as signedIn } from "./harness.mjs";
 
 const env = process.env;
-const need = (name) => {
-  const value = env[name];
-  if (!value) throw new Error(`${name} is not set`);
-  return value;
-};
 const GW = env.GATEWAY_URL ?? "";
 const DEMO = env.DEMO_URL ?? "";
 const REVIEW_ID = env.REVIEW_ID ?? "";

@@ -9,6 +9,14 @@ import { chromium } from "playwright-core";
 
 const AXE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
 export const DESKTOP = { width: 1366, height: 900 };
+export const PHONE = { width: 390, height: 844 };
+
+/** An environment variable the scenarios cannot run without: its value, or an error that names it. */
+export function need(name) {
+  const value = process.env[name];
+  if (!value) throw new Error(`${name} is not set`);
+  return value;
+}
 
 export function launch() {
   return chromium.launch({

@@ -13,17 +13,11 @@
 // violation. Prints one line per scenario and exits non-zero if any failed.
 import assert from "node:assert/strict";
 import path from "node:path";
-import { axeViolations, DESKTOP, launch, runner, sessionOf as signedIn } from "./harness.mjs";
+import { axeViolations, DESKTOP, launch, need, PHONE, runner, sessionOf as signedIn } from "./harness.mjs";
 
 const env = process.env;
-const need = (name) => {
-  const value = env[name];
-  if (!value) throw new Error(`${name} is not set`);
-  return value;
-};
 const GW = need("GATEWAY_URL");
 const SHOTS = env.SCREENSHOTS ?? "";
-const PHONE = { width: 390, height: 844 };
 const UPLOADED = "nota_enviada_pela_pagina.txt";
 // Codes and English the pages must never show a person.
 const RAW = /low_ocr_confidence|password_protected|no_text|\bFalhou\b|\(em (extractor|review)\)|is below the bar|\breview\b/;

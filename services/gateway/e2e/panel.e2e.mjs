@@ -5,14 +5,8 @@
 //   CHROMIUM       the browser (default /usr/bin/chromium)
 // Prints one line per scenario and exits non-zero if any failed.
 import assert from "node:assert/strict";
-import { launch, runner } from "./harness.mjs";
+import { launch, need, runner } from "./harness.mjs";
 
-const env = process.env;
-const need = (name) => {
-  const value = env[name];
-  if (!value) throw new Error(`${name} is not set`);
-  return value;
-};
 const GW = need("GATEWAY_URL");
 const PANEL = need("PANEL_ID");
 const QUERIES = need("QUERIES").split("\n");

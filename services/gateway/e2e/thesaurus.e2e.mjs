@@ -8,19 +8,13 @@
 // Prints one line per scenario and exits non-zero if any failed.
 import assert from "node:assert/strict";
 import path from "node:path";
-import { axeViolations, launch, runner, sessionOf } from "./harness.mjs";
+import { axeViolations, launch, need, PHONE, runner, sessionOf } from "./harness.mjs";
 
 const env = process.env;
-const need = (name) => {
-  const value = env[name];
-  if (!value) throw new Error(`${name} is not set`);
-  return value;
-};
 const GW = need("GATEWAY_URL");
 const QUERY = need("QUERY");
 const OTHER = need("OTHER");
 const SHOTS = env.SCREENSHOTS || "";
-const PHONE = { width: 390, height: 844 };
 
 const browser = await launch();
 const { scenario, finish } = runner(browser, { timeout: 90_000 });
