@@ -91,7 +91,7 @@ FALLBACK = {
     "search_bm25_k1": "BM25 k1 (term frequency saturation).",
     "search_bm25_b": "BM25 b (length normalisation).",
     "search_feedback_weight": "How far the query vector moves towards the feedback documents' mean.",
-    "gateway_port": "Port of the web page (gateway).",
+    "gateway_port": "Port of the web page (gateway); 0 takes a free one at start, written to DATA_DIR/gateway.url.",
     "gateway_host": "Address the gateway binds to.",
     "metrics_host": "Address the stage services' /metrics server binds to.",
     "log_format": "Log lines as text or as JSON objects (one per line).",

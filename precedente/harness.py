@@ -16,7 +16,7 @@ import httpx
 import psutil
 
 from precedente.credentials import PatientTransport
-from precedente.stack import module_command
+from precedente.stack import GATEWAY_URL_FILE, module_command, wait_http
 from shared.contracts import FINAL
 from shared.embedded import OWNER_ROLE, SECRET_FILES, free_port, read_secret
 
@@ -37,7 +37,7 @@ class RunningStack:
         self.data_dir = data_dir
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        self.env = {**os.environ, **TEST_ENV, "PRECEDENTE_GATEWAY_PORT": str(free_port()), **(extra_env or {})}
+        self.env = {**os.environ, **TEST_ENV, "PRECEDENTE_GATEWAY_PORT": "0", **(extra_env or {})}
         for key in ("PRECEDENTE_DATABASE_URL", "PRECEDENTE_KAFKA_BOOTSTRAP"):
             self.env.pop(key, None)
         self.process: subprocess.Popen | None = None
@@ -93,6 +93,18 @@ class RunningStack:
     def log_tail(self, chars: int = 4000) -> str:
         path = self.data_dir / "up.log"
         return path.read_text(errors="replace")[-chars:] if path.exists() else ""
+
+    def page_url(self, timeout: float = 60) -> str:
+        """The web page's address once it answers; the stack took a free port at start (PRECEDENTE_GATEWAY_PORT=0),
+        so no other process can have taken it between choosing and binding."""
+        deadline = time.monotonic() + timeout
+        where = self.data_dir / GATEWAY_URL_FILE
+        while time.monotonic() < deadline:
+            if where.exists() and wait_http(f"{where.read_text().strip()}/healthz", 1):
+                return where.read_text().strip()
+            time.sleep(0.5)
+        gateway_log = self.service_log("gateway")
+        raise TimeoutError(f"the web page did not answer in {timeout}s:\n{self.log_tail()}\n{gateway_log}")
 
     def log_since_start(self) -> str:
         """What `precedente up` printed since the latest start (the log file spans restarts)."""

@@ -41,6 +41,8 @@ PIPELINE_SERVICES = list(pipeline.NAMES)
 ALL_SERVICES = [*PIPELINE_SERVICES, "search"]
 GATEWAY = "gateway"
 # `npm run build` in services/gateway (make install does it) leaves a self-contained Node server here.
+# Where the page answers, for whoever started the stack with PRECEDENTE_GATEWAY_PORT=0 (a free port, taken at start).
+GATEWAY_URL_FILE = "gateway.url"
 GATEWAY_SERVER = Path(__file__).resolve().parents[1] / "services" / "gateway" / ".next" / "standalone" / "server.js"
 
 # Tansu lets a consumer join its group after about half the session timeout: keep it short locally.
@@ -358,9 +360,10 @@ class Stack:
 
     def _start_gateway(self) -> None:
         """The web page (Next.js standalone server) as one more supervised child, when Node and the build exist."""
+        (self.data_dir / GATEWAY_URL_FILE).unlink(missing_ok=True)
         server = Path(self.settings.gateway_server) if self.settings.gateway_server else GATEWAY_SERVER
         node = shutil.which("node")
-        host, port = self.settings.gateway_host, self.settings.gateway_port
+        host, port = self.settings.gateway_host, self.settings.gateway_port or free_port(self.settings.gateway_host)
         if node is None or not server.is_file():
             missing = "Node.js (node) is not installed" if node is None else f"the gateway is not built ({server})"
             log.warning("running without the web page: %s; `make install` builds it", missing)
@@ -384,6 +387,7 @@ class Stack:
         }
         self._spawn(GATEWAY, 0)
         self.gateway_url = f"http://{host}:{port}"
+        (self.data_dir / GATEWAY_URL_FILE).write_text(self.gateway_url + "\n")
         mode = "demo mode, no sign-in" if self.settings.auth_mode == "none" else "sign-in with accounts of the API"
         log.info("web page on %s (%s)", self.gateway_url, mode)
 

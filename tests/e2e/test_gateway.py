@@ -44,7 +44,6 @@ from tests.helpers.gateway import (
     require_tools,
     stack_with_people,
     unique_pdf,
-    wait_http,
 )
 from tests.helpers.pdfs import illegible_scan
 
@@ -108,9 +107,8 @@ CSP_DIRECTIVES = {
 
 
 def _gateway_url(stack: RunningStack) -> str:
-    """The page `precedente up` started for this stack (the harness gives each stack a free port)."""
-    url = f"http://127.0.0.1:{stack.env['PRECEDENTE_GATEWAY_PORT']}"
-    wait_http(f"{url}/healthz")
+    """The page `precedente up` started for this stack, on a free port it took at start."""
+    url = stack.page_url()
     assert "web page: " + url in stack.log_since_start()
     return url
 

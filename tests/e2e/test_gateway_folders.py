@@ -17,7 +17,7 @@ import docx
 import pytest
 
 from precedente.harness import RunningStack
-from tests.helpers.gateway import CHROMIUM, GATEWAY_DIR, require_tools, screenshots_folder, wait_http
+from tests.helpers.gateway import CHROMIUM, GATEWAY_DIR, require_tools, screenshots_folder
 from tests.helpers.samples import DOCS
 
 pytestmark = pytest.mark.e2e
@@ -57,8 +57,7 @@ def test_folders_on_the_page_keep_share_export_and_hold_the_wall(web_stack: Runn
         added = web_stack.client.post(f"/folders/{folder}/items", json=body, headers=ana)
         assert added.status_code == 201, added.text
 
-    url = f"http://127.0.0.1:{web_stack.env['PRECEDENTE_GATEWAY_PORT']}"
-    wait_http(f"{url}/healthz", timeout=60)
+    url = web_stack.page_url()
     env = {**os.environ, "CHROMIUM": CHROMIUM, "GATEWAY_URL": url, "ANA_PASSWORD": "senha-de-teste-ana",
            "BRUNO_PASSWORD": "senha-de-teste-bruno", "QUERY": QUERY, "WALLED_FOLDER": "Caso Procon",
            "WALLED_TITLE": walled_title, "EXPORT_DIR": str(tmp_path), "SCREENSHOTS": screenshots_folder()}  # fmt: skip

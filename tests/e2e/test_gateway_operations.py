@@ -34,7 +34,6 @@ from tests.helpers.gateway import (
     require_tools,
     stack_with_people,
     unique_pdf,
-    wait_http,
 )
 from tests.helpers.pdfs import encrypted_pdf, illegible_scan
 
@@ -61,13 +60,8 @@ def web_stack(node: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[R
 
 @pytest.fixture(scope="module")
 def gateway(web_stack: RunningStack) -> str:
-    """The page `precedente up` started for this stack (the harness gives each stack a free port)."""
-    url = f"http://127.0.0.1:{web_stack.env['PRECEDENTE_GATEWAY_PORT']}"
-    try:
-        wait_http(f"{url}/healthz", timeout=60)
-    except TimeoutError as err:
-        raise TimeoutError(f"{err}\n{web_stack.log_tail()}") from None
-    return url
+    """The page `precedente up` started for this stack, on a free port it took at start."""
+    return web_stack.page_url()
 
 
 @pytest.fixture(scope="module")

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 import pytest
 
 from precedente.harness import RunningStack
-from tests.helpers.gateway import CHROMIUM, GATEWAY_DIR, require_tools, wait_http
+from tests.helpers.gateway import CHROMIUM, GATEWAY_DIR, require_tools
 from tests.helpers.samples import DOCS
 
 pytestmark = pytest.mark.e2e
@@ -45,8 +45,7 @@ def test_a_judge_goes_through_a_blind_panel_on_the_page(web_stack: RunningStack)
     assert made.status_code == 201, made.text
     panel = made.json()["id"]
 
-    url = f"http://127.0.0.1:{web_stack.env['PRECEDENTE_GATEWAY_PORT']}"
-    wait_http(f"{url}/healthz", timeout=60)
+    url = web_stack.page_url()
     env = {**os.environ, "CHROMIUM": CHROMIUM, "GATEWAY_URL": url, "PANEL_ID": panel, "QUERIES": "\n".join(QUERIES),
            "WALLED_TITLE": walled_title, "ANA_PASSWORD": PASSWORD}  # fmt: skip
     result = subprocess.run([node, str(SCENARIO)], env=env, cwd=GATEWAY_DIR, capture_output=True, text=True,

@@ -20,7 +20,7 @@ import pymupdf
 import pytest
 
 from precedente.harness import RunningStack
-from tests.helpers.gateway import CHROMIUM, GATEWAY_DIR, require_tools, screenshots_folder, wait_http
+from tests.helpers.gateway import CHROMIUM, GATEWAY_DIR, require_tools, screenshots_folder
 from tests.helpers.samples import SHARED_DATA
 
 pytestmark = pytest.mark.e2e
@@ -68,8 +68,7 @@ def test_a_leading_cases_badge_and_who_in_the_base_cites_it(web_stack: RunningSt
         citations = web_stack.sql(f"SELECT array_to_string(citations, '|') FROM documents WHERE id = '{ids[citing]}'")
         assert "RE 657.718" in citations.split("|"), citing
 
-    url = f"http://127.0.0.1:{web_stack.env['PRECEDENTE_GATEWAY_PORT']}"
-    wait_http(f"{url}/healthz", timeout=60)
+    url = web_stack.page_url()
     env = {**os.environ, "CHROMIUM": CHROMIUM, "GATEWAY_URL": url, "PASSWORD": PASSWORD, "QUERY": QUERY,
            "BADGE": BADGE, "CITED_BY": "Citado por 2 documentos do acervo", "CITING": "|".join(CITING),
            "SCREENSHOTS": screenshots_folder()}  # fmt: skip

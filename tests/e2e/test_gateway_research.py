@@ -16,7 +16,7 @@ from collections.abc import Iterator
 import pytest
 
 from precedente.harness import RunningStack
-from tests.helpers.gateway import CHROMIUM, GATEWAY_DIR, require_tools, screenshots_folder, wait_http
+from tests.helpers.gateway import CHROMIUM, GATEWAY_DIR, require_tools, screenshots_folder
 from tests.helpers.samples import DOCS
 
 pytestmark = pytest.mark.e2e
@@ -67,8 +67,7 @@ def test_saved_searches_and_history_on_the_page(web_stack: RunningStack) -> None
     )
     assert [w["document_id"] for w in their_news] == [walled]  # and it is news to those who may see it
 
-    url = f"http://127.0.0.1:{web_stack.env['PRECEDENTE_GATEWAY_PORT']}"
-    wait_http(f"{url}/healthz", timeout=60)
+    url = web_stack.page_url()
     env = {**os.environ, "CHROMIUM": CHROMIUM, "GATEWAY_URL": url, "ANA_PASSWORD": "senha-de-teste-ana",
            "QUERY": QUERY, "SAVED_NAME": SAVED, "EXPECTED_NEW": str(len(news)), "WALLED_SEARCH": WALLED_SEARCH,
            "WALLED_TITLE": walled_title,

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 import pytest
 
 from precedente.harness import RunningStack
-from tests.helpers.gateway import CHROMIUM, GATEWAY_DIR, require_tools, screenshots_folder, wait_http
+from tests.helpers.gateway import CHROMIUM, GATEWAY_DIR, require_tools, screenshots_folder
 from tests.helpers.samples import DOCS
 
 pytestmark = pytest.mark.e2e
@@ -47,8 +47,7 @@ def test_the_firms_thesaurus_on_the_page(web_stack: RunningStack) -> None:
         assert time.monotonic() < deadline, "the BM25 statistics were not refreshed"
         time.sleep(1)
 
-    url = f"http://127.0.0.1:{web_stack.env['PRECEDENTE_GATEWAY_PORT']}"
-    wait_http(f"{url}/healthz", timeout=60)
+    url = web_stack.page_url()
     env = {**os.environ, "CHROMIUM": CHROMIUM, "GATEWAY_URL": url, "ADMIN_PASSWORD": "senha-de-teste-dora",
            "LAWYER_PASSWORD": "senha-de-teste-bruno", "QUERY": FIRM_TERM, "OTHER": OTHER,
            "SCREENSHOTS": screenshots_folder()}  # fmt: skip

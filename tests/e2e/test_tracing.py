@@ -208,9 +208,9 @@ def test_json_logs_carry_the_document_and_trace_ids(traced: RunningStack, ingest
 
 
 def test_a_search_through_the_gateway_is_one_trace(traced: RunningStack) -> None:
-    gateway = f"http://127.0.0.1:{traced.env['PRECEDENTE_GATEWAY_PORT']}"
     if "web page on" not in traced.log_since_start():
         pytest.fail("the gateway is not built: run `make install` (npm run build in services/gateway)")
+    gateway = traced.page_url()
     caller_trace, caller_span = uuid.uuid4().hex, "0123456789abcdef"
     session = traced.headers(None, user="ana")["Authorization"].removeprefix("Bearer ")  # a signed-in lawyer
     answer = httpx.post(

@@ -9,7 +9,6 @@ from pathlib import Path
 import pymupdf
 import pytest
 
-from precedente import stack
 from precedente.harness import RunningStack
 from precedente.stack import GATEWAY_SERVER
 from tests.helpers.samples import DOCS, REPO
@@ -49,11 +48,6 @@ def require_tools() -> str:
         pytest.fail("missing for the gateway tests: " + ", ".join(missing))
     assert node is not None
     return node
-
-
-def wait_http(url: str, timeout: float = 30) -> None:
-    if not stack.wait_http(url, timeout):
-        raise TimeoutError(f"{url} did not answer in {timeout}s")
 
 
 @contextmanager
