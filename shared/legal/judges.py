@@ -21,7 +21,8 @@ _TITLES = re.compile(
     r"JUIZ[A]?(?:\s+DE\s+DIREITO)?|Juiz[a]?(?:\s+de\s+Direito)?|CONSELHEIR[OA]|Conselheir[oa]|DR[A]?\.|Dr[a]?\.|"
     r"Dr\(a\)\.)\s+"
 )
-_RELATOR_LABEL = re.compile(r"^RELATOR(?:A|\(A\))?\s*(?:DO\s+\w+\s*)?(?::\s*(?P<inline>.+))?$", re.I)
+_RELATOR_LABEL = re.compile(r"^RELATOR(?:A|\(A\))?\s*(?:DO\s+(?!AC[OÓ]RD[AÃ]O\b)\w+\s*)?(?::\s*(?P<inline>.+))?$", re.I)
+"""The caption's "RELATOR(A) :", "RELATOR DO PROCESSO :"; never "RELATORA DO ACÓRDÃO", the redator's (_REDATOR)."""
 _JUDGE_LABEL = re.compile(r"^Ju[ií]z(?:a|\(a\))?(?:\s+de\s+Direito)?(?:\s+Substitut[oa])?\s*:\s*(?P<name>.+)$", re.I)
 _SIGNS_AS = re.compile(
     r"^(?:(?:DESEMBARGADOR|Desembargador|MINISTR[OA]|Ministr[oa]|JUIZ|Juiz)[A-Za-z()]*\s+)?(?:RELATOR|Relator)(?:A|a|\(a\))?$"
@@ -123,11 +124,12 @@ def relator(doc: DocumentText, document_type: str) -> str | None:
 
 _REDATOR = (
     r"(?:REDATOR(?:A|\(A\))?\s*(?:DO|PARA\s+O|P\s*/\s*O?)|RED\.\s*P\s*/\s*O?"
-    r"|RELATOR(?:A|\(A\))?\s*(?:PARA\s+O|P\s*/\s*O?)|R\.\s*P\s*/)\s*ACORDAO"
+    r"|RELATOR(?:A|\(A\))?\s*(?:DO|PARA\s+O|P\s*/\s*O?)|R\.\s*P\s*/)\s*ACORDAO"
 )
 _REDATOR_LABEL = re.compile(rf"^{_REDATOR}\s*(?::\s*(?P<inline>.+))?$", re.I)
 """The caption's label of the minister who writes the acórdão when the relator is defeated: "REDATOR DO ACÓRDÃO :
-MIN. ROBERTO BARROSO" (STF), "R.P/ACÓRDÃO : MINISTRO RAUL ARAÚJO" (STJ), "RELATOR(A) P/ ACÓRDÃO", "Red. p/ acórdão";
+MIN. ROBERTO BARROSO" (STF), "R.P/ACÓRDÃO : MINISTRO RAUL ARAÚJO" (STJ), "RELATOR(A) P/ ACÓRDÃO", "Red. p/ acórdão",
+"RELATORA DO ACÓRDÃO" (the acórdão's writer, not the rapporteur: never read as the relator, _RELATOR_LABEL);
 read on the accent-folded line."""
 _REDATOR_SPLIT = re.compile(r"^(?:REDATOR(?:A|\(A\))?|RELATOR(?:A|\(A\))?)\s*(?:DO|PARA\s+O|P\s*/\s*O?)$", re.I)
 """A label the STF's two-column caption breaks in two: "REDATOR DO" / "ACÓRDÃO" / ": MIN. EDSON FACHIN"."""

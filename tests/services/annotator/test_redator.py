@@ -96,3 +96,29 @@ def test_corpus_reads_its_own_redators_and_no_cited_one() -> None:
     print(f"\ncorpus: {labelled} decisions carry a redator label; read {len(read)}: {read}")
     assert labelled == 355
     assert read == OWN
+
+
+def test_relatora_do_acordao_is_the_redator_never_the_relator() -> None:
+    """ "RELATORA DO ACÓRDÃO" names who wrote the winning vote, as "REDATOR DO ACÓRDÃO" does: it fills the redator and
+    never the relator. No decision of ../shared/archive or ../shared/corpus heads its caption so (none of their 10,728
+    decisions' head lines has the label; the corpus has it only in running text, below): the caption here is i279's
+    real page 1 with its label written that way, in the STF's two-column break and on one line without the relator."""
+    page = archived("i279.pdf").page_texts[0]
+    assert "REDATOR DO\nACÓRDÃO\n: MIN. ROBERTO BARROSO" in page
+    split = DocumentText([Page(number=1, text=page.replace("REDATOR DO\nACÓRDÃO", "RELATOR DO\nACÓRDÃO"))])
+    assert (judges.relator(split, "acordao"), judges.redator(split, "acordao")) == ("Marco Aurélio", "Roberto Barroso")
+    alone = page.replace("RELATOR\n: MIN. MARCO AURÉLIO\n", "").replace(
+        "REDATOR DO\nACÓRDÃO\n: MIN. ROBERTO BARROSO", "RELATORA DO ACÓRDÃO : MIN. ROBERTO BARROSO"
+    )
+    one_line = DocumentText([Page(number=1, text=alone)])
+    assert judges.redator(one_line, "acordao") == "Roberto Barroso"
+    assert judges.relator(one_line, "acordao") != "Roberto Barroso"
+
+
+def test_a_cited_case_s_relatora_do_acordao_is_neither() -> None:
+    """STJ-mono-HC_1055003 cites "(... Relatora do Acórdão, Ministra CARMEM LÚCIA, julgado 18-07-2025)": another
+    case's writer, in running text, is neither this decision's relator nor its redator."""
+    doc = record_doc(corpus_record("stj_monocraticas.jsonl", "STJ-mono-HC_1055003"))
+    assert "Relatora do Acórdão, Ministra CARMEM LÚCIA" in doc.full
+    assert judges.redator(doc, "decisao_monocratica") is None
+    assert "Carmem" not in (judges.relator(doc, "decisao_monocratica") or "")
