@@ -23,7 +23,7 @@ from services.search.concepts import (
     concept_index,
     name_pattern,
 )
-from shared.legal.citations import extract_citations
+from shared.legal.citations import extract_citations, under_portuguese_law
 from shared.legal.identifiers import remove_identifiers
 from shared.legal.text import fold, fold_lower, strip_marks
 
@@ -608,12 +608,15 @@ def _citation_window(passage: str, sentence: tuple[int, int], hits: list[tuple[i
 
 
 @lru_cache(maxsize=2048)
-def _citations_in(text: str, dated: date | None = None, before: str = "") -> tuple[str, ...]:
+def _citations_in(
+    text: str, dated: date | None = None, before: str = "", foreign: bool | None = None
+) -> tuple[str, ...]:
     """extract_citations of a passage or sentence, once: the parser is most of an explanation's cost, and the
     passages a firm's searches show recur (the same decision for the next query, a second page, a colleague).
     A bare "CPC" takes the edition named in the passage before the sentence (`before`), else the one in force at
-    the document's date (`dated`): "art. 585 do CPC" in a decision judged in 2012 is the CPC/1973's."""
-    return tuple(extract_citations(text, year=dated, before=before))
+    the document's date (`dated`): "art. 585 do CPC" in a decision judged in 2012 is the CPC/1973's. `foreign`:
+    the passage is under Portugal's law (under_portuguese_law), where a bare "CPC" is not Brazil's and is not named."""
+    return tuple(extract_citations(text, year=dated, before=before, foreign=foreign))
 
 
 def _cited(passage: str, window: tuple[int, int], citations: list[str] | None, dated: date | None = None) -> list[str]:
@@ -621,21 +624,22 @@ def _cited(passage: str, window: tuple[int, int], citations: list[str] | None, d
     itself cites. The stored ids are the document's (every chunk row carries the document's citations), so
     one is named only when the passage's own text yields it too: the reason must be true of the passage shown,
     not of a page it does not show."""
-    found = _most_specific(list(_citations_in(passage[window[0] : window[1]], dated, passage[: window[0]])))
+    foreign = under_portuguese_law(passage)  # the whole passage says so better than the sentence alone
+    found = _most_specific(list(_citations_in(passage[window[0] : window[1]], dated, passage[: window[0]], foreign)))
     if not found and citations:
-        own = _sentence_citations(passage, dated)
+        own = _sentence_citations(passage, dated, foreign)
         found = _most_specific([c for c in citations if c in set(own)] or own)
     return [remove_identifiers(c) or c for c in found]
 
 
-def _sentence_citations(passage: str, dated: date | None = None) -> list[str]:
+def _sentence_citations(passage: str, dated: date | None = None, foreign: bool | None = None) -> list[str]:
     """What the passage cites, each sentence read alone: an article takes the act named nearest it in its own
     sentence, never one a sentence before ("O CPC prevê a impugnação. O art. 33, § 3º ..." cited "CPC/2015, art.
     33, § 3º" where the passage applied the Lei 9.307/1996); an article whose act is only in another sentence is
     left out of the reason."""
     found: list[str] = []
     for start, end in _sentence_spans(passage):
-        for citation in _citations_in(passage[start:end], dated, passage[:start]):
+        for citation in _citations_in(passage[start:end], dated, passage[:start], foreign):
             if citation not in found:
                 found.append(citation)
     return found

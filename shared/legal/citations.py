@@ -38,7 +38,7 @@ from shared.legal import process_numbers
 from shared.legal.codes import UFS
 from shared.legal.dates import MONTH_PATTERN
 from shared.legal.legislation import article_exists
-from shared.legal.text import fold
+from shared.legal.text import fold, fold_lower
 
 # ------------------------------------------------------------------------------------------- acts
 
@@ -235,9 +235,43 @@ def find_acts(ftext: str) -> list[_Act]:
                 continue
             taken.append((match.start(), match.end()))
             short = bool(re.fullmatch(r"[A-Za-z]{2,6}", match.group()))
-            found.append(_Act(match.start(), match.end(), act, short=short))
+            foreign = bool(_FOREIGN_QUALIFIER.match(ftext, match.end()))  # "CPC português", "Código Civil italiano"
+            found.append(_Act(match.start(), match.end(), FOREIGN + act if foreign else act, short=short))
     found.sort(key=lambda a: a.start)
     return found
+
+
+FOREIGN = "~"
+"""Prefix of a code of another country's law ("~CPC?" for the "CPC português"): it is bound to like any act, so
+its articles are not taken by a Brazilian act named nearby, and it is never cited: no Brazilian id is true of it."""
+_NATIONS = (
+    "portugues|alema[oe]?|frances|italian|espanhol|argentin|chilen|uruguai|paraguai|perua?n|colombian|mexican|"
+    "suic|austriac|belga|holandes|japones|chines|ingles|britanic|norte-american|american|grego|russ|quebequense|"
+    "angolan|mocambican|cabo-verdian"
+)
+_FOREIGN_QUALIFIER = re.compile(
+    rf"\s*(?:(?:{_NATIONS})(?:[oa]s?|es|esa)?(?![a-z])|(?:de|da|do)\s+(?:Portugal|Alemanha|Franca|Italia|Espanha|Argentina|"
+    r"Chile|Uruguai|Paraguai|Peru|Mexico|Suica|Austria|Japao|Angola|Mocambique)\b|daquele\s+pais\b|estrangeir[oa]\b)",
+    re.I,
+)
+# An article in Portugal's notation: the ordinal beyond the ninth article ("art. 637.º", "artigo 46.º") or the
+# number of a paragraph after it ("artigo 6.º, n.º 1"); and in Brazil's: "art. 1.042", "art. 339", "§ 1º".
+_PORTUGAL_ARTICLE = re.compile(
+    r"\bart(?:igo)?s?\.?\s*(?:\d{2,4}\s?\.\s?[º°]|\d{1,4}\s?\.?\s?[º°]?\s*,\s*n\.\s?[º°]\s*\d)", re.I
+)
+_BRAZIL_ARTICLE = re.compile(r"\bart(?:igo)?s?\.?\s*(?:\d{1,3}\.\d{3}|\d{2,3})(?![\d.º°]|\s[º°])|§", re.I)
+_BARE_CODES = frozenset({"CPC?", "CPC<", "CPC=", "CC?", "CC<", "CC=", "CP", "CPP"})
+"""Codes named without a country or an edition: "o CPC", "o Código Civil", "a Constituição" name Portugal's own in a
+text under Portugal's law."""
+
+
+def under_portuguese_law(text: str) -> bool:
+    """Whether `text` cites the way Portugal's law (and the EU's judgments in Portuguese) does, "art. 637.º, n.º 1,
+    CPC", more often than the way Brazil's does ("art. 1.042 do CPC", "§ 1º"): a Portuguese court's decision or
+    doctrine about Portuguese law, where a bare "CPC" is Portugal's. A Brazilian text that quotes a Portuguese
+    article now and then ("o art. 344, n.º 2, do Código Civil português") is still Brazilian."""
+    portugal = len(_PORTUGAL_ARTICLE.findall(text))
+    return portugal > 0 and portugal > len(_BRAZIL_ARTICLE.findall(text))
 
 
 CPC_2015_IN_FORCE = date(2016, 3, 18)
@@ -414,6 +448,13 @@ _LINE_START = re.compile(r"(?:^|\n)\s*$")
 CODES = frozenset(
     {"CF/1988", "CPC/1939", "CPC/1973", "CPC/2015", "CC/2002", "CC/1916", "CDC", "CLT", "CP", "CPP", "CTN", "ECA"}
 )
+
+
+def _is_code(act: str) -> bool:
+    """A Brazilian code, or another country's ("do mesmo Código" after "Código Civil italiano" is Italy's)."""
+    return act in CODES or act.startswith(FOREIGN)
+
+
 LOOKBACK = 400
 """An article without a named act takes an act named at most this many characters before it."""
 TRANSCRIPTION_LOOKBACK = 1500
@@ -474,11 +515,11 @@ class _Binder:
         while i > 0:
             i -= 1
             act = self.acts[i]
-            if act.end <= pos and not act.amending and (not codes_only or act.act in CODES):
+            if act.end <= pos and not act.amending and (not codes_only or _is_code(act.act)):
                 best = (act.end, act.act)
                 break
         for end, act in reversed(self.recent):
-            if end <= pos and (not codes_only or act in CODES):
+            if end <= pos and (not codes_only or _is_code(act)):
                 if best is None or end > best[0]:
                     best = (end, act)
                 break
@@ -883,6 +924,7 @@ def extract_citations(
     court: str | None = None,
     year: date | int | None = None,
     before: str = "",
+    foreign: bool | None = None,
 ) -> list[str]:
     """Canonical ids of everything `text` cites, deduplicated, in order of first citation.
 
@@ -894,12 +936,21 @@ def extract_citations(
         editions it names resolve a bare "CPC" as the text's own would, and a bare article that repeats one it
         wrote with its act ("art. 33, § 3º, da Lei 9.307/96", then "(art. 33, § 3º)") takes that act; nothing
         else in it is cited.
+    foreign: whether the text is under another country's law, so that its bare codes ("CPC", "Código Civil",
+        "Constituição") are not Brazil's and are not cited; None: judged from the text and `before`
+        (under_portuguese_law). A code named with its country ("Código Civil italiano") is never cited.
     """
     text = _masked(text)
     ftext = fold(text)
     own = set(own_ids)
     own_numbers = {re.sub(r"\D", "", o.split("/")[0].split()[-1]) for o in own if o}
     acts = find_acts(ftext)
+    if foreign is None:
+        foreign = under_portuguese_law(before + text)
+    if foreign:  # a bare "CPC" there is the country's own, not Brazil's
+        for a in acts:
+            if a.act in _BARE_CODES or (a.act == "CF/1988" and fold_lower(ftext[a.start : a.end]) == "constituicao"):
+                a.act = FOREIGN + a.act
     preceding = [
         _Act(a.start - len(before), a.end - len(before), a.act)
         for a in (find_acts(fold(_masked(before))) if before and any(a.act.endswith("?") for a in acts) else [])
@@ -926,7 +977,7 @@ def extract_citations(
     ids: list[str] = []
     seen: set[str] = set()
     for _, ident in found:
-        if ident not in seen:
+        if ident not in seen and not ident.startswith(FOREIGN):
             seen.add(ident)
             ids.append(ident)
     with_uf = {i.rsplit("/", 1)[0] for i in ids if re.search(r"/[A-Z]{2}$", i)}

@@ -662,3 +662,20 @@ def test_a_bare_article_repeating_one_written_with_its_act_takes_that_act() -> N
     assert sentence_text(text, got).startswith("A declaração de nulidade da sentença arbitral - além")
     assert got.text.endswith("Cita o CPC/2015 e a Lei 9.307/1996, art. 33, § 3º.")
     assert "CPC/2015, art. 33" not in extract_citations(text)  # the stored citations of the chunk alike
+
+
+def test_a_bare_cpc_under_portuguese_law_is_not_named_as_brazil_s() -> None:
+    """A thesis on Portuguese arbitration law (../shared/archive/i1046.pdf) applies Portugal's CPC: "o tribunal
+    arbitral (art. 637.º, n.º 1, CPC)". The reason line said "Cita o CPC/2015, art. 637 e o CPC/2015, art. 638",
+    Brazil's code, a false statement a lawyer would paste; it now names no code rather than the wrong one."""
+    text = document_text("i1046.pdf", ARCHIVE)
+    start = text.index("No recurso da sentença arbitral serão aplicáveis")
+    shown = text[start - 400 : start + 700]
+    assert "(art. 637.º, n.º 1, CPC)" in " ".join(shown.split())
+    for query in (
+        "regras do recurso de apelação",
+        "requerimento ao tribunal a quo",
+        "prazo de interposição do recurso",
+    ):
+        line = explain(query, shown, None).text
+        assert line.startswith("O trecho diz: “") and "CPC/2015" not in line and "Cita" not in line, line

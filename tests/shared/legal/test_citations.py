@@ -6,7 +6,7 @@ from datetime import date
 
 import pytest
 
-from shared.legal.citations import extract_citations
+from shared.legal.citations import extract_citations, under_portuguese_law
 from tests.helpers.samples import CORPUS, corpus_record
 
 
@@ -223,3 +223,49 @@ def test_every_way_the_corpus_names_the_1973_code_binds_its_article_to_it() -> N
     assert total > 1200
     assert right / total >= 0.98
     assert as_2015 <= 2
+
+
+def archive_text(name: str) -> str:
+    """A PDF of ../shared/archive as its text layer reads."""
+    import pymupdf
+
+    from tests.helpers.samples import SHARED_DATA
+
+    with pymupdf.open(SHARED_DATA / "archive" / name) as pdf:
+        return "\n".join(page.get_text() for page in pdf)
+
+
+def test_a_bare_code_in_a_text_under_portuguese_law_is_not_brazil_s() -> None:
+    """A master's thesis on Portuguese arbitration law (Universidade Católica Portuguesa, 2024, archive i1046) writes
+    "(art. 637.º, n.º 1, CPC)" for Portugal's CPC: it read "CPC/2015, art. 637", Brazil's, a false citation. Its bare
+    codes are not cited; its Brazilian-free text cites no Brazilian code at all."""
+    text = archive_text("i1046.pdf")
+    assert "tribunal arbitral (art. 637.º, n.º 1, CPC)" in " ".join(text.split())
+    assert under_portuguese_law(text)
+    found = extract_citations(text, year=date(2024, 7, 1))
+    assert not [c for c in found if c.split(",")[0].split("/")[0] in ("CPC", "CC", "CF", "CP", "CPP")]
+    start = text.index("No recurso da sentença arbitral")
+    sentence = text[start : text.index("contagem", start)]
+    assert extract_citations(sentence, year=date(2024, 7, 1)) == []  # the sentence alone says so too
+    assert "CPC/2015, art. 637" in extract_citations(sentence, foreign=False)  # what it read before
+
+
+def test_a_code_named_with_its_country_is_never_cited() -> None:
+    """Brazilian doctrine compares codes: "o art. 430 do CPC português de 2013" (archive i1062), "art. 1.101 do CC
+    francês de 1804" (i1074), "art. 116 do Código de Processo Civil italiano" (i339) are not Brazil's articles, and
+    an article bound to them is not taken by a Brazilian act nearby. The Brazilian text's own citations stay."""
+    for name, written, false in [
+        ("i1062.pdf", "O art. 430 do CPC português de 2013", "CPC/1939, art. 430"),
+        ("i1074.pdf", "art. 1.101 do CC francês de 1804", "CC/2002, art. 1.101"),
+        ("i339.pdf", "art. 116 do Código de Processo Civil italiano", "CPC/2015, art. 116"),
+    ]:
+        text = " ".join(archive_text(name).split())
+        assert written in text and not under_portuguese_law(text)
+        assert extract_citations(written, year=date(2024, 7, 1)) == []
+        assert false not in extract_citations(text, year=date(2015, 7, 1))
+    brazilian = extract_citations(" ".join(archive_text("i1062.pdf").split()))
+    assert {"CPC/1973, art. 339", "CPC/1973, art. 359"} <= set(brazilian)
+    assert cites("art. 85 do Código Civil Brasileiro e art. 5º da Constituição portuguesa") == [
+        "CC/2002",
+        "CC/2002, art. 85",
+    ]
