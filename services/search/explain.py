@@ -556,6 +556,16 @@ def _excerpt(passage: str, sentence: tuple[int, int], hits: list[tuple[int, int]
     return ("…" if first > start else "") + text + ("…" if last < end else "")
 
 
+_INNER_QUOTES = str.maketrans({"“": "‘", "”": "’"})
+
+
+def _nested(excerpt: str) -> str:
+    """The excerpt's own quotation marks as single ones, the quote within a quote of Portuguese typography (ABNT):
+    the line wraps it in “ ”, and a sentence that ends on its own closing mark (“... COMPROMISSÓRIA “PATOLÓGICA””)
+    read with two, an inner quote's end taken for the line's."""
+    return excerpt.translate(_INNER_QUOTES)
+
+
 _PRECEDENT = re.compile(r"^(?:(?:AgInt|AgRg|AgR|EDcl|ED)\s+n[oa]s?\s+)*[A-Z][A-Za-z]{1,6}\s+[\d.]+(?:/[A-Z]{2})?$")
 _FEMININE = ("Lei", "LC", "Súmula", "Resolução", "MP", "IN", "Portaria", "EC", "CF", "CLT", "LINDB", "Emenda")
 
@@ -783,7 +793,7 @@ def explain(
         excerpt = "…" + excerpt
     # The card goes where the passage does not (pasted into a petition, listed under "citado por"): a person's CPF,
     # OAB number or phone stays in the passage, never in the line (issue 36 item 2; archive d16 quoted an OAB number).
-    quote = f"“{remove_identifiers(excerpt) or '…'}”"
+    quote = f"“{_nested(remove_identifiers(excerpt) or '…')}”"
     lead = f"{_ROLES[role][0]}: {quote}." if role else f"O trecho diz: {quote}."
     details: list[str] = []
     named = by_sentence.get(best, [])[:2]

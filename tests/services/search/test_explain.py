@@ -679,3 +679,14 @@ def test_a_bare_cpc_under_portuguese_law_is_not_named_as_brazil_s() -> None:
     ):
         line = explain(query, shown, None).text
         assert line.startswith("O trecho diz: “") and "CPC/2015" not in line and "Cita" not in line, line
+
+
+def test_a_quoted_sentence_that_ends_on_a_quote_is_closed_once() -> None:
+    """The ementa of REsp 1.602.076/SP heads an item "RECONHECIMENTO PRIMA FACIE DE CLÁUSULA COMPROMISSÓRIA
+    “PATOLÓGICA”": its line read "... COMPROMISSÓRIA “PATOLÓGICA””", the sentence's closing mark and the line's
+    together. The sentence's own marks become single ones inside the line's (a quote within a quote)."""
+    text = document_text(RESP)
+    at = text.index("“PATOLÓGICA”")
+    line = explain("cláusula patológica", text[at - 150 : at + 300], "ementa").text
+    assert "”””" not in line and "””" not in line
+    assert line == "A ementa firma a tese: “RECONHECIMENTO PRIMA FACIE DE CLÁUSULA COMPROMISSÓRIA ‘PATOLÓGICA’”.", line
