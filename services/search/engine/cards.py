@@ -22,7 +22,7 @@ from services.search.engine.models import (
 from services.search.engine.steps import GradedWork
 from services.search.explain import explain, highlight_spans
 from shared.bounds import FILENAME_MAX, TITLE_MAX, clip
-from shared.legal.citing import CitationFields, format_citation
+from shared.legal.citing import CITATION_COLUMNS, CitationFields, format_citation
 from shared.legal.codes import label
 from shared.legal.graph import cited_as, cited_keys
 from shared.legal.precedents import QualifiedPrecedent
@@ -36,12 +36,11 @@ FROM chunks c
 WHERE c.id = ANY($1::bigint[])
 """
 
-# The metadata a card shows and a citation is built from, of the documents whose passages are shown.
-DOCUMENTS = """
-SELECT d.id, coalesce(d.title, d.filename) AS title, d.filename, d.content_type, d.document_type, d.court,
-       d.document_date, d.process_number, d.procedural_class, d.relator, d.redator, d.judging_body, d.judgment_date,
-       d.publication_date, d.page_count, d.document_subtype, d.act_number, d.issuing_body, d.authors, d.venue,
-       d.year, d.language, d.unread_pages, d.qualified_precedents, d.citations
+# The metadata a card shows and a citation is built from (CITATION_COLUMNS, the one list exports and folders read
+# too), of the documents whose passages are shown.
+DOCUMENTS = f"""
+SELECT d.id, coalesce(d.title, d.filename) AS title, {CITATION_COLUMNS},
+       d.content_type, d.page_count, d.language, d.unread_pages, d.citations
 FROM documents d
 WHERE d.id = ANY($1::uuid[])
 """
@@ -68,12 +67,9 @@ ORDER BY d.created_at, d.id
 # names it, aligned; $3: the caller's groups): through the chunks' citations (a document's, on each of its chunks)
 # and their GIN index, read on each document's first chunk only (one row per document however long it is); a work's
 # own files left out.
-CITED_BY = """
+CITED_BY = f"""
 SELECT DISTINCT ON (wanted.work, d.id) wanted.work, d.id, coalesce(d.work_id, d.id) AS citing_work,
-       coalesce(d.title, d.filename) AS title, d.filename, d.document_type, d.court, d.process_number,
-       d.procedural_class, d.relator, d.redator, d.judging_body, d.judgment_date, d.publication_date, d.document_date,
-       d.document_subtype, d.act_number, d.issuing_body, d.authors, d.venue, d.year, d.qualified_precedents,
-       d.created_at
+       coalesce(d.title, d.filename) AS title, {CITATION_COLUMNS}, d.created_at
 FROM unnest($1::text[], $2::text[]) AS wanted(work, ident)
 JOIN chunks c ON c.citations @> ARRAY[wanted.ident] AND c.ordinal = 0
 JOIN documents d ON d.id = c.document_id
@@ -84,12 +80,9 @@ WHERE public.precedente_visible(c.access_groups, c.deny_groups, $3::text[])
 CITED_BY_SHOWN = 5
 # The acórdãos the caller may see whose work keys (shared/legal/works.py, migration 0009, GIN index) are among those
 # the shown works cite ($1; $2: the caller's groups).
-CITED = """
+CITED = f"""
 SELECT DISTINCT ON (k.key, d.id) k.key, d.id, coalesce(d.work_id, d.id) AS cited_work,
-       coalesce(d.title, d.filename) AS title, d.filename, d.document_type, d.court, d.process_number,
-       d.procedural_class, d.relator, d.redator, d.judging_body, d.judgment_date, d.publication_date, d.document_date,
-       d.document_subtype, d.act_number, d.issuing_body, d.authors, d.venue, d.year, d.qualified_precedents,
-       d.created_at
+       coalesce(d.title, d.filename) AS title, {CITATION_COLUMNS}, d.created_at
 FROM documents d
 CROSS JOIN LATERAL unnest(d.work_keys) AS k(key)
 WHERE d.work_keys && $1::text[] AND k.key = ANY($1::text[]) AND d.stage <> 'deleted'
@@ -99,12 +92,10 @@ CITES_SHOWN = 10
 # The statements of documents the caller may see that name one of the shown works' targets ($1: their keys,
 # shared/legal/status.py; $2: the caller's groups) that they were cancelled, revised or overruled: through the
 # documents' status_targets and their GIN index (migration 0030), one row per statement and document.
-STATUS = """
+STATUS = f"""
 SELECT DISTINCT ON (s.target, s.kind, d.id) s.target, s.kind, s.label, s.sentence, d.id,
-       coalesce(d.work_id, d.id) AS saying_work, coalesce(d.title, d.filename) AS title, d.filename, d.document_type,
-       d.court, d.process_number, d.procedural_class, d.relator, d.redator, d.judging_body, d.judgment_date,
-       d.publication_date, d.document_date, d.document_subtype, d.act_number, d.issuing_body, d.authors, d.venue,
-       d.year, d.qualified_precedents, d.created_at
+       coalesce(d.work_id, d.id) AS saying_work, coalesce(d.title, d.filename) AS title, {CITATION_COLUMNS},
+       d.created_at
 FROM documents d
 CROSS JOIN LATERAL jsonb_to_recordset(d.status_signals) AS s(kind text, target text, label text, sentence text)
 WHERE d.status_targets ?| $1::text[] AND s.target = ANY($1::text[]) AND d.stage <> 'deleted'
