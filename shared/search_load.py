@@ -7,6 +7,7 @@ cannot be read never holds ingestion back: the stage goes on.
 """
 
 import asyncio
+import dataclasses
 import logging
 import os
 import socket
@@ -108,8 +109,10 @@ async def yield_to_search(
     stage: str,
     sleep: Callable[[float], Awaitable[object]] = asyncio.sleep,
     stopping: asyncio.Event | None = None,
+    max_yield_s: float | None = None,
 ) -> float:
-    """Wait while search is busy, at most settings.admission_max_yield_s; returns the seconds waited.
+    """Wait while search is busy, at most settings.admission_max_yield_s (or `max_yield_s`, for a piece of work
+    bounded otherwise: an OCR'd page); returns the seconds waited.
 
     Called by a stage before its next piece of work. Counted in precedente_admission_yield_seconds by stage and
     by why it went on; only waits that happened are observed (a free pass is not a yield). A stopping stage
@@ -117,6 +120,8 @@ async def yield_to_search(
     if not settings.admission_enabled:
         return 0.0
     thresholds = Thresholds.from_settings(settings)
+    if max_yield_s is not None:
+        thresholds = dataclasses.replace(thresholds, max_yield_s=max_yield_s)
     began, waited, held = time.monotonic(), 0.0, False
     yielding = telemetry.YIELDING.labels(stage)
     try:

@@ -208,6 +208,14 @@ class Settings(BaseSettings):
         ge=0,
         description="the longest a stage waits per message (or indexer batch): ingestion slows, never stops",
     )
+    # A scanned document is read in one piece of work (minutes for 40 pages), so the extractor's OCR also asks
+    # between pages (services/extractor/ocr.py SearchGate): each page waits at most this, and a document's waits
+    # together stay within a third of extract_timeout_s, so yielding slows a scan but never makes it time out.
+    admission_ocr_page_max_yield_s: float = Field(
+        default=3.0,
+        ge=0,
+        description="the longest an OCR'd page waits for search before it is read: a scan slows, never stops",
+    )
     admission_poll_s: float = Field(default=0.25, gt=0, description="how often a waiting stage reads search's load")
     search_load_interval_s: float = Field(
         default=0.5, gt=0, description="how often a search replica publishes its load while it has any"

@@ -57,6 +57,7 @@ from services.extractor.preprocess import (
     prepare_page,
     rotate_quarter,
 )
+from services.extractor.search_gate import DocumentYield, SearchGate
 from shared.errors import damaged_pdf
 
 NOISE_LINE_CONFIDENCE = 30.0
@@ -181,10 +182,22 @@ def share_page_slots(slots: PageSlots | None) -> None:
     _page_slots = slots
 
 
-def with_page_slots(slots: PageSlots | None, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-    """fn(*args, **kwargs) with this process's OCR'd pages holding `slots`: what the extractor sends its reading
-    children (IsolatedRunner pickles fn by name, so a child imports only what fn needs)."""
+_search_gate: SearchGate | None = None
+
+
+def with_page_slots(
+    slots: PageSlots | None,
+    fn: Callable[..., T],
+    *args: Any,
+    search_gate: SearchGate | None = None,
+    **kwargs: Any,
+) -> T:
+    """fn(*args, **kwargs) with this process's OCR'd pages holding `slots`, each first asking `search_gate` whether
+    search lets it be read now (search_gate.py): what the extractor sends its reading children (IsolatedRunner
+    pickles fn by name, so a child imports only what fn needs)."""
+    global _search_gate
     share_page_slots(slots)
+    _search_gate = search_gate
     return fn(*args, **kwargs)
 
 
@@ -199,16 +212,26 @@ def record_page_timings() -> Iterator[list[PageTiming]]:
         _timings.reset(token)
 
 
-def _timed_read(
-    recorder: list[PageTiming], number: int, start_ns: int, image: np.ndarray, config: OcrConfig
+def _read_page(
+    recorder: list[PageTiming] | None,
+    budget: DocumentYield | None,
+    number: int,
+    start_ns: int,
+    image: np.ndarray,
+    config: OcrConfig,
 ) -> PageOcr:
+    """One page in a worker thread: first yielding to search (bounded) when a gate is shared, then read."""
+    if budget is not None and budget.before_page() > 0:
+        start_ns = time.time_ns()  # the trace's OCR span is the reading, not the wait for search
     read = read_page_image(image, config)
-    recorder.append(PageTiming(number, start_ns, time.time_ns(), read.confidence))
+    if recorder is not None:
+        recorder.append(PageTiming(number, start_ns, time.time_ns(), read.confidence))
     return read
 
 
 def ocr_pdf_pages(doc: pymupdf.Document, numbers: list[int], filename: str, config: OcrConfig) -> dict[int, PageOcr]:
-    """OCR the given pages (1-based), `config.workers` at a time.
+    """OCR the given pages (1-based), `config.workers` at a time, each page first yielding to search when the
+    extractor shares a gate (with_page_slots).
 
     Pages are rendered one at a time, at most 2 * workers ahead of the workers, so memory stays
     bounded whatever the page count. A page that runs past config.page_timeout_s comes back
@@ -226,16 +249,14 @@ def ocr_pdf_pages(doc: pymupdf.Document, numbers: list[int], filename: str, conf
                 results[pending.pop(future)] = future.result()
 
         recorder = _timings.get()
+        budget = _search_gate.for_document() if _search_gate is not None else None
         for number in numbers:
             if len(pending) >= 2 * workers:
                 done, _ = wait(pending, return_when=FIRST_COMPLETED)
                 collect(done)
             start_ns = time.time_ns()
             image = _page_pixels(doc, number, filename, config)
-            if recorder is None:
-                pending[pool.submit(read_page_image, image, config)] = number
-            else:
-                pending[pool.submit(_timed_read, recorder, number, start_ns, image, config)] = number
+            pending[pool.submit(_read_page, recorder, budget, number, start_ns, image, config)] = number
         done, _ = wait(pending)
         collect(done)
     return results

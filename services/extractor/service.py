@@ -7,12 +7,13 @@ import hashlib
 import shutil
 import tempfile
 
+from services.extractor import search_gate
 from services.extractor.email_reader import Attachment, email_attachments
 from services.extractor.isolation import IsolatedRunner
 from services.extractor.logic import BadInput, extract_timed
 from services.extractor.ocr import PageSlots, PageTiming, with_page_slots
 from services.extractor.policy import extract_options, review_verdict
-from shared import ledger, telemetry
+from shared import ledger, search_load, telemetry
 from shared.broker import publish
 from shared.contracts import DocumentExtracted, DocumentSubmitted, MetadataHints, Stage, Topic
 from shared.formats import detect_format
@@ -41,6 +42,7 @@ async def handle(event: DocumentSubmitted, ctx: StageContext) -> Outcome:
             data,
             event.filename,
             label=f'"{event.filename}"',
+            search_gate=ctx.state.get("search_gate"),  # its pages yield to search between them (search_gate.py)
             **extract_options(settings, event.ocr),
         )
         if detect_format(data, event.filename) == "eml":
@@ -148,7 +150,8 @@ def concurrency(settings: Settings) -> int:
 
 
 async def start_reader(ctx: StageContext) -> None:
-    """A reading child per document in flight, and the page slots they share (flock files in a private folder)."""
+    """A reading child per document in flight, the page slots they share (flock files in a private folder), and the
+    socket their pages ask before each is read whether search lets it go (search_gate.py)."""
     settings = ctx.settings
     readers: asyncio.Queue[IsolatedRunner] = asyncio.Queue()
     for _ in range(concurrency(settings)):
@@ -157,6 +160,13 @@ async def start_reader(ctx: StageContext) -> None:
     atexit.register(functools.partial(shutil.rmtree, slots, ignore_errors=True))
     ctx.state["readers"] = readers
     ctx.state["page_slots"] = PageSlots(slots, settings.ocr_workers)
+    if settings.admission_enabled:
+        path = f"{slots}/search-gate.sock"
+        yielding = functools.partial(search_load.yield_to_search, ctx.db, settings, "extractor", stopping=ctx.stopping)
+        ctx.state["search_gate_server"] = await search_gate.serve(path, lambda bound: yielding(max_yield_s=bound))
+        ctx.state["search_gate"] = search_gate.SearchGate(
+            path, settings.admission_ocr_page_max_yield_s, settings.extract_timeout_s / 3
+        )
 
 
 SERVICE = StageService.declared("extractor", handle, setup=start_reader, concurrency=concurrency)
