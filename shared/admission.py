@@ -54,14 +54,19 @@ class Decision:
     reason: str | None  # why search counts as busy, in words; None when it does not
 
 
-def busy_reason(loads: list[ReplicaLoad], thresholds: Thresholds) -> str | None:
-    """Why search is busy now, or None. Loads older than the staleness bound are ignored: a replica that stopped
-    or crashed must not hold ingestion back. A busy_in_flight of 0 leaves the count in flight out (the p95 alone)."""
+def search_figures(loads: list[ReplicaLoad], thresholds: Thresholds) -> tuple[int, float]:
+    """Searches in flight over every replica, and the worst replica's p95 (ms), counting only fresh loads: a
+    replica that stopped or crashed must not hold ingestion back."""
     fresh = [load for load in loads if load.age_s <= thresholds.stale_s]
-    in_flight = sum(load.in_flight for load in fresh)
+    return sum(load.in_flight for load in fresh), max((load.p95_ms for load in fresh), default=0.0)
+
+
+def busy_reason(loads: list[ReplicaLoad], thresholds: Thresholds) -> str | None:
+    """Why search is busy now, or None (search_figures: stale loads are ignored). A busy_in_flight of 0 leaves the
+    count in flight out (the p95 alone)."""
+    in_flight, worst = search_figures(loads, thresholds)
     if thresholds.busy_in_flight and in_flight >= thresholds.busy_in_flight:
         return f"{in_flight} buscas em andamento"
-    worst = max((load.p95_ms for load in fresh), default=0.0)
     if worst >= thresholds.busy_p95_ms:
         return f"p95 da busca {worst:.0f} ms"
     return None

@@ -45,6 +45,7 @@ PEOPLE = {"ana": (["socios"], ["reviewer"]), "bruno": (["contencioso"], []), "ca
 PUBLIC_FILE = "tjsp_sentenca_vara_empresarial_arbitragem.pdf"
 REVIEW_FILE = "digitalizacao_operacoes.pdf"
 LOCKED_FILE = "acordao_com_senha.pdf"
+HELD_FILE = "decisao_retida_pela_busca.pdf"
 
 
 @pytest.fixture(scope="module")
@@ -52,9 +53,21 @@ def node() -> str:
     return require_tools()
 
 
+BUSY_IN_FLIGHT = 1000
+"""Search counts as busy here only at this many searches in flight, which the test alone records (the p95 bar is out
+of reach): the stages hold a document back then, up to 10 minutes, and never for the stack's own searches."""
+ADMISSION_ENV = {
+    "PRECEDENTE_ADMISSION_BUSY_IN_FLIGHT": str(BUSY_IN_FLIGHT),
+    "PRECEDENTE_ADMISSION_BUSY_P95_MS": "3600000",
+    "PRECEDENTE_ADMISSION_MAX_YIELD_S": "600",
+    "PRECEDENTE_SEARCH_LOAD_STALE_S": "3600",  # the row the test records stays fresh without a replica renewing it
+}
+
+
 @pytest.fixture(scope="module")
 def web_stack(node: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningStack]:
-    with stack_with_people(tmp_path_factory.mktemp("gateway-operations"), PEOPLE, PASSWORDS) as running:
+    directory = tmp_path_factory.mktemp("gateway-operations")
+    with stack_with_people(directory, PEOPLE, PASSWORDS, extra_env=ADMISSION_ENV) as running:
         yield running
 
 
@@ -129,3 +142,38 @@ def test_ingestion_and_review_pages_in_a_browser(
     assert approved.strip() != "review", "approving on the page moved the document on"
     locked = web_stack.sql(f"SELECT stage FROM documents WHERE id = '{documents['LOCKED_ID']}'")
     assert locked.strip() == "review", "a document without text was not approved"
+
+
+def test_ingestion_page_says_it_yields_to_search_while_search_is_busy(
+    node: str, web_stack: RunningStack, gateway: str, documents: dict[str, str]
+) -> None:
+    """Search's load recorded over the bar (as a replica publishes it): a new document is held back, the page says
+    "Cedendo à busca" (operations.e2e.mjs with SEARCH_BUSY; the first run saw no such notice), and once the load is
+    withdrawn the API no longer says so and the document is indexed."""
+    replica = f"e2e:{uuid.uuid4().hex[:8]}"
+    web_stack.sql(
+        "INSERT INTO search_load (replica, in_flight, p95_ms, at)"
+        f" VALUES ('{replica}', {BUSY_IN_FLIGHT}, 1800, clock_timestamp())"
+    )
+    try:
+        held = web_stack.upload(content=unique_pdf(PUBLIC_FILE, "held"), filename=HELD_FILE)["document_id"]
+        shown = None
+        deadline = time.monotonic() + 60
+        while shown is None and time.monotonic() < deadline:
+            shown = web_stack.client.get("/status").json()["yielding_to_search"]
+            time.sleep(0.2)
+        assert shown is not None and shown["documents"] >= 1, f"the API never said so\n{web_stack.log_tail()}"
+        env = {**os.environ, "CHROMIUM": CHROMIUM, "GATEWAY_URL": gateway, "SEARCH_BUSY": "1"}
+        env.update(documents, PUBLIC_FILE=PUBLIC_FILE, REVIEW_FILE=REVIEW_FILE, LOCKED_FILE=LOCKED_FILE)
+        env.update(ANA_PASSWORD=PASSWORDS["ana"], REFUSED_MARKER="-")
+        result = subprocess.run(
+            [node, str(SCENARIO)], env=env, cwd=GATEWAY_DIR, capture_output=True, text=True, timeout=300
+        )
+        print(result.stdout, result.stderr)
+        assert result.returncode == 0 and "1 passed, 0 failed" in result.stdout, result.stdout + result.stderr
+        stage = web_stack.sql(f"SELECT stage FROM documents WHERE id = '{held}'")
+        assert stage != "indexed", "the document went through while search was busy"
+    finally:
+        web_stack.sql(f"DELETE FROM search_load WHERE replica = '{replica}'")
+    assert web_stack.client.get("/status").json()["yielding_to_search"] is None
+    assert web_stack.wait_final({held: None})[held]["stage"] == "indexed", "ingestion did not resume"

@@ -52,10 +52,13 @@ def require_tools() -> str:
 
 @contextmanager
 def stack_with_people(
-    directory: Path, people: dict[str, tuple[list[str], list[str]]], passwords: dict[str, str]
+    directory: Path,
+    people: dict[str, tuple[list[str], list[str]]],
+    passwords: dict[str, str],
+    extra_env: dict[str, str] | None = None,
 ) -> Iterator[RunningStack]:
     """A stack of its own with sign-in and these people (name -> (groups, roles)), made through the admin API."""
-    with RunningStack(directory) as running:
+    with RunningStack(directory, extra_env) as running:
         for name, (groups, roles) in people.items():
             body = {"name": name, "groups": groups, "roles": roles, "password": passwords[name]}
             made = running.client.post("/users", json=body)  # the client carries the stack's admin key

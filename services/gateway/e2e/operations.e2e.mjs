@@ -8,6 +8,7 @@
 //   LOCKED_ID, LOCKED_FILE  a PDF locked by a password, in the review queue without any text
 //   CARLA_PASSWORD  carla, an administrator
 //   REFUSED_MARKER  a word in a message refused on documents.submitted that names no document (not JSON)
+//   SEARCH_BUSY   set: search's load is recorded over the bar, a document waits; runs only "Cedendo à busca"
 //   CHROMIUM      the browser (default /usr/bin/chromium); SCREENSHOTS: a folder for ingestion.png and review.png
 // axe-core checks both pages: no serious or critical
 // violation. Prints one line per scenario and exits non-zero if any failed.
@@ -62,6 +63,21 @@ async function fitsThePhone(page, route) {
 }
 
 const ana = await sessionOf("ana", need("ANA_PASSWORD"));
+
+// The second run (SEARCH_BUSY set): search's load is recorded over the bar and a document waits in the pipeline,
+// held back for search; only this scenario runs. The first run, with no load recorded, checks the notice is absent.
+if (env.SEARCH_BUSY) {
+  await scenario("ingestion: 'Cedendo à busca' while search is busy, with the documents that wait", async (context) => {
+    const page = await openPage(context, "/ingestao");
+    const notice = page.locator(".yielding");
+    await notice.waitFor();
+    assert.match(await notice.textContent(), /^Cedendo à busca: (1 documento aguarda|\d+ documentos aguardam) \(busca p95 1,8 s\)$/);
+    assert.equal(await notice.getAttribute("role"), "status", "read out by a screen reader");
+    await checkAxe(page, "/ingestao (cedendo à busca)");
+  }, { storageState: ana });
+  await finish();
+}
+
 const bruno = await sessionOf("bruno", need("BRUNO_PASSWORD"));
 const PUBLIC_FILE = need("PUBLIC_FILE");
 const REVIEW_FILE = need("REVIEW_FILE");
@@ -95,6 +111,7 @@ await scenario("ingestion: the list in Portuguese, searched by name, filtered by
   for (const name of [PUBLIC_FILE, REVIEW_FILE, LOCKED_FILE]) assert.ok(names.includes(name), `${name} in ${names}`);
   const text = await visibleText(page);
   assert.doesNotMatch(text, RAW, "no reason code or English on the page");
+  assert.doesNotMatch(text, /Cedendo à busca/, "no search load recorded: ingestion holds nothing back");
   assert.match(text, /Aguardando revisão \(parado na extração do texto\)/);
   assert.match(text, /Protegido por senha/);
   assert.match(text, /Leitura da imagem pouco confiável|Confiança da leitura/);

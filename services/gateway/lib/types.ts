@@ -286,6 +286,8 @@ export interface IngestionStatus {
   unread_pages?: { documents: number; pages: number };
   /** The review queue per reason code, by GET /review's rule: what the filter "Aguardando revisão" lists. */
   review_queue?: Record<string, number>;
+  /** Set only while ingestion holds back for search (admission control, issue 31 item 2). */
+  yielding_to_search?: { documents: number; search_p95_ms: number; searches_in_flight: number; reason: string } | null;
   latest_stopped: {
     document_id: string;
     filename: string;

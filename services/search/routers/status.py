@@ -33,6 +33,10 @@ statement here, so no count reveals a hidden document):
     own number for every document, visible or not; `lag_by_partition` has the detail and `members`
     the group's consumers (replicas). Computed on each request with a short timeout.
 
+- `yielding_to_search`: set only while ingestion holds back for search (shared/admission.py, the stages' own
+  rule over the search_load table): the caller's documents in the pipeline (the `pending` above, summed), the
+  worst search replica's p95 and the searches in flight; the ingestion page says "Cedendo à busca" from it.
+
 - `slowest`: the slowest documents of the last hour: documents (current version) indexed in the last
   hour, by time from their latest submission to their indexing, with the slowest stage (the longest
   gap between two consecutive history entries, charged to the service that recorded the later one:
@@ -53,7 +57,8 @@ from services.search.deps import DbDep, ReaderDep, SettingsDep
 from services.search.store import review as review_store
 from services.search.store import status as store
 from services.search.store.documents import Db
-from shared import pipeline
+from shared import admission, pipeline, search_load
+from shared.settings import Settings
 
 log = logging.getLogger(__name__)
 router = APIRouter(tags=["status"])
@@ -108,6 +113,16 @@ class UnreadPages(BaseModel):
     pages: int = 0
 
 
+class YieldingToSearch(BaseModel):
+    """Ingestion is holding back for search (shared/admission.py): search is busy by the stages' own rule and
+    `documents` of the caller's wait in the pipeline (each stage holds its next piece of work, bounded)."""
+
+    documents: int
+    search_p95_ms: float
+    searches_in_flight: int
+    reason: str
+
+
 class IngestionStatus(BaseModel):
     stages: dict[str, int]
     review_reasons: dict[str, int]
@@ -118,6 +133,7 @@ class IngestionStatus(BaseModel):
     pipeline: list[StageStatus] = []
     lag_error: str | None = None
     slowest: list[SlowDocument] = []
+    yielding_to_search: YieldingToSearch | None = None
 
 
 @router.get("/status", response_model=IngestionStatus)
@@ -178,7 +194,27 @@ async def ingestion_status(db: DbDep, who: ReaderDep, settings: SettingsDep) -> 
         pipeline=rows,
         lag_error=lag_error,
         slowest=slowest,
+        yielding_to_search=await yielding_to_search(db, settings, sum(row.pending for row in rows)),
     )
+
+
+async def yielding_to_search(db: Db, settings: Settings, pending: int) -> YieldingToSearch | None:
+    """Whether ingestion holds back for search now, by the decision every stage takes (admission.busy_reason over
+    search_load); None when it does not, admission is off, nothing of the caller's waits, or the load is
+    unreadable (the stages then go on too)."""
+    if not settings.admission_enabled or pending == 0:
+        return None
+    try:
+        loads = await search_load.read(db)
+    except Exception as err:  # noqa: BLE001 - the rest of the status is still worth answering with
+        log.warning("search load unreadable: %s", err)
+        return None
+    thresholds = admission.Thresholds.from_settings(settings)
+    reason = admission.busy_reason(loads, thresholds)
+    if reason is None:
+        return None
+    in_flight, p95_ms = admission.search_figures(loads, thresholds)
+    return YieldingToSearch(documents=pending, search_p95_ms=p95_ms, searches_in_flight=in_flight, reason=reason)
 
 
 async def slowest_documents(db: Db, groups: list[str], limit: int = SLOWEST_LIMIT) -> list[SlowDocument]:
