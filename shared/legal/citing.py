@@ -245,6 +245,14 @@ _ORDINAL = re.compile(r"^(?P<n>\d{1,2})\s*(?P<g>[ªº°])\s*(?=\S)")
 _KIND_MARKS = {"decisao_monocratica": "decisão monocrática", "despacho": "despacho"}
 
 
+def judged_alone(kind: str | None, judging_body: str | None) -> bool:
+    """Whether a judge decided alone at first instance (a sentença, or a vara's decision): named "Juiz(a)", never
+    "Rel.", in the citation and wherever the judge is shown (a juíza's sentence read "Rel." in the CLI)."""
+    body = _clean(judging_body)
+    at_a_vara = kind != "acordao" and body is not None and _FIRST_INSTANCE.search(fold(body)) is not None
+    return kind == "sentenca" or at_a_vara
+
+
 def _decision(fields: CitationFields, kind: str, title: str | None, origin: str | None) -> str | None:
     number, cls = _clean(fields.process_number), _clean(fields.procedural_class)
     case = f"{cls} {number}" if number and cls and number[0].isdigit() else number or title
@@ -255,8 +263,7 @@ def _decision(fields: CitationFields, kind: str, title: str | None, origin: str 
     body = _body(_clean(fields.judging_body), court in _SUPERIOR)
     name = _judge_name(fields.relator)
     dates = (f"j. {_dmy(fields.judgment_date)}" if fields.judgment_date else None, _publication(fields))
-    at_a_vara = kind != "acordao" and body is not None and _FIRST_INSTANCE.search(fold(body)) is not None
-    if kind == "sentenca" or at_a_vara:
+    if judged_alone(kind, fields.judging_body):
         mark = "decisão" if kind == "decisao_monocratica" else _KIND_MARKS.get(kind)
         return _join(origin, body, case, f"Juiz(a) {name}" if name else None, mark, *dates)
     if court in _MINISTERS:

@@ -273,3 +273,21 @@ def test_the_redator_do_acordao_stands_after_the_relator_as_the_citation_names_t
     assert "Rel. Marco Aurélio · Terceira Turma" in alone and "Red." not in alone
     same = " ".join(line.strip() for line in result_lines(1, {**defeated, "redator": "Marco Aurélio"}, 80))
     assert "Red." not in same
+
+
+def test_a_judge_who_decided_alone_is_juiz_not_relator() -> None:
+    """The TJSP's 1ª Vara Empresarial sentence (../shared/docs, tjsp_sentenca_vara_empresarial_arbitragem.pdf): its
+    citation names "Juiz(a) Larissa Gaspar Tunala"; the line beside it said "Rel." (seen 2026-12-04 from the CLI)."""
+    sentence = {
+        **LONG_RESULT,
+        "document_type": "sentenca",
+        "judging_body": "1ª Vara Empresarial e Conflitos de Arbitragem",
+        "relator": "Larissa Gaspar Tunala",
+        "redator": None,
+    }
+    joined = " ".join(line.strip() for line in result_lines(1, sentence, 120))
+    assert "Juiz(a) Larissa Gaspar Tunala · 1ª Vara Empresarial" in joined and "Rel." not in joined
+    at_the_vara = {**sentence, "document_type": "decisao_monocratica"}
+    assert "Juiz(a) Larissa" in " ".join(line.strip() for line in result_lines(1, at_the_vara, 120))
+    chamber = {**sentence, "document_type": "acordao", "judging_body": "18ª Câmara Cível"}
+    assert "Rel. Larissa" in " ".join(line.strip() for line in result_lines(1, chamber, 120))
