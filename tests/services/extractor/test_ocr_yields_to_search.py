@@ -18,12 +18,13 @@ import pytest
 from prometheus_client import REGISTRY
 
 from services.extractor.service import handle, start_reader
-from shared import ledger, search_load
-from shared.contracts import DocumentSubmitted, MetadataHints, Source
+from shared import search_load
+from shared.contracts import DocumentSubmitted
 from shared.embedded import tesseract_available
 from shared.settings import Settings
 from shared.stage import StageContext
 from shared.storage import original_key, put_blob
+from tests.helpers.ledger import register
 from tests.helpers.samples import DOCS
 
 SCAN = DOCS / "scanned" / "stj_resp_1433940_mg_scan.pdf"
@@ -59,16 +60,12 @@ async def submitted(pool: asyncpg.Pool) -> DocumentSubmitted:
         data = part.tobytes()
     content_hash = hashlib.sha256(data).hexdigest()
     await put_blob(pool, original_key(content_hash), data, "application/pdf")
-    submission = await ledger.register_submission(
+    submission = await register(
         pool,
         external_id=f"gate-test:{content_hash}",
-        filename="digitalizacao.pdf",
-        content_type="application/pdf",
         content_hash=content_hash,
+        filename="digitalizacao.pdf",
         size_bytes=len(data),
-        source=Source.CLI,
-        access_groups=["*"],
-        hints=MetadataHints(),
     )
     assert submission.event is not None
     return submission.event

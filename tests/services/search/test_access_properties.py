@@ -33,7 +33,6 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import services.search.routers.status as status_module
 from services.indexer.access_changes import handle_access_changed
 from services.search.app import create_app
 from services.search.store import folders as folder_store
@@ -48,7 +47,7 @@ from shared.payloads import DocumentMetadata
 from shared.settings import Settings
 from shared.stage import StageContext
 from shared.storage import put_blob
-from tests.helpers.identity import person_headers
+from tests.helpers.identity import person_headers, without_broker_lag
 from tests.helpers.indexing import index_with_the_indexer
 
 GROUPS = ["socios", "contencioso", "tributario", "cliente-acme"]
@@ -153,10 +152,6 @@ def _pdf() -> bytes:
     return doc.tobytes()
 
 
-async def _no_broker(settings: Settings, timeout: float = 0) -> dict:
-    raise RuntimeError("no broker in this test")
-
-
 async def _build(world: World) -> None:
     pdf = _pdf()
     for text, court, document_type, relator in TEXTS:
@@ -206,7 +201,7 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
     url = postgres.start()
     loop = asyncio.new_event_loop()
     patch = pytest.MonkeyPatch()
-    patch.setattr(status_module, "consumer_lag", _no_broker)  # GET /status: the ledger's numbers only
+    without_broker_lag(patch)
     try:
         loop.run_until_complete(migrate(url))
         pool = loop.run_until_complete(create_pool(url))

