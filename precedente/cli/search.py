@@ -19,7 +19,6 @@ from typer._click import exceptions as click_errors  # typer's own click: what i
 from precedente import api_errors
 from precedente.cli.common import ApiOption
 from precedente.credentials import api_client
-from shared.legal.citing import judged_alone
 from shared.legal.codes import (
     AGENCIES,
     DECISION_TYPES,
@@ -289,7 +288,7 @@ def judges(item: dict[str, Any]) -> str:
     """ "Rel. Marco Aurélio, Red. p/ o acórdão Roberto Barroso": who wrote the acórdão beside the relator, as the
     citation names them, when the API gives a redator other than the relator (a defeated relator's case)."""
     relator, redator = item.get("relator"), item.get("redator")
-    title = "Juiz(a)" if judged_alone(item.get("document_type"), item.get("judging_body")) else "Rel."
+    title = "Juiz(a)" if item.get("judged_alone") else "Rel."
     named = [
         f"{title} {relator}" if relator else "",
         f"Red. p/ o acórdão {redator}" if redator and redator != relator else "",

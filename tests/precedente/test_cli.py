@@ -284,10 +284,9 @@ def test_a_judge_who_decided_alone_is_juiz_not_relator() -> None:
         "judging_body": "1ª Vara Empresarial e Conflitos de Arbitragem",
         "relator": "Larissa Gaspar Tunala",
         "redator": None,
+        "judged_alone": True,  # the API's reading of shared/legal/citing.judged_alone
     }
     joined = " ".join(line.strip() for line in result_lines(1, sentence, 120))
     assert "Juiz(a) Larissa Gaspar Tunala · 1ª Vara Empresarial" in joined and "Rel." not in joined
-    at_the_vara = {**sentence, "document_type": "decisao_monocratica"}
-    assert "Juiz(a) Larissa" in " ".join(line.strip() for line in result_lines(1, at_the_vara, 120))
-    chamber = {**sentence, "document_type": "acordao", "judging_body": "18ª Câmara Cível"}
+    chamber = {**sentence, "judged_alone": False, "document_type": "acordao", "judging_body": "18ª Câmara Cível"}
     assert "Rel. Larissa" in " ".join(line.strip() for line in result_lines(1, chamber, 120))

@@ -268,7 +268,7 @@ export function ResultCard({ result, position, weak = false, judgment, onJudge, 
           )}
           {result.relator && (
             <div>
-              <dt>Relator(a)</dt>
+              <dt>{result.judged_alone ? "Juiz(a)" : "Relator(a)"}</dt>
               <dd>{result.relator}</dd>
             </div>
           )}

@@ -67,6 +67,8 @@ export interface SearchResult {
   process_number?: string | null;
   procedural_class?: string | null;
   relator?: string | null;
+  /** A judge decided alone (a sentença, a vara's decision): `relator` is the judge, shown as "Juiz(a)". */
+  judged_alone?: boolean;
   /** The redator do acórdão, when the relator was defeated: shown as "Redator(a) p/ o acórdão". */
   redator?: string | null;
   judging_body?: string | null;

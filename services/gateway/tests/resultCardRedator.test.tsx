@@ -14,6 +14,12 @@ describe("<ResultCard> and the redator do acórdão", () => {
     );
   });
 
+  it("names a judge who decided alone Juiz(a), not Relator(a), as the citation does", () => {
+    const html = render({ ...STRONG_RESULT, relator: "Larissa Gaspar Tunala", redator: null, judged_alone: true });
+    expect(html).toContain("<dt>Juiz(a)</dt><dd>Larissa Gaspar Tunala</dd>");
+    expect(html).not.toContain("Relator(a)");
+  });
+
   it("says nothing of a redator when there is none", () => {
     for (const redator of [undefined, null, ""]) {
       expect(render({ ...STRONG_RESULT, redator })).not.toContain("Redator");

@@ -22,7 +22,7 @@ from services.search.engine.models import (
 from services.search.engine.steps import GradedWork
 from services.search.explain import explain, highlight_spans
 from shared.bounds import FILENAME_MAX, TITLE_MAX, clip
-from shared.legal.citing import CITATION_COLUMNS, CitationFields, format_citation
+from shared.legal.citing import CITATION_COLUMNS, CitationFields, format_citation, judged_alone
 from shared.legal.codes import label
 from shared.legal.graph import cited_as, cited_keys
 from shared.legal.precedents import QualifiedPrecedent
@@ -416,6 +416,7 @@ def card(query: str, work: GradedWork, rows: list[asyncpg.Record], shown: Shown)
         process_number=document["process_number"],
         procedural_class=document["procedural_class"],
         relator=document["relator"],
+        judged_alone=judged_alone(document["document_type"], document["judging_body"]),
         redator=document["redator"],
         judging_body=document["judging_body"],
         judgment_date=document["judgment_date"],

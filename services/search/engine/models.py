@@ -248,6 +248,9 @@ class SearchResult(BaseModel):
     process_number: str | None = None
     procedural_class: str | None = None
     relator: str | None = None
+    judged_alone: bool = Field(
+        False, description="A judge decided alone (a sentença, a vara's decision): `relator` is the judge, 'Juiz(a)'."
+    )
     redator: str | None = Field(
         None, description="The redator do acórdão, when the relator was defeated (shown as 'Redator(a) p/ o acórdão')."
     )

