@@ -22,11 +22,18 @@ def auth_headers(settings: Settings | None = None) -> dict[str, str]:
     return {"Authorization": f"Bearer {key}"} if key else {}
 
 
+# The API's server (uvicorn) closes a connection idle for 5 s; httpx keeps one for 5 s too, so a request sent on a
+# connection at the very moment the server closes it is reset (the scale-out test's upload once read
+# "Connection reset by peer"). A client that retires idle connections first never sends on a closing one.
+IDLE_CONNECTIONS = httpx.Limits(keepalive_expiry=2.0)
+
+
 class PatientTransport(httpx.HTTPTransport):
     """Waits out a 429 (the API's per-caller rate limit) as its Retry-After says, a few times, instead of
     failing a bulk upload or a benchmark halfway."""
 
     def __init__(self, retries: int = 5, **kwargs: object) -> None:
+        kwargs.setdefault("limits", IDLE_CONNECTIONS)
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self.retries = retries
 

@@ -198,11 +198,15 @@ class RunningStack:
     ) -> dict[str, Any]:
         data = content if content is not None else path.read_bytes()  # type: ignore[union-attr]
         form = {k: v for k, v in {"access_groups": access, "external_id": external_id, **hints}.items() if v}
-        response = self.client.post(
-            "/documents",
-            files={"file": (filename or path.name, data)},
-            data=form,  # type: ignore[union-attr]
-        )
+        try:
+            response = self.client.post(
+                "/documents",
+                files={"file": (filename or path.name, data)},
+                data=form,  # type: ignore[union-attr]
+            )
+        except httpx.TransportError as err:  # the API went away or dropped the connection: say what its log said
+            said = f"{self.log_tail()}\n{self.service_log('search')[-4000:]}"
+            raise AssertionError(f"POST /documents: {err!r}\n{said}") from err
         assert response.status_code in (200, 202), response.text
         return response.json()
 

@@ -23,6 +23,8 @@ from pathlib import Path
 
 import httpx
 
+from precedente.credentials import IDLE_CONNECTIONS
+
 log = logging.getLogger(__name__)
 
 STATE_VERSION = 1
@@ -169,7 +171,7 @@ class ApiClient:
     """Uploads and deletions through the search API, as the DMS source with the given access list."""
 
     def __init__(self, base_url: str, namespace: str, access_groups: str | None, headers: dict[str, str]) -> None:
-        self.client = httpx.Client(base_url=base_url.rstrip("/"), timeout=120, headers=headers)
+        self.client = httpx.Client(base_url=base_url.rstrip("/"), timeout=120, headers=headers, limits=IDLE_CONNECTIONS)
         self.namespace = namespace
         self.access_groups = access_groups
 
