@@ -32,14 +32,14 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e ".[test,gpu,int8]"
 	touch $(STAMP)
 
-$(MODEL): $(STAMP) shared/openvino_e5.py shared/e5_torch.py shared/e5_adapter.py shared/data/e5_legal_adapter.npz
-	$(BIN)/python -m shared.openvino_e5
+$(MODEL): $(STAMP) shared/embeddings/openvino_e5.py shared/embeddings/e5_torch.py shared/embeddings/e5_adapter.py shared/embeddings/data/e5_legal_adapter.npz
+	$(BIN)/python -m precedente.shared.embeddings.openvino_e5
 	touch $@
 
 # The int8 model too (PRECEDENTE_EMBEDDING_PRECISION=int8): NNCF (extra "int8") quantises it, a few minutes.
 model-int8: $(MODEL)
 	$(BIN)/python -m pip install --quiet -e ".[int8]"
-	$(BIN)/python -m shared.openvino_e5 --int8
+	$(BIN)/python -m precedente.shared.embeddings.openvino_e5 --int8
 
 gateway: $(GATEWAY_BUILD)
 

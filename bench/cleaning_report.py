@@ -17,11 +17,11 @@ from pathlib import Path
 
 import pymupdf
 
-from services.cleaner import logic
-from services.cleaner.corrections import correct_ocr, load
-from services.cleaner.logic import CleanedDocument, clean_document
-from services.extractor.ocr_metrics import truth_pages, word_errors
-from shared.payloads import Page
+from precedente.services.cleaner import logic
+from precedente.services.cleaner.corrections import correct_ocr, load
+from precedente.services.cleaner.logic import CleanedDocument, clean_document
+from precedente.services.extractor.ocr_metrics import truth_pages, word_errors
+from precedente.shared.payloads import Page
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 DOCS = SHARED / "docs"

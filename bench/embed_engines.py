@@ -40,13 +40,13 @@ import pymupdf  # noqa: E402
 from token_windows import token_windows  # noqa: E402  (bench/, beside this script)
 
 from precedente.evaluation import evaluate, read_qrels, read_queries  # noqa: E402
-from services.chunker.logic import chunk_document  # noqa: E402
-from services.cleaner.logic import clean_pages  # noqa: E402
-from shared import openvino_e5  # noqa: E402
-from shared.e5_adapter import Adapter, resolve  # noqa: E402
-from shared.openvino_e5 import OpenVinoE5  # noqa: E402
-from shared.payloads import Page  # noqa: E402
-from shared.settings import Settings  # noqa: E402
+from precedente.services.chunker.logic import chunk_document  # noqa: E402
+from precedente.services.cleaner.logic import clean_pages  # noqa: E402
+from precedente.shared.embeddings import openvino_e5  # noqa: E402
+from precedente.shared.embeddings.e5_adapter import Adapter, resolve  # noqa: E402
+from precedente.shared.embeddings.openvino_e5 import OpenVinoE5  # noqa: E402
+from precedente.shared.payloads import Page  # noqa: E402
+from precedente.shared.settings import Settings  # noqa: E402
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 DOCS = SHARED / "docs"

@@ -25,7 +25,7 @@ import numpy as np  # noqa: E402
 import torch  # noqa: E402
 from token_windows import token_windows  # noqa: E402  (bench/, beside this script)
 
-from shared.e5_torch import TorchE5  # noqa: E402
+from precedente.shared.embeddings.e5_torch import TorchE5  # noqa: E402
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 CORPUS = SHARED / "bench" / "juristcu" / "corpus.jsonl"

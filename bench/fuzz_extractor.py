@@ -51,7 +51,7 @@ TARGETS = ("pdf", "docx", "eml", "sniff")
 FILENAMES = {"pdf": "fuzz.pdf", "docx": "fuzz.docx", "eml": "fuzz.eml", "sniff": "fuzz.bin"}
 MAX_PDF_SEED = 200_000
 """Bigger seeds cost more per execution than they add in coverage."""
-INSTRUMENTED = ["services.extractor", "shared.payloads", "docx", "email", "zipfile"]
+INSTRUMENTED = ["precedente.services.extractor", "precedente.shared.payloads", "docx", "email", "zipfile"]
 """Python code whose coverage guides the fuzzer; MuPDF and lxml are C and run uninstrumented."""
 
 DICTIONARIES: dict[str, list[bytes]] = {
@@ -411,10 +411,10 @@ def fuzz_options(real_ocr: bool) -> dict[str, Any]:
 
 def run_target(target: str, data: bytes, options: dict[str, Any]) -> None:
     """Call the entry point(s) for one input; a documented outcome returns or raises BadInput."""
-    from services.extractor.email_reader import email_attachments
-    from services.extractor.logic import extract
-    from shared.formats import detect_format
-    from shared.payloads import ExtractedDocument
+    from precedente.services.extractor.email_reader import email_attachments
+    from precedente.services.extractor.logic import extract
+    from precedente.shared.formats import detect_format
+    from precedente.shared.payloads import ExtractedDocument
 
     filename = FILENAMES[target]
     if target == "sniff":
@@ -467,7 +467,7 @@ def _where(tb: Any) -> tuple[str, str]:
 
 def _stub_ocr() -> None:
     """Pages still render for OCR (MuPDF's decoders are fuzzed), but Tesseract is not run: seconds per page."""
-    from services.extractor import ocr
+    from precedente.services.extractor import ocr
 
     def read_page_image(image: Any, config: Any) -> Any:
         return ocr.PageOcr(text="", confidence=0.0, error="OCR skipped while fuzzing")
@@ -482,8 +482,8 @@ def worker(args: argparse.Namespace) -> None:
     import atheris
 
     with atheris.instrument_imports(include=INSTRUMENTED):
-        import services.extractor.email_reader  # noqa: F401
-        import services.extractor.logic  # noqa: F401
+        import precedente.services.extractor.email_reader  # noqa: F401
+        import precedente.services.extractor.logic  # noqa: F401
     import warnings
 
     import pymupdf
@@ -540,7 +540,7 @@ def worker(args: argparse.Namespace) -> None:
 
     def test_one_input(data: bytes) -> None:
         nonlocal last_flush
-        from shared.errors import BadInput
+        from precedente.shared.errors import BadInput
 
         state["executions"] += 1
         faulthandler.dump_traceback_later(budget, exit=False, file=hang_log)
@@ -696,11 +696,11 @@ def fuzz_target(target: str, seconds: float, args: argparse.Namespace, work: Pat
 
 def replay(crash: dict[str, Any], timeout_s: float, memory_mb: int) -> str:
     """What the product does with the input: the real IsolatedRunner, with the service's default options."""
-    from services.extractor.email_reader import email_attachments
-    from services.extractor.isolation import IsolatedRunner
-    from services.extractor.logic import extract_timed
-    from shared.errors import BadInput
-    from shared.formats import detect_format
+    from precedente.services.extractor.email_reader import email_attachments
+    from precedente.services.extractor.isolation import IsolatedRunner
+    from precedente.services.extractor.logic import extract_timed
+    from precedente.shared.errors import BadInput
+    from precedente.shared.formats import detect_format
 
     data = Path(crash["input"]).read_bytes()
     target = crash["target"]

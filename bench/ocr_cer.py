@@ -2,8 +2,8 @@
 
     .venv/bin/python bench/ocr_cer.py [--workers 2] [--pages 1-3,7] [--ablation] [FILE.pdf ...]
 
-For every image-only PDF with a ground truth beside it (default: ../shared/docs/scanned/*.pdf),
-OCRs every page through services.extractor.ocr (the extractor's own path) and prints, per mode:
+For every image-only PDF with a ground truth beside it (default: ../shared/docs/scanned/*.pdf), OCRs every page through
+precedente.services.extractor.ocr (the extractor's own path) and prints, per mode:
 
 - CER: Levenshtein distance / ground-truth length, whitespace runs collapsed, summed over pages;
   CER body: the same without running headers and footers (services/extractor/ocr_metrics.py);
@@ -30,10 +30,10 @@ from pathlib import Path
 
 import pymupdf
 
-from services.extractor.ocr import OcrConfig, ocr_pdf_pages
-from services.extractor.ocr_metrics import score, truth_pages
-from services.extractor.preprocess import PreprocessOptions
-from shared.payloads import ExtractedDocument, Page
+from precedente.services.extractor.ocr import OcrConfig, ocr_pdf_pages
+from precedente.services.extractor.ocr_metrics import score, truth_pages
+from precedente.services.extractor.preprocess import PreprocessOptions
+from precedente.shared.payloads import ExtractedDocument, Page
 
 SCANNED = Path(__file__).resolve().parents[1].parent / "shared" / "docs" / "scanned"
 

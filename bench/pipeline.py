@@ -17,7 +17,7 @@ from datetime import datetime
 from pathlib import Path
 
 from precedente.harness import RunningStack
-from shared import pipeline
+from precedente.shared.runtime import pipeline
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 ORDER = [stage.value for stage in pipeline.LEDGER_ORDER]

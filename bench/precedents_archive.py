@@ -19,11 +19,11 @@ import pymupdf
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from services.annotator.logic import annotate  # noqa: E402
-from services.cleaner.logic import clean_pages  # noqa: E402
-from shared.legal.codes import DECISION_TYPES  # noqa: E402
-from shared.legal.precedents import KIND_LABELS, QualifiedPrecedent, label  # noqa: E402
-from shared.payloads import DocumentMetadata, Page  # noqa: E402
+from precedente.services.annotator.logic import annotate  # noqa: E402
+from precedente.services.cleaner.logic import clean_pages  # noqa: E402
+from precedente.shared.legal.codes import DECISION_TYPES  # noqa: E402
+from precedente.shared.legal.precedents import KIND_LABELS, QualifiedPrecedent, label  # noqa: E402
+from precedente.shared.payloads import DocumentMetadata, Page  # noqa: E402
 
 ARCHIVE = Path(__file__).resolve().parents[1].parent / "shared" / "archive"
 

@@ -1,4 +1,5 @@
-"""Qualified-precedent rules (shared.legal.precedents) over the court-decision corpus, against its official labels.
+"""Qualified-precedent rules (precedente.shared.legal.precedents) over the court-decision corpus, against its official
+labels.
 
     nice -n 10 .venv/bin/python bench/precedents_corpus.py [--half test|tune|all] [--sample 30] [--seed 7]
 
@@ -26,7 +27,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from shared.legal.precedents import find_qualified_precedents, label  # noqa: E402
+from precedente.shared.legal.precedents import find_qualified_precedents, label  # noqa: E402
 
 CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
 LABELLED_KINDS = {"acordao_recurso_repetitivo": "repetitivo", "acordao_repercussao_geral": "repercussao_geral"}

@@ -49,20 +49,20 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from ranking_sweep import corpus_ids, index_embedder  # noqa: E402  (bench/ is this script's folder)
 
 from precedente.evaluation import evaluate, read_qrels, read_queries  # noqa: E402
-from services.search.engine.candidates import Candidates  # noqa: E402
-from services.search.engine.models import SearchRequest, SearchResult  # noqa: E402
-from services.search.engine.ranking import Ranking  # noqa: E402
-from services.search.engine.search import hybrid_search  # noqa: E402
-from services.search.engine.steps import (  # noqa: E402
+from precedente.services.search.engine.candidates import Candidates  # noqa: E402
+from precedente.services.search.engine.models import SearchRequest, SearchResult  # noqa: E402
+from precedente.services.search.engine.ranking import Ranking  # noqa: E402
+from precedente.services.search.engine.search import hybrid_search  # noqa: E402
+from precedente.services.search.engine.steps import (  # noqa: E402
     STEPS,
     Step,
     named_case_first,
     sources_before_comments,
     tables_last,
 )
-from services.search.syntax import parse_query  # noqa: E402
-from shared.db import create_pool  # noqa: E402
-from shared.embeddings import Embedder  # noqa: E402
+from precedente.services.search.syntax import parse_query  # noqa: E402
+from precedente.shared.embeddings.embedders import Embedder  # noqa: E402
+from precedente.shared.infra.db import create_pool  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 JURISTCU = REPO.parent / "shared" / "bench" / "juristcu"

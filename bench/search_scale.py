@@ -42,23 +42,23 @@ import numpy as np  # noqa: E402
 import psutil  # noqa: E402
 import pymupdf  # noqa: E402
 
-from services.chunker.logic import chunk_document  # noqa: E402
-from services.cleaner.logic import clean_pages  # noqa: E402
-from services.indexer.service import CHUNK_COLUMNS  # noqa: E402
-from services.search.engine import candidates as pool_statement  # noqa: E402
-from services.search.engine import context  # noqa: E402
-from services.search.engine.models import SearchFilters, SearchRequest  # noqa: E402
-from services.search.engine.ranking import Ranking, ranking_from  # noqa: E402
-from services.search.engine.search import hybrid_search  # noqa: E402
-from shared.accounts import create_key  # noqa: E402
-from shared.db import create_pool, migrate  # noqa: E402
-from shared.embedded import EmbeddedBroker, EmbeddedPostgres, free_port  # noqa: E402
-from shared.embeddings import get_embedder, get_model  # noqa: E402
-from shared.legal.citations import extract_citations  # noqa: E402
-from shared.legal.codes import label  # noqa: E402
-from shared.lexicon import refresh_statistics  # noqa: E402
-from shared.payloads import Page  # noqa: E402
-from shared.settings import Settings  # noqa: E402
+from precedente.services.chunker.logic import chunk_document  # noqa: E402
+from precedente.services.cleaner.logic import clean_pages  # noqa: E402
+from precedente.services.indexer.service import CHUNK_COLUMNS  # noqa: E402
+from precedente.services.search.engine import candidates as pool_statement  # noqa: E402
+from precedente.services.search.engine import context  # noqa: E402
+from precedente.services.search.engine.models import SearchFilters, SearchRequest  # noqa: E402
+from precedente.services.search.engine.ranking import Ranking, ranking_from  # noqa: E402
+from precedente.services.search.engine.search import hybrid_search  # noqa: E402
+from precedente.shared.accounts import create_key  # noqa: E402
+from precedente.shared.embeddings.embedders import get_embedder, get_model  # noqa: E402
+from precedente.shared.infra.db import create_pool, migrate  # noqa: E402
+from precedente.shared.infra.embedded import EmbeddedBroker, EmbeddedPostgres, free_port  # noqa: E402
+from precedente.shared.infra.lexicon import refresh_statistics  # noqa: E402
+from precedente.shared.legal.citations import extract_citations  # noqa: E402
+from precedente.shared.legal.codes import label  # noqa: E402
+from precedente.shared.payloads import Page  # noqa: E402
+from precedente.shared.settings import Settings  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
@@ -367,7 +367,7 @@ async def probe_before(conn: asyncpg.Connection, chunks: list[dict]) -> float:
 
 
 class SearchServer:
-    """services.search.app:create_app under uvicorn, in its own process as in production."""
+    """precedente.services.search.app:create_app under uvicorn, in its own process as in production."""
 
     def __init__(self, database_url: str, bootstrap: str, logfile: Path) -> None:
         self.port = free_port()
@@ -387,8 +387,8 @@ class SearchServer:
     def start(self, timeout: float = 120) -> None:
         with open(self.logfile, "ab") as log:
             self.process = subprocess.Popen(
-                [sys.executable, "-m", "uvicorn", "services.search.app:create_app", "--factory", "--host", "127.0.0.1",
-                 "--port", str(self.port), "--log-level", "warning"],
+                [sys.executable, "-m", "uvicorn", "precedente.services.search.app:create_app", "--factory",
+                 "--host", "127.0.0.1", "--port", str(self.port), "--log-level", "warning"],
                 cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT,
             )  # fmt: skip
         deadline = time.monotonic() + timeout

@@ -27,8 +27,8 @@ from pathlib import Path
 import psutil
 
 from precedente.harness import RunningStack
+from precedente.shared.embeddings.openvino_e5 import cpu_flags
 from precedente.stack import usable_cores
-from shared.openvino_e5 import cpu_flags
 
 FLAGS = ("avx2", "avx512f", "avx512_vnni", "avx512_bf16", "amx_bf16", "amx_int8")
 """The CPU features the embedder's pace depends on (OpenVINO picks bf16 and AMX where they are)."""

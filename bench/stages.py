@@ -19,13 +19,13 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import pymupdf  # noqa: E402
 
-from services.annotator.logic import annotate  # noqa: E402
-from services.chunker.logic import chunk_document  # noqa: E402
-from services.cleaner.logic import clean_pages  # noqa: E402
-from services.extractor.logic import extract  # noqa: E402
-from services.indexer.service import embed_passages  # noqa: E402
-from shared.embeddings import get_model  # noqa: E402
-from shared.payloads import Page  # noqa: E402
+from precedente.services.annotator.logic import annotate  # noqa: E402
+from precedente.services.chunker.logic import chunk_document  # noqa: E402
+from precedente.services.cleaner.logic import clean_pages  # noqa: E402
+from precedente.services.extractor.logic import extract  # noqa: E402
+from precedente.services.indexer.service import embed_passages  # noqa: E402
+from precedente.shared.embeddings.embedders import get_model  # noqa: E402
+from precedente.shared.payloads import Page  # noqa: E402
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 

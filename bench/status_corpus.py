@@ -1,4 +1,5 @@
-"""Status statements (shared.legal.status) over ../shared/corpus and ../shared/archive: how many, of what, where.
+"""Status statements (precedente.shared.legal.status) over ../shared/corpus and ../shared/archive: how many, of what,
+where.
 
     nice -n 10 .venv/bin/python bench/status_corpus.py [--archive] [--list]
 
@@ -28,7 +29,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from shared.legal.status import StatusStatement, find_status_statements  # noqa: E402
+from precedente.shared.legal.status import StatusStatement, find_status_statements  # noqa: E402
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 
@@ -47,9 +48,9 @@ def corpus() -> list[tuple[str, list[StatusStatement]]]:
 def archive() -> list[tuple[str, list[StatusStatement]]]:
     import pymupdf
 
-    from services.annotator.logic import annotate
-    from services.cleaner.logic import clean_pages
-    from shared.payloads import Page
+    from precedente.services.annotator.logic import annotate
+    from precedente.services.cleaner.logic import clean_pages
+    from precedente.shared.payloads import Page
 
     found = []
     for path in sorted((SHARED / "archive").glob("*.pdf")):

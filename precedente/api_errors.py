@@ -58,8 +58,8 @@ def problem_message(response: httpx.Response) -> str:
 
 
 def _key_file() -> Path:
-    from shared.accounts import ADMIN_KEY_FILE
-    from shared.settings import Settings
+    from precedente.shared.accounts import ADMIN_KEY_FILE
+    from precedente.shared.settings import Settings
 
     return (Settings().data_dir / ADMIN_KEY_FILE).resolve()
 

@@ -5,8 +5,8 @@ import time
 
 import httpx
 
-from shared.accounts import ADMIN_KEY_FILE
-from shared.settings import Settings
+from precedente.shared.accounts import ADMIN_KEY_FILE
+from precedente.shared.settings import Settings
 
 
 def api_key(settings: Settings | None = None) -> str:

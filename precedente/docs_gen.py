@@ -103,7 +103,7 @@ def asyncapi() -> dict[str, Any]:
     from faststream.kafka import KafkaBroker
     from faststream.specification import AsyncAPI
 
-    from shared.contracts import EVENT_BY_TOPIC, SCHEMA_VERSION, Topic
+    from precedente.shared.contracts import EVENT_BY_TOPIC, SCHEMA_VERSION, Topic
 
     broker = KafkaBroker(
         "kafka:9092",
@@ -134,8 +134,8 @@ def asyncapi() -> dict[str, Any]:
 
 
 def openapi() -> dict[str, Any]:
-    from services.search.app import create_app
-    from shared.settings import Settings
+    from precedente.services.search.app import create_app
+    from precedente.shared.settings import Settings
 
     # The defaults, whatever PRECEDENTE_* variables this shell has: the document must not depend on them.
     return create_app(Settings.model_construct()).openapi()
@@ -152,7 +152,7 @@ def _comments(source: str) -> dict[int, str]:
 
 def settings_reference(source: str | None = None) -> list[dict[str, str]]:
     """Every field of Settings in source order: env var, type, default, section and description."""
-    from shared.settings import Settings
+    from precedente.shared.settings import Settings
 
     source = source if source is not None else SETTINGS_SOURCE.read_text()
     tree = ast.parse(source)

@@ -16,9 +16,9 @@ import httpx
 import psutil
 
 from precedente.credentials import PatientTransport
+from precedente.shared.contracts import FINAL
+from precedente.shared.infra.embedded import OWNER_ROLE, SECRET_FILES, free_port, read_secret
 from precedente.stack import GATEWAY_URL_FILE, module_command, wait_http
-from shared.contracts import FINAL
-from shared.embedded import OWNER_ROLE, SECRET_FILES, free_port, read_secret
 
 # Short group joins on Tansu keep the end-to-end tests quick.
 TEST_ENV = {
@@ -158,7 +158,7 @@ class RunningStack:
         return {**os.environ, "PRECEDENTE_API_URL": self.url, "PRECEDENTE_API_KEY": key or self.admin_key()}
 
     def admin_key(self) -> str:
-        from shared.accounts import ADMIN_KEY_FILE
+        from precedente.shared.accounts import ADMIN_KEY_FILE
 
         return (self.data_dir / ADMIN_KEY_FILE).read_text().strip()
 
@@ -314,7 +314,7 @@ class RunningStack:
     def _embedded_postgres(self) -> Any:
         from urllib.parse import urlsplit
 
-        from shared.embedded import EmbeddedPostgres
+        from precedente.shared.infra.embedded import EmbeddedPostgres
 
         port = urlsplit(self._infrastructure()["PRECEDENTE_DATABASE_URL"]).port
         return EmbeddedPostgres(self.data_dir, port=port)

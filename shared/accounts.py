@@ -17,7 +17,7 @@ from pathlib import Path
 
 import asyncpg
 
-from shared.contracts import EVERYONE
+from precedente.shared.contracts import EVERYONE
 
 SESSION_PREFIX = "prs_"
 KEY_PREFIX = "prk_"

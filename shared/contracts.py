@@ -13,7 +13,7 @@ from typing import Any, Literal, TypeVar
 from opentelemetry import trace
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from shared.bounds import Filename, Groups, MetadataText, Title
+from precedente.shared.bounds import Filename, Groups, MetadataText, Title
 
 SCHEMA_VERSION = 1
 EVERYONE = "*"
@@ -113,7 +113,9 @@ class OcrOptions(BaseModel):
 class DocumentSubmitted(Event):
     """Published by the upload API, the CLI, or directly by a document-management system."""
 
-    blob_key: str = Field(max_length=1000, description="Storage key of the original file (see shared.storage).")
+    blob_key: str = Field(
+        max_length=1000, description="Storage key of the original file (see precedente.shared.infra.storage)."
+    )
     filename: Filename
     content_type: str | None = Field(None, max_length=200)
     content_hash: str = Field(max_length=128, description="sha256 of the original file, hex.")

@@ -19,8 +19,8 @@ import zipfile
 import zlib
 from typing import Literal
 
-from shared.errors import BadInput, quoted
-from shared.ole import OLE2_MAGIC, describe_ole
+from precedente.shared.errors import BadInput, quoted
+from precedente.shared.ole import OLE2_MAGIC, describe_ole
 
 Kind = Literal["pdf", "docx", "doc", "odt", "rtf", "eml", "txt", "html"]
 

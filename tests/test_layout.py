@@ -2,17 +2,22 @@
 and each service is its own package (what two services share lives in shared/)."""
 
 import ast
+import tomllib
 from collections.abc import Iterator
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 TESTS = REPO / "tests"
 SERVICES = REPO / "services"
+INSTALLED_UNDER_PRECEDENTE = ("shared", "services")
 
 
 def module_name(path: Path) -> str:
-    """The dotted name a file under the checkout is imported by (tests.e2e.test_cli, services.search.app)."""
+    """The dotted name a file under the checkout is imported by (tests.e2e.test_cli, precedente.services.search.app: the
+    folders shared/ and services/ install as precedente.shared and precedente.services)."""
     parts = list(path.relative_to(REPO).with_suffix("").parts)
+    if parts[0] in INSTALLED_UNDER_PRECEDENTE:
+        parts.insert(0, "precedente")
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
@@ -53,14 +58,14 @@ def test_the_walk_sees_every_form_of_import() -> None:
     source = (
         "import tests.e2e.test_a\nfrom tests.e2e.test_b import x\nfrom . import test_c\nfrom .test_d import y\n"
         "from ..helpers import pdfs\nimport importlib\nimportlib.import_module('tests.e2e.test_e')\n"
-        "def late():\n    from services.search import app\n"
+        "def late():\n    from precedente.services.search import app\n"
     )
     found = {name for _, name in imports_of(source, "tests.e2e.test_sample")}
     for name in ("tests.e2e.test_a", "tests.e2e.test_b", "tests.e2e.test_c", "tests.e2e.test_d", "tests.e2e.test_e"):
         assert name in found, (name, found)
-    assert {"tests.helpers.pdfs", "services.search.app"} <= found
-    relative = {name for _, name in imports_of("from ..search import x", "services.annotator.fields")}
-    assert "services.search.x" in relative
+    assert {"tests.helpers.pdfs", "precedente.services.search.app"} <= found
+    relative = {name for _, name in imports_of("from ..search import x", "precedente.services.annotator.fields")}
+    assert "precedente.services.search.x" in relative
 
 
 def test_no_module_of_tests_imports_a_test_module() -> None:
@@ -81,7 +86,7 @@ def test_helpers_live_in_tests_helpers_not_loose_at_the_root() -> None:
 
 
 def test_no_service_imports_another_service() -> None:
-    """services/X may import shared.* and services.X.*, never services.Y: a service deploys alone."""
+    """services/X may import precedente.shared.* and its own package, never services/Y: a service deploys alone."""
     services = {p.name for p in SERVICES.iterdir() if p.is_dir() and (p / "__init__.py").exists()}
     assert {"extractor", "search"} <= services, services
     offences = []
@@ -89,6 +94,31 @@ def test_no_service_imports_another_service() -> None:
         for path in python_files(SERVICES / service):
             for line, name in imported(path):
                 parts = name.split(".")
-                if len(parts) >= 2 and parts[0] == "services" and parts[1] in services and parts[1] != service:
+                other = parts[2] if parts[:2] == ["precedente", "services"] and len(parts) > 2 else None
+                if other in services and other != service:
                     offences.append(f"{path.relative_to(REPO)}:{line} imports {name}")
     assert not offences, "\n".join(sorted(set(offences)))
+
+
+def test_only_precedente_is_imported_and_installed() -> None:
+    """The distribution claims one import name (issue 32): no module imports shared.* or services.* (the folders' own
+    names, which resolve only from the checkout's root and would load a second copy of a module beside its precedente.*
+    one), and pyproject's package list is every package folder, mapped under precedente."""
+    roots = ("bench", "precedente", "services", "shared", "tests")
+    offences = [
+        f"{path.relative_to(REPO)}:{line} imports {name}"
+        for root in roots
+        for path in python_files(REPO / root)
+        for line, name in imported(path)
+        if name.split(".")[0] in INSTALLED_UNDER_PRECEDENTE
+    ]
+    assert not offences, "\n".join(offences)
+    config = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]
+    on_disk = {
+        module_name(init.parent / "__init__.py")
+        for root in ("precedente", *INSTALLED_UNDER_PRECEDENTE)
+        for init in (REPO / root).rglob("__init__.py")
+        if "node_modules" not in init.parts
+    }
+    assert set(config["packages"]) == on_disk
+    assert config["package-dir"] == {f"precedente.{name}": name for name in INSTALLED_UNDER_PRECEDENTE}

@@ -7,8 +7,8 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
-from services.search.engine.ranking import Ranking
-from services.search.engine.steps import STEPS
+from precedente.services.search.engine.ranking import Ranking
+from precedente.services.search.engine.steps import STEPS
 
 BENCH = Path(__file__).resolve().parents[1] / "bench"
 

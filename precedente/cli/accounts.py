@@ -21,9 +21,9 @@ from rich.table import Table
 
 from precedente import api_errors
 from precedente.credentials import api_client
-from shared import accounts
-from shared.db import create_pool
-from shared.settings import Settings
+from precedente.shared import accounts
+from precedente.shared.infra.db import create_pool
+from precedente.shared.settings import Settings
 
 console = Console()
 users_app = typer.Typer(help="People who sign in: add, list, password, disable, enable, remove.", no_args_is_help=True)

@@ -44,10 +44,10 @@ from precedente.evaluation import (
     write_run,
 )
 from precedente.harness import RunningStack
-from shared.contracts import FINAL
+from precedente.shared.contracts import FINAL
 
 if TYPE_CHECKING:
-    from services.search.engine.relevance import RelevanceModel
+    from precedente.services.search.engine.relevance import RelevanceModel
 
 RUN_DEPTH = 100
 
@@ -283,7 +283,7 @@ def shipped_examples(served: list[Graded], active: dict[str, Any] | None) -> lis
     so a served 0.000 reads as 0.0005)."""
     if active is None:
         return served
-    from services.search.engine.relevance import relevance_model, unplatt
+    from precedente.services.search.engine.relevance import relevance_model, unplatt
 
     model = relevance_model()
     shipped = []
@@ -311,7 +311,7 @@ def calibration_to_apply(examples: list[Graded], minimum: int = REFIT_MINIMUM) -
 def recalibrated(examples: list[Graded], folds: int = 5) -> dict[str, Any]:
     """The probability refitted on the judgments (Platt scaling), its reliability measured by cross-validation
     over queries (each query's results predicted by a fit that never saw it), and the fit on all of them."""
-    from services.search.engine.relevance import relevance_model
+    from precedente.services.search.engine.relevance import relevance_model
 
     model = relevance_model()
     topics = sorted({e.topic for e in examples})

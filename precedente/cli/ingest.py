@@ -27,9 +27,9 @@ from precedente.cli.common import (
     wrapped_table,
 )
 from precedente.credentials import api_client, auth_headers
-from shared.contracts import EVERYONE, FINAL
-from shared.settings import Settings
-from shared.wording import plural
+from precedente.shared.contracts import EVERYONE, FINAL
+from precedente.shared.settings import Settings
+from precedente.shared.wording import plural
 
 STATUS_BATCH = 200  # ids per GET /documents?id=...: the route answers at most 200 a page (limit)
 

@@ -20,8 +20,8 @@ from precedente import api_errors
 from precedente.cli.common import fetch_page
 from precedente.cli.search import parse_date, write_results
 from precedente.credentials import api_client
-from shared.legal.codes import court_label, document_type_label
-from shared.settings import Settings
+from precedente.shared.legal.codes import court_label, document_type_label
+from precedente.shared.settings import Settings
 
 ApiOption = Annotated[str | None, typer.Option("--api", help="Endereço da API de busca (padrão: PRECEDENTE_API_URL).")]
 JsonOption = Annotated[bool, typer.Option("--json", help="Imprime a resposta JSON da API.")]
@@ -287,10 +287,10 @@ def alerts_send() -> None:
     """Envia o resumo diário: a cada pessoa, os novos de suas pesquisas salvas com e-mail desde a última visita ou o
     último resumo. Lê o banco (PRECEDENTE_DATABASE_URL) e envia por PRECEDENTE_SMTP_HOST; rode uma vez por dia
     (cron, ou o CronJob de deploy/k8s)."""
-    from services.search.alerts import send_digest
-    from services.search.engine.ranking import ranking_from
-    from shared.db import create_pool
-    from shared.embeddings import IndexGuard, QueryCache, get_embedder
+    from precedente.services.search.alerts import send_digest
+    from precedente.services.search.engine.ranking import ranking_from
+    from precedente.shared.embeddings.embedders import IndexGuard, QueryCache, get_embedder
+    from precedente.shared.infra.db import create_pool
 
     settings = Settings()
     if not settings.database_url:

@@ -14,7 +14,7 @@ from rich.table import Table
 
 from precedente import api_errors
 from precedente.credentials import api_client
-from shared.wording import plural
+from precedente.shared.wording import plural
 
 console = Console()
 review_app = typer.Typer(

@@ -19,7 +19,7 @@ from typer._click import exceptions as click_errors  # typer's own click: what i
 from precedente import api_errors
 from precedente.cli.common import ApiOption
 from precedente.credentials import api_client
-from shared.legal.codes import (
+from precedente.shared.legal.codes import (
     AGENCIES,
     DECISION_TYPES,
     DOCUMENT_SUBTYPE_LABELS,
@@ -33,8 +33,8 @@ from shared.legal.codes import (
     normalize_document_subtype,
     normalize_document_type,
 )
-from shared.legal.sections import section_place
-from shared.wording import plural, unread_pages_note
+from precedente.shared.legal.sections import section_place
+from precedente.shared.wording import plural, unread_pages_note
 
 
 class Sort(enum.StrEnum):

@@ -11,7 +11,7 @@ import typer
 from precedente.cli.common import ApiOption, console, stage_word, wrapped_table
 from precedente.cli.review import unread_line
 from precedente.credentials import auth_headers
-from shared.settings import Settings
+from precedente.shared.settings import Settings
 
 
 def status_command(

@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from precedente.cli.common import console
-from shared.settings import Settings
+from precedente.shared.settings import Settings
 
 
 def inspect_command(

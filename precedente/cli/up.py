@@ -12,8 +12,8 @@ import typer
 
 from precedente import api_errors
 from precedente.cli.common import configure_logging, console
-from shared import pipeline
-from shared.settings import Settings
+from precedente.shared.runtime import pipeline
+from precedente.shared.settings import Settings
 
 
 def up(
@@ -48,21 +48,21 @@ def serve(
     if service == "search":
         import uvicorn
 
-        from services.search.app import create_app
+        from precedente.services.search.app import create_app
 
         uvicorn.run(create_app(settings), host=settings.api_host, port=settings.api_port, log_level="info")
         return
     if service not in pipeline.NAMES:
         raise typer.BadParameter(f"unknown service {service!r}; choose from {', '.join([*pipeline.NAMES, 'search'])}")
-    from shared.stage import build_app
+    from precedente.shared.runtime.stage import build_app, load_service
 
-    asyncio.run(build_app(pipeline.load_service(service), settings).run())
+    asyncio.run(build_app(load_service(service), settings).run())
 
 
 def migrate_command() -> None:
     """Apply database migrations as the schema's owner (PRECEDENTE_DATABASE_OWNER_URL, else PRECEDENTE_DATABASE_URL),
     granting PRECEDENTE_DATABASE_URL's role what the services need when it is another role."""
-    from shared.db import migrate_for
+    from precedente.shared.infra.db import migrate_for
 
     settings = Settings()
     applied = asyncio.run(migrate_for(settings.owner_database_url, settings.database_url))
@@ -89,8 +89,8 @@ def reembed(
 
 def topics(resume: Annotated[bool, typer.Option(help="Also re-publish unfinished documents.")] = False) -> None:
     """Create the Kafka topics (PRECEDENTE_KAFKA_BOOTSTRAP), idempotently."""
-    from shared.broker import ensure_topics
-    from shared.recovery import resume_unfinished
+    from precedente.shared.runtime.broker import ensure_topics
+    from precedente.shared.runtime.recovery import resume_unfinished
 
     settings = Settings()
     created = asyncio.run(ensure_topics(settings))

@@ -10,13 +10,13 @@ mostly belong to the cases a decision cites.
 import re
 from datetime import date
 
-from shared.legal import process_numbers
-from shared.legal.codes import DECISION_TYPES, EU_ENGLISH_NAMES
-from shared.legal.document_text import DocumentText
-from shared.legal.sections import Section, detect_sections
-from shared.legal.text import fold, title_case
-from shared.legal.titles import Caption
-from shared.payloads import PAGE_SEPARATOR, Page, Party
+from precedente.shared.legal import process_numbers
+from precedente.shared.legal.codes import DECISION_TYPES, EU_ENGLISH_NAMES
+from precedente.shared.legal.document_text import DocumentText
+from precedente.shared.legal.sections import Section, detect_sections
+from precedente.shared.legal.text import fold, title_case
+from precedente.shared.legal.titles import Caption
+from precedente.shared.payloads import PAGE_SEPARATOR, Page, Party
 
 SUBJECT_MAX = 600
 """A subject is the ementa's keyword heading, cut at a sentence end within this many characters."""

@@ -1,4 +1,4 @@
-"""Optional LLM metadata extractor, merged over the rules (services.annotator.logic.merge).
+"""Optional LLM metadata extractor, merged over the rules (precedente.services.annotator.logic.merge).
 
 The rules are exact where a document follows its formulas; a model reads what they cannot (a subject
 written as prose, a party named only in the report). It is off unless `metadata_llm_provider` says
@@ -18,14 +18,14 @@ from typing import Any
 import httpx
 from pydantic import BaseModel, ValidationError, field_validator
 
-from services.annotator.logic import annotate, merge
-from shared.contracts import MetadataHints
-from shared.legal import process_numbers
-from shared.legal.codes import is_known_court, normalize_court, normalize_document_type
-from shared.legal.text import strip_accents
-from shared.llm import PROVIDERS, Endpoint, LLMFailure, StructuredPrompt, structured_call
-from shared.payloads import PAGE_SEPARATOR, DocumentMetadata, Page, Party
-from shared.settings import Settings
+from precedente.services.annotator.logic import annotate, merge
+from precedente.shared.contracts import MetadataHints
+from precedente.shared.infra.llm import PROVIDERS, Endpoint, LLMFailure, StructuredPrompt, structured_call
+from precedente.shared.legal import process_numbers
+from precedente.shared.legal.codes import is_known_court, normalize_court, normalize_document_type
+from precedente.shared.legal.text import strip_accents
+from precedente.shared.payloads import PAGE_SEPARATOR, DocumentMetadata, Page, Party
+from precedente.shared.settings import Settings
 
 __all__ = ["SCHEMA", "TOOL_NAME", "LLMFailure", "annotate_with_llm", "excerpt", "llm_metadata", "validate"]
 
@@ -162,7 +162,7 @@ def _parties(value: Any) -> list[Party]:
 def validate(raw: Any) -> tuple[DocumentMetadata, list[str]]:
     """The model's answer as DocumentMetadata (title empty, which merge ignores) and the fields dropped.
 
-    Codes are normalised with shared.legal.codes; a field that fails is left out on its own."""
+    Codes are normalised with precedente.shared.legal.codes; a field that fails is left out on its own."""
     if not isinstance(raw, dict):
         raise LLMFailure("answer is not a JSON object")
     found: dict[str, Any] = {}

@@ -8,26 +8,26 @@ a model, and each guess can be traced to the line that produced it. What the sub
 (MetadataHints) always wins over a guess; a second extractor (an LLM) can be merged in with `merge`,
 where the rules keep the fields they verified (a CNJ number whose check digits hold).
 
-The rules themselves are legal-domain knowledge and live in shared.legal (document_types, courts,
+The rules themselves are legal-domain knowledge and live in precedente.shared.legal (document_types, courts,
 dates, titles, process_numbers, citations; codes and labels in codes); the fields read from a case's
-caption and formulas in services.annotator.fields. This module puts them together.
+caption and formulas in precedente.services.annotator.fields. This module puts them together.
 """
 
-from services.annotator import fields
-from shared.contracts import MetadataHints
-from shared.legal import judges, process_numbers
-from shared.legal.citations import extract_citations
-from shared.legal.codes import DECISION_TYPES, FIRM, normalize_court, normalize_document_type
-from shared.legal.courts import guess_court
-from shared.legal.dates import guess_date
-from shared.legal.describe import describe
-from shared.legal.document_text import DocumentText
-from shared.legal.document_types import guess_type
-from shared.legal.language import detect_language
-from shared.legal.precedents import find_qualified_precedents
-from shared.legal.status import find_status_statements
-from shared.legal.titles import caption, filename_title, guess_title
-from shared.payloads import DocumentMetadata, Page, QualifiedPrecedentRef, StatusSignalRef
+from precedente.services.annotator import fields
+from precedente.shared.contracts import MetadataHints
+from precedente.shared.legal import judges, process_numbers
+from precedente.shared.legal.citations import extract_citations
+from precedente.shared.legal.codes import DECISION_TYPES, FIRM, normalize_court, normalize_document_type
+from precedente.shared.legal.courts import guess_court
+from precedente.shared.legal.dates import guess_date
+from precedente.shared.legal.describe import describe
+from precedente.shared.legal.document_text import DocumentText
+from precedente.shared.legal.document_types import guess_type
+from precedente.shared.legal.language import detect_language
+from precedente.shared.legal.precedents import find_qualified_precedents
+from precedente.shared.legal.status import find_status_statements
+from precedente.shared.legal.titles import caption, filename_title, guess_title
+from precedente.shared.payloads import DocumentMetadata, Page, QualifiedPrecedentRef, StatusSignalRef
 
 __all__ = ["VERIFIED", "annotate", "apply_hints", "merge"]
 
@@ -94,8 +94,8 @@ def annotate(
 
 
 def with_qualified_precedents(metadata: DocumentMetadata, doc: DocumentText) -> DocumentMetadata:
-    """The qualified precedents a decision is or applies (shared.legal.precedents), read once its type and court
-    are final (a submitter's hint included): only a decision is or applies one; a petition or a parecer that cites
+    """The qualified precedents a decision is or applies (precedente.shared.legal.precedents), read once its type and
+    court are final (a submitter's hint included): only a decision is or applies one; a petition or a parecer that cites
     a Tema argues it."""
     if metadata.document_type not in DECISION_TYPES:
         return metadata
@@ -108,8 +108,8 @@ def with_qualified_precedents(metadata: DocumentMetadata, doc: DocumentText) -> 
 
 
 def with_status_signals(metadata: DocumentMetadata, doc: DocumentText) -> DocumentMetadata:
-    """What the document says was cancelled, revised or overruled (shared.legal.status), read once its court is
-    final (a bare "Súmula 7" in the STJ's decision is the STJ's); a petition's "a Súmula está superada" argues it,
+    """What the document says was cancelled, revised or overruled (precedente.shared.legal.status), read once its court
+    is final (a bare "Súmula 7" in the STJ's decision is the STJ's); a petition's "a Súmula está superada" argues it,
     and is not read."""
     if metadata.document_type == "peticao":
         return metadata

@@ -2,12 +2,12 @@
 
 from typing import Any
 
-from services.annotator.llm import annotate_with_llm
-from shared import ledger
-from shared.contracts import DocumentAnnotated, DocumentChunked, MetadataHints, Stage, Topic
-from shared.payloads import AnnotatedChunks, ChunkedDocument, DocumentMetadata, ExtractedDocument
-from shared.stage import Outcome, StageContext, StageService
-from shared.storage import get_model, put_model, stage_key
+from precedente.services.annotator.llm import annotate_with_llm
+from precedente.shared.contracts import DocumentAnnotated, DocumentChunked, MetadataHints, Stage, Topic
+from precedente.shared.infra.storage import get_model, put_model, stage_key
+from precedente.shared.payloads import AnnotatedChunks, ChunkedDocument, DocumentMetadata, ExtractedDocument
+from precedente.shared.runtime import ledger
+from precedente.shared.runtime.stage import Outcome, StageContext, StageService
 
 
 async def handle(event: DocumentChunked, ctx: StageContext) -> Outcome:

@@ -15,19 +15,16 @@ Rules:
 - The next chunk starts at the word boundary whose tail of the previous chunk is as long as
   possible without exceeding overlap_tokens, so context carries over between chunks.
 
-Structure (chunk_document, what the chunker service is meant to call): the text is first cut into the
-document's sections (shared.legal.sections: ementa, relatório, voto, fundamentação, pedidos,
-cláusulas, artigos, sub-headings...). A chunk never crosses a section boundary: each section is packed
-on its own by the rules above, so a short section is one chunk, whole. Consecutive sections under
-MIN_TOKENS each, under the same top-level part, are packed together (a heading of four words makes a
-poor chunk alone) and their chunk carries their common path; a standalone section (one tese of a
-"Jurisprudência em Teses", one note of an informativo) is never packed with another, however short. A
-small section followed by its own subsection (a heading and title, an article's caput) opens the
-subsection's first chunk.
-Every chunk carries its section_path.
-The ementa of a decision is emitted once more as an extra chunk (is_ementa=True), whole or, when it
-is longer than max_tokens, its opening cut by the rules above (at the last paragraph or sentence end
-that fits), appended after the regular chunks, so a search can match a decision by its summary; an
+Structure (chunk_document, what the chunker service is meant to call): the text is first cut into the document's
+sections (precedente.shared.legal.sections: ementa, relatório, voto, fundamentação, pedidos, cláusulas, artigos,
+sub-headings...). A chunk never crosses a section boundary: each section is packed on its own by the rules above, so a
+short section is one chunk, whole. Consecutive sections under MIN_TOKENS each, under the same top-level part, are packed
+together (a heading of four words makes a poor chunk alone) and their chunk carries their common path; a standalone
+section (one tese of a "Jurisprudência em Teses", one note of an informativo) is never packed with another, however
+short. A small section followed by its own subsection (a heading and title, an article's caput) opens the subsection's
+first chunk. Every chunk carries its section_path. The ementa of a decision is emitted once more as an extra chunk
+(is_ementa=True), whole or, when it is longer than max_tokens, its opening cut by the rules above (at the last paragraph
+or sentence end that fits), appended after the regular chunks, so a search can match a decision by its summary; an
 ementa printed twice (acórdão and inteiro teor) gives one extra chunk.
 
 Counting is the costly part (a full tokenizer pass per call), so word costs are counted once
@@ -41,8 +38,8 @@ import re
 from collections.abc import Callable
 from itertools import accumulate
 
-from shared.legal.sections import SEPARATOR, Section, detect_sections
-from shared.payloads import PAGE_SEPARATOR, Chunk, Page
+from precedente.shared.legal.sections import SEPARATOR, Section, detect_sections
+from precedente.shared.payloads import PAGE_SEPARATOR, Chunk, Page
 
 TokenCounter = Callable[[str], int]
 MIN_TOKENS = 64

@@ -2,14 +2,14 @@
 
 import asyncio
 
-from services.chunker.logic import chunk_document
-from shared import ledger
-from shared.contracts import DocumentChunked, DocumentCleaned, Stage, Topic
-from shared.embeddings import get_model, warm_up
-from shared.payloads import ChunkedDocument, ExtractedDocument
-from shared.stage import Outcome, StageContext, StageService
-from shared.storage import get_model as get_stored
-from shared.storage import put_model, stage_key
+from precedente.services.chunker.logic import chunk_document
+from precedente.shared.contracts import DocumentChunked, DocumentCleaned, Stage, Topic
+from precedente.shared.embeddings.embedders import get_model, warm_up
+from precedente.shared.infra.storage import get_model as get_stored
+from precedente.shared.infra.storage import put_model, stage_key
+from precedente.shared.payloads import ChunkedDocument, ExtractedDocument
+from precedente.shared.runtime import ledger
+from precedente.shared.runtime.stage import Outcome, StageContext, StageService
 
 
 async def handle(event: DocumentCleaned, ctx: StageContext) -> Outcome:

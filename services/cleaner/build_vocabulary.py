@@ -1,6 +1,6 @@
 """Offline builder of data/vocabulary.txt, the known-word list that guards the OCR corrections.
 
-    .venv/bin/python -m services.cleaner.build_vocabulary [--shared ../shared] [--min-count 3]
+    .venv/bin/python -m precedente.services.cleaner.build_vocabulary [--shared ../shared] [--min-count 3]
 
 A correction from data/ocr_corrections.tsv is applied only when its result is a known word and the
 word it replaces is not, so the list must hold real legal Portuguese and nothing else. It is counted

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from shared.legal.text import strip_accents
+from precedente.shared.legal.text import strip_accents
 
 DATA = Path(__file__).resolve().parent / "data"
 CORRECTIONS_FILE = DATA / "ocr_corrections.tsv"

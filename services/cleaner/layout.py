@@ -31,7 +31,7 @@ from collections.abc import Sequence
 
 from rapidfuzz import fuzz, process
 
-from shared.legal.text import strip_accents
+from precedente.shared.legal.text import strip_accents
 
 EDGE_LINES = 4
 PAGE_NUMBER_LINES = 2

@@ -47,11 +47,11 @@ from datetime import date
 
 from pydantic import BaseModel, Field
 
-from services.cleaner.corrections import correct_ocr
-from services.cleaner.layout import find_layout_lines
-from services.cleaner.stamps import Found, find_stamps
-from shared.legal.text import strip_accents
-from shared.payloads import Page
+from precedente.services.cleaner.corrections import correct_ocr
+from precedente.services.cleaner.layout import find_layout_lines
+from precedente.services.cleaner.stamps import Found, find_stamps
+from precedente.shared.legal.text import strip_accents
+from precedente.shared.payloads import Page
 
 
 def _words(text: str) -> frozenset[str]:

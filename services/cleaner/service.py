@@ -1,10 +1,10 @@
 """Cleaner stage: page texts -> normalised page texts, without running headers, footers and stamps."""
 
-from services.cleaner.logic import clean_document
-from shared.contracts import DocumentCleaned, DocumentExtracted, Stage, Topic
-from shared.payloads import ExtractedDocument
-from shared.stage import Outcome, StageContext, StageService
-from shared.storage import get_model, put_model, stage_key
+from precedente.services.cleaner.logic import clean_document
+from precedente.shared.contracts import DocumentCleaned, DocumentExtracted, Stage, Topic
+from precedente.shared.infra.storage import get_model, put_model, stage_key
+from precedente.shared.payloads import ExtractedDocument
+from precedente.shared.runtime.stage import Outcome, StageContext, StageService
 
 
 async def handle(event: DocumentExtracted, ctx: StageContext) -> Outcome:

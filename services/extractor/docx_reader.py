@@ -24,10 +24,10 @@ from docx.table import Table
 from docx.text.paragraph import Paragraph
 from lxml import etree
 
-from services.extractor.limits import check_zip
-from services.extractor.text_reader import split_pages
-from shared.errors import BadInput, quoted
-from shared.payloads import Page
+from precedente.services.extractor.limits import check_zip
+from precedente.services.extractor.text_reader import split_pages
+from precedente.shared.errors import BadInput, quoted
+from precedente.shared.payloads import Page
 
 _W_DOCUMENT = qn("w:document")
 _W_BODY = qn("w:body")

@@ -22,10 +22,10 @@ import re
 from dataclasses import dataclass
 from datetime import datetime
 
-from services.extractor.text_reader import decode_text, html_to_text, pages_from_text
-from shared.errors import BadInput, quoted
-from shared.legal.dates import MAIL_MONTHS
-from shared.payloads import EmailMessage, Page
+from precedente.services.extractor.text_reader import decode_text, html_to_text, pages_from_text
+from precedente.shared.errors import BadInput, quoted
+from precedente.shared.legal.dates import MAIL_MONTHS
+from precedente.shared.payloads import EmailMessage, Page
 
 MAX_ATTACHMENTS = 200
 """More than this in one e-mail is not correspondence but a hostile file; the rest are left out."""

@@ -22,7 +22,7 @@ from typing import Any, TypeVar
 
 import psutil
 
-from shared.errors import BadInput
+from precedente.shared.errors import BadInput
 
 T = TypeVar("T")
 

@@ -15,8 +15,8 @@ import zipfile
 
 import pymupdf
 
-from shared.errors import BadInput, quoted
-from shared.formats import MAX_ZIP_MEMBERS, check_zip_directory, mib
+from precedente.shared.errors import BadInput, quoted
+from precedente.shared.formats import MAX_ZIP_MEMBERS, check_zip_directory, mib
 
 MAX_FILE_BYTES = 200 * 1024 * 1024
 """Same default as Settings.max_upload_bytes: the extractor guards itself even if an upload path does not."""

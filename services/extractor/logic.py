@@ -19,18 +19,24 @@ from typing import Any
 
 import pymupdf
 
-from services.extractor.docx_reader import extract_docx
-from services.extractor.email_reader import Attachment, email_attachments, extract_eml, find_messages
-from services.extractor.limits import MAX_FILE_BYTES, check_pdf_pages, check_size, check_zip, pdf_javascript_objects
-from services.extractor.ocr import OcrConfig, PageTiming, ocr_pdf_pages, record_page_timings
-from services.extractor.office import convert_to_docx
-from services.extractor.pdf_layout import page_text
-from services.extractor.preprocess import PreprocessOptions
-from services.extractor.text_layer import garbled_reason
-from services.extractor.text_reader import extract_html, extract_txt
-from shared.errors import BadInput, Disposition, damaged_pdf, quoted
-from shared.formats import Kind, detect_format
-from shared.payloads import EmailMessage, ExtractedDocument, Page
+from precedente.services.extractor.docx_reader import extract_docx
+from precedente.services.extractor.email_reader import Attachment, email_attachments, extract_eml, find_messages
+from precedente.services.extractor.limits import (
+    MAX_FILE_BYTES,
+    check_pdf_pages,
+    check_size,
+    check_zip,
+    pdf_javascript_objects,
+)
+from precedente.services.extractor.ocr import OcrConfig, PageTiming, ocr_pdf_pages, record_page_timings
+from precedente.services.extractor.office import convert_to_docx
+from precedente.services.extractor.pdf_layout import page_text
+from precedente.services.extractor.preprocess import PreprocessOptions
+from precedente.services.extractor.text_layer import garbled_reason
+from precedente.services.extractor.text_reader import extract_html, extract_txt
+from precedente.shared.errors import BadInput, Disposition, damaged_pdf, quoted
+from precedente.shared.formats import Kind, detect_format
+from precedente.shared.payloads import EmailMessage, ExtractedDocument, Page
 
 __all__ = [
     "Attachment",

@@ -49,7 +49,7 @@ import cv2
 import numpy as np
 import pymupdf
 
-from services.extractor.preprocess import (
+from precedente.services.extractor.preprocess import (
     MAX_PAGE_PIXELS,
     PreprocessOptions,
     deskew,
@@ -57,8 +57,8 @@ from services.extractor.preprocess import (
     prepare_page,
     rotate_quarter,
 )
-from services.extractor.search_gate import DocumentYield, SearchGate
-from shared.errors import damaged_pdf
+from precedente.services.extractor.search_gate import DocumentYield, SearchGate
+from precedente.shared.errors import damaged_pdf
 
 NOISE_LINE_CONFIDENCE = 30.0
 """A line whose words average below this confidence is noise read as text: a calligraphic letterhead,

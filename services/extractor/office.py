@@ -22,7 +22,7 @@ from pathlib import Path
 
 import psutil
 
-from shared.errors import BadInput, quoted
+from precedente.shared.errors import BadInput, quoted
 
 CONVERT_TIMEOUT_S = 120
 """A 300-page .doc converts in about 10 s on one core; a file that takes longer is pathological."""

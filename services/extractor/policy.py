@@ -8,9 +8,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from shared.contracts import OcrOptions
-from shared.payloads import ExtractedDocument, Page, describe_pages
-from shared.settings import Settings
+from precedente.shared.contracts import OcrOptions
+from precedente.shared.payloads import ExtractedDocument, Page, describe_pages
+from precedente.shared.settings import Settings
 
 
 def extract_options(settings: Settings, ocr: OcrOptions | None = None) -> dict[str, Any]:

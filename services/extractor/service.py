@@ -7,19 +7,19 @@ import hashlib
 import shutil
 import tempfile
 
-from services.extractor import search_gate
-from services.extractor.email_reader import Attachment, email_attachments
-from services.extractor.isolation import IsolatedRunner
-from services.extractor.logic import BadInput, extract_timed
-from services.extractor.ocr import PageSlots, PageTiming, with_page_slots
-from services.extractor.policy import extract_options, review_verdict
-from shared import ledger, search_load, telemetry
-from shared.broker import publish
-from shared.contracts import DocumentExtracted, DocumentSubmitted, MetadataHints, Stage, Topic
-from shared.formats import detect_format
-from shared.settings import Settings
-from shared.stage import Outcome, StageContext, StageService, ToDeadLetter, ToReview
-from shared.storage import get_original, original_key, put_blob, put_model, stage_key
+from precedente.services.extractor import search_gate
+from precedente.services.extractor.email_reader import Attachment, email_attachments
+from precedente.services.extractor.isolation import IsolatedRunner
+from precedente.services.extractor.logic import BadInput, extract_timed
+from precedente.services.extractor.ocr import PageSlots, PageTiming, with_page_slots
+from precedente.services.extractor.policy import extract_options, review_verdict
+from precedente.shared.contracts import DocumentExtracted, DocumentSubmitted, MetadataHints, Stage, Topic
+from precedente.shared.formats import detect_format
+from precedente.shared.infra.storage import get_original, original_key, put_blob, put_model, stage_key
+from precedente.shared.runtime import ledger, search_load, telemetry
+from precedente.shared.runtime.broker import publish
+from precedente.shared.runtime.stage import Outcome, StageContext, StageService, ToDeadLetter, ToReview
+from precedente.shared.settings import Settings
 
 
 async def handle(event: DocumentSubmitted, ctx: StageContext) -> Outcome:
@@ -145,7 +145,7 @@ async def submit_attachments(parent: DocumentSubmitted, attachments: list[Attach
 
 
 def concurrency(settings: Settings) -> int:
-    """Documents one extractor process reads at once (the stage admits this many events: shared/stage.py)."""
+    """Documents one extractor process reads at once (the stage admits this many events: shared/runtime/stage.py)."""
     return settings.extractor_concurrency
 
 

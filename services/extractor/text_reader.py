@@ -15,9 +15,9 @@ import re
 import lxml.etree
 import lxml.html
 
-from shared.errors import BadInput, quoted
-from shared.formats import bom_encoding
-from shared.payloads import Page
+from precedente.shared.errors import BadInput, quoted
+from precedente.shared.formats import bom_encoding
+from precedente.shared.payloads import Page
 
 _META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.IGNORECASE)
 _XML_DECLARATION = re.compile(r"^\s*<\?xml[^>]*\?>", re.IGNORECASE)

@@ -1,11 +1,10 @@
 """documents.access_changed: apply a document's new allow and deny lists to the ledger and to every chunk.
 
 The indexer consumes this topic beside documents.annotated, in a consumer group of its own
-(`precedente-indexer-access`), so a new ethical wall never waits behind a backlog of documents to embed.
-A DMS publishes the event directly; `PUT /documents/{id}/access` applies the change itself and publishes
-the event for others, and here it changes nothing again. Changes apply in `changed_at` order
-(shared/ledger.py `change_access`): a redelivered or overtaken event is ignored.
-"""
+(`precedente-indexer-access`), so a new ethical wall never waits behind a backlog of documents to embed. A DMS publishes
+the event directly; `PUT /documents/{id}/access` applies the change itself and publishes the event for others, and here
+it changes nothing again. Changes apply in `changed_at` order (shared/runtime/ledger.py `change_access`): a redelivered
+or overtaken event is ignored."""
 
 import asyncio
 import logging
@@ -14,9 +13,9 @@ from typing import Any
 from faststream.kafka.annotations import KafkaMessage
 from pydantic import ValidationError
 
-from shared import ledger, recovery
-from shared.contracts import DocumentAccessChanged, Stage, Topic
-from shared.stage import StageContext, decode_or_refuse, subscriber
+from precedente.shared.contracts import DocumentAccessChanged, Stage, Topic
+from precedente.shared.runtime import ledger, recovery
+from precedente.shared.runtime.stage import StageContext, decode_or_refuse, subscriber
 
 log = logging.getLogger(__name__)
 

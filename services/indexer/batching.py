@@ -40,7 +40,8 @@ class EmbeddingBatcher:
     """One embedder call at a time for every handler of the process, each call holding what they have waiting."""
 
     def __init__(self, embed: Embed, batch_size: int) -> None:
-        self.embed = embed  # one call of texts -> rows (services.indexer.service.embed_batch, on the embedding thread)
+        # One call of texts -> rows (precedente.services.indexer.service.embed_batch, on the embedding thread).
+        self.embed = embed
         self.batch_size = max(1, batch_size)
         self.calls = 0  # embedder calls made
         self.in_call = 0  # texts of the call being made (0 between calls)

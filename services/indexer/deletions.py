@@ -17,10 +17,10 @@ import asyncpg
 from faststream.kafka.annotations import KafkaMessage
 from pydantic import ValidationError
 
-from services.indexer import works
-from shared import ledger, recovery
-from shared.contracts import DocumentDeleted, Stage, Topic
-from shared.stage import StageContext, decode_or_refuse, subscriber
+from precedente.services.indexer import works
+from precedente.shared.contracts import DocumentDeleted, Stage, Topic
+from precedente.shared.runtime import ledger, recovery
+from precedente.shared.runtime.stage import StageContext, decode_or_refuse, subscriber
 
 log = logging.getLogger(__name__)
 
@@ -63,7 +63,7 @@ async def purge(db: asyncpg.Pool, event: DocumentDeleted) -> Purged:
 
 
 async def _delete_stage_payloads(conn: asyncpg.Connection, document_id: uuid.UUID, version: int) -> int:
-    """Stage payloads are stored under documents/<id>/v<version>/<stage>.json (shared.storage.stage_key)."""
+    """Stage payloads are stored under documents/<id>/v<version>/<stage>.json (shared/infra/storage.py, stage_key)."""
     keys = await conn.fetch("SELECT key FROM blobs WHERE key LIKE $1", f"documents/{document_id}/v%")
     doomed = [r["key"] for r in keys if _key_version(r["key"]) is not None and _key_version(r["key"]) <= version]
     if not doomed:

@@ -9,9 +9,9 @@ from datetime import UTC, datetime
 
 import asyncpg
 
-from shared.legal.codes import DECISION_TYPES
-from shared.legal.precedents import find_qualified_precedents
-from shared.payloads import QualifiedPrecedentRef
+from precedente.shared.legal.codes import DECISION_TYPES
+from precedente.shared.legal.precedents import find_qualified_precedents
+from precedente.shared.payloads import QualifiedPrecedentRef
 
 # Indexed decisions never read, oldest first, keyset-paged: each is written in its own statement, so a batch
 # that fails half-way is taken up where it stopped at the next start.

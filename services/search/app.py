@@ -12,11 +12,11 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 
-from services.search import problems
-from services.search.boundary import InputBoundary
-from services.search.engine.ranking import ranking_from
-from services.search.identity import Authenticator
-from services.search.routers import (
+from precedente.services.search import problems
+from precedente.services.search.boundary import InputBoundary
+from precedente.services.search.engine.ranking import ranking_from
+from precedente.services.search.identity import Authenticator
+from precedente.services.search.routers import (
     access,
     admin,
     auth,
@@ -35,12 +35,12 @@ from services.search.routers import (
     status,
     thesaurus,
 )
-from services.search.store import audit
-from shared import outbox, recovery, search_load, telemetry
-from shared.broker import make_broker
-from shared.db import create_pool
-from shared.embeddings import IndexGuard, get_embedder
-from shared.settings import Settings, get_settings
+from precedente.services.search.store import audit
+from precedente.shared.embeddings.embedders import IndexGuard, get_embedder
+from precedente.shared.infra.db import create_pool
+from precedente.shared.runtime import outbox, recovery, search_load, telemetry
+from precedente.shared.runtime.broker import make_broker
+from precedente.shared.settings import Settings, get_settings
 
 # Connection-level failures only: a query error is a bug and stays a 500.
 DATABASE_DOWN = (OSError, *recovery.CONNECTION_LOST)

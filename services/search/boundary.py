@@ -16,7 +16,7 @@ from urllib.parse import parse_qsl, unquote
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from services.search import problems
+from precedente.services.search import problems
 
 MAX_JSON_BYTES = 1_000_000  # no route takes a larger JSON body; a larger one is refused by size, not read whole
 

@@ -7,10 +7,10 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from shared import pipeline
-from shared.broker import topic_name
-from shared.settings import Settings
-from shared.telemetry import measure_lag
+from precedente.shared.runtime import pipeline
+from precedente.shared.runtime.broker import topic_name
+from precedente.shared.runtime.telemetry import measure_lag
+from precedente.shared.settings import Settings
 
 log = logging.getLogger(__name__)
 

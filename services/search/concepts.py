@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from shared.legal.citations import extract_citations
-from shared.legal.text import fold
+from precedente.shared.legal.citations import extract_citations
+from precedente.shared.legal.text import fold
 
 CONCEPTS_FILE = Path(__file__).parent / "data" / "legal_concepts.tsv"
 
@@ -50,8 +50,8 @@ def acts_named(text: str) -> set[str]:
 
 
 def name_pattern(name: str) -> re.Pattern[str]:
-    """The pattern a concept's name is found by: on the text itself for a case-sensitive name, else on the
-    text lower-cased and accent-folded (ConceptIndex.find and in_passage, services.search.explain)."""
+    """The pattern a concept's name is found by: on the text itself for a case-sensitive name, else on the text
+    lower-cased and accent-folded (ConceptIndex.find and in_passage, precedente.services.search.explain)."""
     words = [re.escape(part) for part in re.split(r"\s+", name.strip())]
     body = r"\s+".join(words)
     if case_sensitive(name):

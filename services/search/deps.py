@@ -14,13 +14,13 @@ from fastapi import Depends, HTTPException, Request
 from fastapi.security import HTTPAuthorizationCredentials
 from faststream.kafka import KafkaBroker
 
-from services.search import problems
-from services.search.engine.ranking import Ranking
-from services.search.store import audit, documents
-from shared import outbox
-from shared.accounts import Identity
-from shared.embeddings import IndexGuard, QueryCache
-from shared.settings import Settings
+from precedente.services.search import problems
+from precedente.services.search.engine.ranking import Ranking
+from precedente.services.search.store import audit, documents
+from precedente.shared.accounts import Identity
+from precedente.shared.embeddings.embedders import IndexGuard, QueryCache
+from precedente.shared.runtime import outbox
+from precedente.shared.settings import Settings
 
 
 class Throttle(Protocol):

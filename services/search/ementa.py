@@ -21,7 +21,7 @@ from itertools import groupby
 
 import asyncpg
 
-from shared.legal.text import fold
+from precedente.shared.legal.text import fold
 
 EMENTA_MAX_CHARS = 2500
 OMITTED = " (...)"

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import date
 from functools import lru_cache
 
-from services.search.concepts import (
+from precedente.services.search.concepts import (
     ConceptIndex,
     ConceptMatch,
     acts_named,
@@ -23,9 +23,9 @@ from services.search.concepts import (
     concept_index,
     name_pattern,
 )
-from shared.legal.citations import extract_citations, under_portuguese_law
-from shared.legal.identifiers import remove_identifiers
-from shared.legal.text import fold, fold_lower, strip_marks
+from precedente.shared.legal.citations import extract_citations, under_portuguese_law
+from precedente.shared.legal.identifiers import remove_identifiers
+from precedente.shared.legal.text import fold, fold_lower, strip_marks
 
 __all__ = [
     "STOPWORDS",

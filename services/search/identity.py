@@ -18,11 +18,11 @@ import asyncpg
 import jwt
 from fastapi import HTTPException, Request
 
-from services.search.problems import PASSWORD_CHANGE_HEADER
-from services.search.ratelimit import RateLimiter, retry_after
-from shared import accounts
-from shared.accounts import ROLES, Identity, clean_names
-from shared.settings import Settings
+from precedente.services.search.problems import PASSWORD_CHANGE_HEADER
+from precedente.services.search.ratelimit import RateLimiter, retry_after
+from precedente.shared import accounts
+from precedente.shared.accounts import ROLES, Identity, clean_names
+from precedente.shared.settings import Settings
 
 log = logging.getLogger(__name__)
 

@@ -16,15 +16,14 @@ too and loses 16.6 nDCG@10 on JurisTCU (bench/cross_language.py).
 The order this makes does not depend on which language the query is read as (only the level of every score
 does), so a short query the language detector cannot read costs nothing but that level.
 
-The centroids are a table the indexer refreshes with the lexical statistics (migration 0023, shared/lexicon.py).
-A language with fewer than MIN_CHUNKS passages gets none: its mean says more about its few documents than about
-its language, and its passages keep their raw cosine.
-"""
+The centroids are a table the indexer refreshes with the lexical statistics (migration 0023, shared/infra/lexicon.py). A
+language with fewer than MIN_CHUNKS passages gets none: its mean says more about its few documents than about its
+language, and its passages keep their raw cosine."""
 
 import asyncpg
 import numpy as np
 
-from shared.legal.language import detect_language
+from precedente.shared.legal.language import detect_language
 
 MIN_CHUNKS = 200
 # The share of the centroids' gap given back. The centroids' difference holds each language's subjects as well as

@@ -20,13 +20,13 @@ from typing import Any
 
 import httpx
 
-from services.search.concepts import concept_index
-from services.search.engine.models import SearchResult
-from services.search.explain import explain
-from shared.legal.citations import extract_citations
-from shared.legal.text import fold
-from shared.llm import PROVIDERS, Endpoint, LLMFailure, StructuredPrompt, structured_call
-from shared.settings import Settings
+from precedente.services.search.concepts import concept_index
+from precedente.services.search.engine.models import SearchResult
+from precedente.services.search.explain import explain
+from precedente.shared.infra.llm import PROVIDERS, Endpoint, LLMFailure, StructuredPrompt, structured_call
+from precedente.shared.legal.citations import extract_citations
+from precedente.shared.legal.text import fold
+from precedente.shared.settings import Settings
 
 __all__ = [
     "MAX_EXPLANATION_CHARS",

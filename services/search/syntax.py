@@ -53,10 +53,10 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 
-from shared.legal.citations import CLASSES, FULL_CLASSES, extract_citations
-from shared.legal.codes import normalize_court
-from shared.legal.language import SIMPLE_CONFIG, TS_CONFIGS
-from shared.legal.text import fold
+from precedente.shared.legal.citations import CLASSES, FULL_CLASSES, extract_citations
+from precedente.shared.legal.codes import normalize_court
+from precedente.shared.legal.language import SIMPLE_CONFIG, TS_CONFIGS
+from precedente.shared.legal.text import fold
 
 QUOTES = frozenset('"“”„')
 AND_WORDS = frozenset({"E"})

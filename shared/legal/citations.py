@@ -34,11 +34,11 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import date
 
-from shared.legal import process_numbers
-from shared.legal.codes import UFS
-from shared.legal.dates import MONTH_PATTERN
-from shared.legal.legislation import article_exists
-from shared.legal.text import fold, fold_lower
+from precedente.shared.legal import process_numbers
+from precedente.shared.legal.codes import UFS
+from precedente.shared.legal.dates import MONTH_PATTERN
+from precedente.shared.legal.legislation import article_exists
+from precedente.shared.legal.text import fold, fold_lower
 
 # ------------------------------------------------------------------------------------------- acts
 

@@ -21,7 +21,7 @@ gender, a journal's name, a date the act does not carry). Forms, in Brazilian pr
   "TJSP, 1ª Vara Empresarial e Conflitos de Arbitragem, Cumprimento de Sentença 1048106-30.2024.8.26.0100,
   Juiz(a) Larissa Gaspar Tunala, j. 07/08/2024" ("Juiz(a)": the metadata does not say the judge's gender).
 - parecer: origin, title, date: "MPMG, Parecer nº 16/2022 - PGJMG/PROCON-MG/SECP/ASJUP, 21/09/2022".
-- normative and administrative acts (the "ato_*" types of shared.legal.codes): their type, number, issuer
+- normative and administrative acts (the "ato_*" types of precedente.shared.legal.codes): their type, number, issuer
   (for acts that are not statutes) and date. From the title when it opens with the act's designation, else
   from document_subtype and act_number; the date as the title writes it or else judgment_date or
   document_date (the date signed); an issuer that is an acronym stands after the type, as acts are cited
@@ -37,13 +37,12 @@ gender, a journal's name, a date the act does not carry). Forms, in Brazilian pr
 - súmula, jurisprudência compilada, an act with neither designation nor number, and any type this module
   does not know (new types may come): origin, title, date.
 
-The origin is the court's label from shared.legal.codes; a code it does not know is written upper-cased
-when it is a short acronym ("ccbc" -> "CCBC") and left out otherwise (a long code is a folded name that
-would print misspelt). Dates are dd/mm/yyyy; "j." is judgment_date, "DJe" is publication_date of a judicial
-court ("publ." elsewhere: the journal is not stored). Where a form has a bare date it is judgment_date, else
-"publ." and publication_date. A title that is only the file name (the annotator's fallback) is no title:
-without a title or a process number there is nothing to cite and the result is None.
-"""
+The origin is the court's label from precedente.shared.legal.codes; a code it does not know is written upper-cased when
+it is a short acronym ("ccbc" -> "CCBC") and left out otherwise (a long code is a folded name that would print
+misspelt). Dates are dd/mm/yyyy; "j." is judgment_date, "DJe" is publication_date of a judicial court ("publ."
+elsewhere: the journal is not stored). Where a form has a bare date it is judgment_date, else "publ." and
+publication_date. A title that is only the file name (the annotator's fallback) is no title: without a title or a
+process number there is nothing to cite and the result is None."""
 
 import re
 from collections.abc import Mapping
@@ -52,7 +51,7 @@ from datetime import date
 from pathlib import PurePath
 from typing import Any
 
-from shared.legal.codes import (
+from precedente.shared.legal.codes import (
     DECISION_TYPES,
     DOCUMENT_TYPE_LABELS,
     UFS,
@@ -60,11 +59,11 @@ from shared.legal.codes import (
     is_known_court,
     normalize_court,
 )
-from shared.legal.dates import ENGLISH_MONTHS, MONTH_NAMES, MONTHS
-from shared.legal.identifiers import remove_identifiers
-from shared.legal.people import is_person_name
-from shared.legal.text import fold
-from shared.legal.titles import NARRATIVE
+from precedente.shared.legal.dates import ENGLISH_MONTHS, MONTH_NAMES, MONTHS
+from precedente.shared.legal.identifiers import remove_identifiers
+from precedente.shared.legal.people import is_person_name
+from precedente.shared.legal.text import fold
+from precedente.shared.legal.titles import NARRATIVE
 
 ACT_TYPES = frozenset(code for code in DOCUMENT_TYPE_LABELS if code.startswith("ato_"))
 """Document types cited as acts (by designation and date): today ato_normativo and ato_administrativo."""
@@ -302,8 +301,8 @@ def _with_tema(case: str, qualified: tuple[Mapping[str, Any], ...]) -> str:
 
 
 def _judge_name(relator: str | None) -> str | None:
-    """The rapporteur's or judge's name without the title; None when what is stored is not a person's name
-    (a party's caption, a court: shared.legal.people), which the citation then leaves out."""
+    """The rapporteur's or judge's name without the title; None when what is stored is not a person's name (a party's
+    caption, a court: precedente.shared.legal.people), which the citation then leaves out."""
     name = _clean(relator)
     if name is None:
         return None

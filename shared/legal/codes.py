@@ -8,7 +8,7 @@ Codes are what the pipeline stores and filters on: lower-case ASCII, stable, one
 
 import re
 
-from shared.legal.text import fold
+from precedente.shared.legal.text import fold
 
 DOCUMENT_TYPE_LABELS: dict[str, str] = {
     "acordao": "Acórdão",

@@ -1,14 +1,14 @@
-"""The court, prosecution office or agency a document comes from, read from its letterhead, its judgment
-formula, its case class or its CNJ number; codes as shared.legal.codes normalises them ("tjsp", "stj", "mpmg").
+"""The court, prosecution office or agency a document comes from, read from its letterhead, its judgment formula, its
+case class or its CNJ number; codes as precedente.shared.legal.codes normalises them ("tjsp", "stj", "mpmg").
 
 Courts only cited further down the text are not taken: citations name other courts.
 """
 
 import re
 
-from shared.legal import process_numbers
-from shared.legal.codes import UF_BY_STATE, UFS, normalize_court
-from shared.legal.document_text import DocumentText
+from precedente.shared.legal import process_numbers
+from precedente.shared.legal.codes import UF_BY_STATE, UFS, normalize_court
+from precedente.shared.legal.document_text import DocumentText
 
 __all__ = ["OPENING_LINES", "guess_court"]
 
@@ -82,7 +82,7 @@ _CLASS_COURT = [
 ]
 
 
-# Agencies and councils named in full in a letterhead (shared.legal.codes.AGENCIES).
+# Agencies and councils named in full in a letterhead (precedente.shared.legal.codes.AGENCIES).
 _AGENCY_NAMES: list[tuple[re.Pattern[str], str]] = [
     (_names("Agencia Nacional de Telecomunicacoes"), "anatel"),
     (_names("Agencia Nacional de Energia Eletrica"), "aneel"),

@@ -13,8 +13,8 @@ import re
 from datetime import date
 from email.utils import parsedate_to_datetime
 
-from shared.legal.document_text import DocumentText
-from shared.legal.text import fold
+from precedente.shared.legal.document_text import DocumentText
+from precedente.shared.legal.text import fold
 
 __all__ = ["ENGLISH_MONTHS", "MAIL_MONTHS", "MONTHS", "MONTH_NAMES", "MONTH_PATTERN", "guess_date"]
 

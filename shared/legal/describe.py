@@ -1,18 +1,17 @@
 """The fields a document of each type carries beyond a decision's: which act, work or filing it is
 (document_subtype), an act's number, date and issuer, a work's authors, venue and year, a petition's requests.
 
-One entry point for the annotator: describe(doc, document_type) gives the DocumentMetadata fields the
-type's own rules read (shared.legal.legislation, shared.legal.doctrine, shared.legal.pedidos), only those with a
-value.
-"""
+One entry point for the annotator: describe(doc, document_type) gives the DocumentMetadata fields the type's own rules
+read (precedente.shared.legal.legislation, precedente.shared.legal.doctrine, precedente.shared.legal.pedidos), only
+those with a value."""
 
 from typing import Any
 
-from shared.legal.doctrine import read_doctrine
-from shared.legal.document_text import DocumentText
-from shared.legal.document_types import guess_subtype
-from shared.legal.legislation import read_act
-from shared.legal.pedidos import read_pedidos
+from precedente.shared.legal.doctrine import read_doctrine
+from precedente.shared.legal.document_text import DocumentText
+from precedente.shared.legal.document_types import guess_subtype
+from precedente.shared.legal.legislation import read_act
+from precedente.shared.legal.pedidos import read_pedidos
 
 __all__ = ["describe"]
 

@@ -12,8 +12,8 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 
-from shared.legal.document_text import DocumentText
-from shared.legal.text import fold
+from precedente.shared.legal.document_text import DocumentText
+from precedente.shared.legal.text import fold
 
 __all__ = ["DoctrineInfo", "is_byline", "is_cover_name", "is_plain_name", "read_doctrine"]
 

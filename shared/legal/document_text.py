@@ -6,8 +6,8 @@ import re
 import unicodedata
 from collections.abc import Iterator
 
-from shared.legal.text import fold
-from shared.payloads import Page
+from precedente.shared.legal.text import fold
+from precedente.shared.payloads import Page
 
 HEAD_PAGES = 3
 """Type, court and title are read from the first pages: that is where documents say what they are."""

@@ -1,19 +1,19 @@
-"""Which kind of document a text is (the document-type codes of shared.legal.codes), by the fixed formulas
+"""Which kind of document a text is (the document-type codes of precedente.shared.legal.codes), by the fixed formulas
 Brazilian legal documents announce themselves with: the "ACÓRDÃO" heading, "Vistos, relatados e discutidos",
 "EXCELENTÍSSIMO SENHOR JUIZ", mail headers, "PARECER Nº", "LEI Nº 8.078", "DIRECTIVE 2011/83/EU",
 "Jurisprudência em Teses", and for doctrine the apparatus of academic writing (abstract, key words, ISSN,
 "Dissertação apresentada ao Programa de Pós-Graduação").
 
-Matching is on the accent-folded opening of the document (shared.legal.document_text), most specific rule
-first; "outro" when none fires. The subtype (which act, work or filing: shared.legal.codes.DOCUMENT_SUBTYPES)
+Matching is on the accent-folded opening of the document (precedente.shared.legal.document_text), most specific rule
+first; "outro" when none fires. The subtype (which act, work or filing: precedente.shared.legal.codes.DOCUMENT_SUBTYPES)
 is read by guess_subtype.
 """
 
 import re
 
-from shared.legal.doctrine import is_byline
-from shared.legal.document_text import DocumentText
-from shared.payloads import Page
+from precedente.shared.legal.doctrine import is_byline
+from precedente.shared.legal.document_text import DocumentText
+from precedente.shared.payloads import Page
 
 __all__ = ["COMPILATION", "OPENING_LINES", "guess_document_type", "guess_subtype", "guess_type"]
 
@@ -124,7 +124,7 @@ OPENING_LINES: dict[str, re.Pattern[str]] = {
     "ato_administrativo": _ADMINISTRATIVE,
 }
 """The folded line a document of these types opens with ("PARECER Nº 16/2022", "LEI Nº 8.078, ..."):
-the type is read from it, and so is the title (shared.legal.titles)."""
+the type is read from it, and so is the title (precedente.shared.legal.titles)."""
 
 
 def doctrine_signs(text: str) -> set[str]:
@@ -256,7 +256,7 @@ def _first_kind(kinds: tuple[tuple[str, str], ...], text: str, flags: int = re.I
 
 
 def guess_subtype(doc: DocumentText, document_type: str) -> str | None:
-    """Which act, work or filing a document of this type is (codes of shared.legal.codes.DOCUMENT_SUBTYPES);
+    """Which act, work or filing a document of this type is (codes of precedente.shared.legal.codes.DOCUMENT_SUBTYPES);
     None when the text does not say."""
     opening = doc.opening_lines(15)
     if document_type in ("ato_normativo", "ato_administrativo"):

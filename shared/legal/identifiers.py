@@ -1,9 +1,9 @@
 """Personal identifiers that never belong on a card: CPF, CNPJ, RG, OAB numbers, e-mail addresses and phone numbers.
 
-A card (its citation, title and reason line) is pasted into petitions and shown beside results of documents
-the caller may not open, so what identifies a private person is cut from it where it is built
-(shared.legal.citing, shared.legal.titles, services.search.explain). The passage itself keeps them: it is
-shown only to whom may see the document.
+A card (its citation, title and reason line) is pasted into petitions and shown beside results of documents the caller
+may not open, so what identifies a private person is cut from it where it is built (precedente.shared.legal.citing,
+precedente.shared.legal.titles, precedente.services.search.explain). The passage itself keeps them: it is shown only to
+whom may see the document.
 
 Each identifier is matched with the label that announces it ("CPF nº", "inscrito na OAB/SP sob o nº",
 "e-mail:", "Tel.:"), so that removing it leaves no dangling label. Formatted numbers (CPF 000.000.000-00, CNPJ

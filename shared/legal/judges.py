@@ -7,11 +7,11 @@ A name is taken only after the label that announces it and only when it reads as
 
 import re
 
-from shared.legal import process_numbers
-from shared.legal.codes import DECISION_TYPES
-from shared.legal.document_text import DocumentText
-from shared.legal.people import is_person_name
-from shared.legal.text import fold, title_case
+from precedente.shared.legal import process_numbers
+from precedente.shared.legal.codes import DECISION_TYPES
+from precedente.shared.legal.document_text import DocumentText
+from precedente.shared.legal.people import is_person_name
+from precedente.shared.legal.text import fold, title_case
 
 # ---------------------------------------------------------------------------------- relator
 

@@ -15,10 +15,10 @@ import unicodedata
 from dataclasses import dataclass
 from datetime import date
 
-from shared.legal.dates import ENGLISH_MONTHS, MONTHS
-from shared.legal.document_text import DocumentText
-from shared.legal.document_types import EU_ACT
-from shared.legal.text import fold
+from precedente.shared.legal.dates import ENGLISH_MONTHS, MONTHS
+from precedente.shared.legal.document_text import DocumentText
+from precedente.shared.legal.document_types import EU_ACT
+from precedente.shared.legal.text import fold
 
 __all__ = ["LAST_ARTICLE", "ActInfo", "article_exists", "read_act"]
 
@@ -199,7 +199,7 @@ LAST_ARTICLE: dict[str, int] = {
     "Lei 8.666/1993": 126,
     "Lei 14.133/2021": 194,
 }
-"""The last article of the main acts, by the canonical ids of shared.legal.citations (articles added later carry
+"""The last article of the main acts, by the canonical ids of shared/legal/citations.py (articles added later carry
 a letter, "art. 1.048-A", and keep their number within the act's range). A reason line once read "Lei 8.906/1994,
 art. 111": the Estatuto da Advocacia ends at art. 87, and art. 111 was the Código de Ética's, named after it."""
 

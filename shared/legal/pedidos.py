@@ -12,7 +12,7 @@ such block is argument, where "requer" and "pedido" are quoted or discussed, so 
 
 import re
 
-from shared.legal.text import fold
+from precedente.shared.legal.text import fold
 
 __all__ = ["PEDIDO_MAX", "read_pedidos"]
 

@@ -11,7 +11,7 @@ parties). A field that fails is left out of the citation: never filled with the 
 
 import re
 
-from shared.legal.text import fold
+from precedente.shared.legal.text import fold
 
 __all__ = ["is_person_name"]
 

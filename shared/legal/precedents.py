@@ -17,9 +17,9 @@ guide. This module reads, from a decision's text alone, two things:
   Tema 1.209"), a stay ("sobrestamento até o julgamento do Tema") or a revision ("cancelamento da Súmula")
   is not application and is left out.
 
-Numbers are kept as digits ("1046"); `label` writes them the way lawyers do ("Repetitivo – Tema 1.046").
-Súmula numbering reuses shared.legal.citations.find_sumulas, so a súmula here has the same canonical
-reading as in the document's citations.
+Numbers are kept as digits ("1046"); `label` writes them the way lawyers do ("Repetitivo – Tema 1.046"). Súmula
+numbering reuses precedente.shared.legal.citations.find_sumulas, so a súmula here has the same canonical reading as in
+the document's citations.
 
 Measured by bench/precedents_corpus.py on ../shared/corpus (10,626 decisions, split in halves by a hash of the
 id; tuned on one, read on the other): role "is" on the held-out half, precision 1.00 (35/35), recall 0.74
@@ -33,8 +33,8 @@ leading cases it holds are read with their Tema: RE 657.718 (Tema 500) and RE 85
 import re
 from dataclasses import dataclass, field
 
-from shared.legal.citations import find_precedents, find_sumulas
-from shared.legal.text import fold
+from precedente.shared.legal.citations import find_precedents, find_sumulas
+from precedente.shared.legal.text import fold
 
 __all__ = ["KIND_LABELS", "QualifiedPrecedent", "find_qualified_precedents", "label"]
 

@@ -8,7 +8,7 @@ bare run of 20 digits that passes can be read as a case number.
 
 import re
 
-from shared.legal.codes import UFS
+from precedente.shared.legal.codes import UFS
 
 CNJ_PATTERN = r"(?<![\d.-])(?P<n>\d{7})-\s?(?P<dd>\d{2})\.(?P<a>\d{4})\.(?P<j>\d)\.(?P<tr>\d{2})\.(?P<o>\d{4})(?![\d])"
 CNJ = re.compile(CNJ_PATTERN)

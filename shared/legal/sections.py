@@ -35,10 +35,10 @@ import re
 from dataclasses import dataclass
 from itertools import accumulate
 
-from shared.legal.codes import normalize_document_type
-from shared.legal.document_types import guess_document_type
-from shared.legal.text import fold
-from shared.payloads import PAGE_SEPARATOR, Page
+from precedente.shared.legal.codes import normalize_document_type
+from precedente.shared.legal.document_types import guess_document_type
+from precedente.shared.legal.text import fold
+from precedente.shared.payloads import PAGE_SEPARATOR, Page
 
 SEPARATOR = " > "
 LIST_WINDOW = 5

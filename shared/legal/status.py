@@ -26,9 +26,9 @@ by hand (one list read as all revised where the court kept one Tema; one party's
 import re
 from dataclasses import dataclass
 
-from shared.legal.citations import find_precedents
-from shared.legal.precedents import QualifiedPrecedent, label
-from shared.legal.text import fold
+from precedente.shared.legal.citations import find_precedents
+from precedente.shared.legal.precedents import QualifiedPrecedent, label
+from precedente.shared.legal.text import fold
 
 __all__ = ["KINDS", "StatusStatement", "case_key", "find_status_statements", "precedent_key", "statement"]
 
@@ -142,8 +142,8 @@ def statement(label: str, kind: str) -> str:
 
 
 def precedent_key(kind: str, court: str | None, number: str | None) -> str | None:
-    """The key a qualified precedent (shared.legal.precedents: kind, court, number) and a statement about it share;
-    None when the number or court is not known (a statement is never matched to a guess)."""
+    """The key a qualified precedent (precedente.shared.legal.precedents: kind, court, number) and a statement about it
+    share; None when the number or court is not known (a statement is never matched to a guess)."""
     if not number or not court:
         return None
     return f"{kind}:{court}:{int(number.replace('.', ''))}"

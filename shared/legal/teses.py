@@ -9,8 +9,8 @@ shared/legal/sections.py gives each tese), not the document's title, which names
 
 import re
 
-from shared.legal.codes import court_label
-from shared.legal.text import fold, title_case
+from precedente.shared.legal.codes import court_label
+from precedente.shared.legal.text import fold, title_case
 
 __all__ = ["BOOKLET", "tese_citation"]
 

@@ -9,7 +9,7 @@ semantics, because their callers compare against stored or listed words:
 - fold_lower:    per character, lower-cased too, one character out for every character in;
 - strip_accents: the whole string decomposed (NFD) and its combining marks (combining class > 0) dropped;
 - strip_marks:   the same with every non-spacing mark (category Mn) dropped;
-- ascii_letters: lower-case ASCII letters only (the MinHash shingles of shared.legal.works: stored
+- ascii_letters: lower-case ASCII letters only (the MinHash shingles of precedente.shared.legal.works: stored
   signatures depend on it, so it must not change).
 
 On Portuguese text all five agree with each other up to case and the characters they drop

@@ -8,13 +8,13 @@ import re
 from pathlib import PurePath
 from typing import NamedTuple
 
-from shared.legal.codes import DECISION_TYPES, UF_BY_STATE, UFS
-from shared.legal.dates import ENGLISH_MONTHS, MONTH_PATTERN
-from shared.legal.doctrine import is_byline, is_cover_name, is_plain_name
-from shared.legal.document_text import DocumentText
-from shared.legal.document_types import COMPILATION, OPENING_LINES
-from shared.legal.identifiers import remove_identifiers
-from shared.legal.text import fold, title_case_plain
+from precedente.shared.legal.codes import DECISION_TYPES, UF_BY_STATE, UFS
+from precedente.shared.legal.dates import ENGLISH_MONTHS, MONTH_PATTERN
+from precedente.shared.legal.doctrine import is_byline, is_cover_name, is_plain_name
+from precedente.shared.legal.document_text import DocumentText
+from precedente.shared.legal.document_types import COMPILATION, OPENING_LINES
+from precedente.shared.legal.identifiers import remove_identifiers
+from precedente.shared.legal.text import fold, title_case_plain
 
 __all__ = ["CLASS_ABBREVIATIONS", "TITLE_MAX", "Caption", "caption", "filename_title", "guess_title"]
 
@@ -510,9 +510,9 @@ _TYPE_TITLE_LINES = OPENING_LINES | {
 
 
 def guess_title(doc: DocumentText, document_type: str) -> str | None:
-    """Decisions: class and number; other types: their own title line (the "Parecer nº" line,
-    the action a petition brings, the e-mail subject); else the first heading line. Never a decision's part
-    heading ("EMENTA"), and never with a personal identifier in it (shared.legal.identifiers)."""
+    """Decisions: class and number; other types: their own title line (the "Parecer nº" line, the action a petition
+    brings, the e-mail subject); else the first heading line. Never a decision's part heading ("EMENTA"), and never with
+    a personal identifier in it (precedente.shared.legal.identifiers)."""
     title = _guess_title(doc, document_type)
     if title and document_type in DECISION_TYPES and _PART_HEADING.fullmatch(fold(title)):
         return None  # "EMENTA" names a part of the decision: it falls back to the file name, not a card's case

@@ -28,10 +28,10 @@ from datetime import date
 
 import numpy as np
 
-from shared.legal.dates import MONTH_PATTERN
-from shared.legal.process_numbers import check_digits
-from shared.legal.text import ascii_letters, fold
-from shared.payloads import DocumentMetadata
+from precedente.shared.legal.dates import MONTH_PATTERN
+from precedente.shared.legal.process_numbers import check_digits
+from precedente.shared.legal.text import ascii_letters, fold
+from precedente.shared.payloads import DocumentMetadata
 
 NUM_PERM = 128
 SHINGLE_CHARS = 9

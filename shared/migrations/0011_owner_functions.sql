@@ -1,10 +1,10 @@
 -- What the services do at run time that only the tables' owner may do, for an application role that owns
--- nothing (shared/db.py grants it rows, not structure). SECURITY DEFINER: they run as their owner, the
+-- nothing (shared/infra/db.py grants it rows, not structure). SECURITY DEFINER: they run as their owner, the
 -- migrating role, with a fixed search_path (the application role cannot create objects in public, and
 -- pg_temp comes last) so that no object of the caller's can stand in for ours. PUBLIC may not call them;
--- shared/db.py grants EXECUTE to the application role.
+-- shared/infra/db.py grants EXECUTE to the application role.
 
--- The indexer's debounced refresh of the BM25 statistics (shared/lexicon.py): REFRESH needs the owner.
+-- The indexer's debounced refresh of the BM25 statistics (shared/infra/lexicon.py): REFRESH needs the owner.
 CREATE FUNCTION refresh_lexical_statistics() RETURNS void
     LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp
 AS $$

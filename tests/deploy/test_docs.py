@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from precedente import docs_gen
-from shared.contracts import DocumentDeleted, DocumentSubmitted, Topic
-from shared.settings import Settings
+from precedente.shared.contracts import DocumentDeleted, DocumentSubmitted, Topic
+from precedente.shared.settings import Settings
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 REGENERATE = "run `.venv/bin/precedente docs` and commit docs/"

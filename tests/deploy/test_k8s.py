@@ -16,8 +16,8 @@ import kubernetes_validate
 import pytest
 import yaml
 
-from shared.contracts import Topic
-from shared.settings import Settings
+from precedente.shared.contracts import Topic
+from precedente.shared.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[2]
 K8S = ROOT / "deploy" / "k8s"
@@ -166,7 +166,7 @@ def test_the_structural_schema_catches_mistakes() -> None:
 
 
 def test_extractor_scales_on_its_consumer_lag_of_the_submitted_topic() -> None:
-    from services.extractor.service import SERVICE
+    from precedente.services.extractor.service import SERVICE
 
     spec = scaled_object()["spec"]
     target = spec["scaleTargetRef"]

@@ -21,7 +21,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from shared.embedded import EmbeddedBroker, EmbeddedPostgres, free_port
+from precedente.shared.infra.embedded import EmbeddedBroker, EmbeddedPostgres, free_port
 from tests.helpers.samples import DOCS, REPO
 
 pytestmark = pytest.mark.e2e
@@ -69,8 +69,18 @@ def test_the_wheel_holds_every_data_file_the_code_opens(wheel: Path) -> None:
     data = _data_files()
     assert "services/search/data/legal_concepts.tsv" in data  # the file whose absence crashed every search
     assert "shared/migrations/0001_backbone.sql" in data
-    missing = [name for name in data if name not in names]
+    installed_as = {name: name if name.startswith("precedente/") else f"precedente/{name}" for name in data}
+    missing = [name for name in data if installed_as[name] not in names]
     assert not missing, f"the wheel leaves out {missing}: list them in [tool.setuptools.package-data]"
+
+
+def test_the_wheel_claims_one_import_name(wheel: Path) -> None:
+    """shared/ and services/ install as precedente.shared and precedente.services: a top-level "shared" or "services" in
+    site-packages is a name any other distribution can claim (issue 32)."""
+    names = zipfile.ZipFile(wheel).namelist()
+    top_level = {name.split("/")[0] for name in names if not name.split("/")[0].endswith(".dist-info")}
+    assert top_level == {"precedente"}
+    assert "precedente/shared/runtime/stage.py" in names and "precedente/services/search/app.py" in names
 
 
 @pytest.fixture(scope="module")
@@ -98,7 +108,7 @@ def _clean_env(extra: dict[str, str]) -> dict[str, str]:
 
 def test_the_installed_package_is_imported_from_the_install_not_the_source(installed: Path, tmp_path: Path) -> None:
     code = (
-        "import services.search.concepts as c, shared.db as d; "
+        "import precedente.services.search.concepts as c, precedente.shared.infra.db as d; "
         "print(c.__file__); print(len(c.concept_index().find('CDC'))); print(len(d.migration_files()))"
     )
     out = subprocess.run(

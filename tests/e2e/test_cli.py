@@ -14,7 +14,7 @@ import pytest
 
 from precedente.cli import main
 from precedente.harness import RunningStack
-from shared.embedded import free_port
+from precedente.shared.infra.embedded import free_port
 from tests.helpers.office import contract_docx
 from tests.helpers.pdfs import retitled
 from tests.helpers.stack import SMALL_PDFS

@@ -34,9 +34,9 @@ import httpx
 import pytest
 
 from precedente.harness import FINAL, RunningStack
+from precedente.shared.infra.embedded import free_port
+from precedente.shared.settings import Settings
 from precedente.stack import Stack
-from shared.embedded import free_port
-from shared.settings import Settings
 from tests.helpers.gateway import (
     CHROMIUM,
     GATEWAY_DIR,
@@ -323,7 +323,7 @@ def test_the_first_administrator_changes_the_one_time_password_on_the_page(
 ) -> None:
     """`precedente up`'s first administrator signs in with the password of <data-dir>/admin-password and is
     sent to the change form before anything else; the file goes once the password it holds is replaced."""
-    from shared.accounts import ADMIN_PASSWORD_FILE
+    from precedente.shared.accounts import ADMIN_PASSWORD_FILE
 
     password_file = web_stack.data_dir / ADMIN_PASSWORD_FILE
     one_time = password_file.read_text().strip()

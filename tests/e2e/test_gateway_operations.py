@@ -24,9 +24,9 @@ import pytest
 from confluent_kafka import Producer
 
 from precedente.harness import RunningStack
-from shared.broker import topic_name
-from shared.contracts import Topic
-from shared.settings import Settings
+from precedente.shared.contracts import Topic
+from precedente.shared.runtime.broker import topic_name
+from precedente.shared.settings import Settings
 from tests.helpers.gateway import (
     CHROMIUM,
     GATEWAY_DIR,

@@ -15,7 +15,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from shared.accounts import ADMIN_KEY_FILE, ADMIN_PASSWORD_FILE
+from precedente.shared.accounts import ADMIN_KEY_FILE, ADMIN_PASSWORD_FILE
 from tests.conftest import RunningStack
 
 pytestmark = pytest.mark.e2e

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from precedente.harness import RunningStack
-from services.search.interleaving import sign_test
+from precedente.services.search.interleaving import sign_test
 from tests.helpers.samples import DOCS
 
 pytestmark = pytest.mark.e2e

@@ -125,8 +125,8 @@ def test_a_stage_consumer_prefetches_a_bounded_share_of_a_backlog(tmp_path: Path
     from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
     from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 
-    from shared.broker import CONSUMER_FETCH_BOUNDS
-    from shared.embedded import EmbeddedBroker
+    from precedente.shared.infra.embedded import EmbeddedBroker
+    from precedente.shared.runtime.broker import CONSUMER_FETCH_BOUNDS
 
     event = json.dumps({"document_id": "x", "pages_key": "k" * 900}).encode()  # a claim-check event, ~1 KB
     backlog = 10_000

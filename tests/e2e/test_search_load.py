@@ -1,6 +1,6 @@
 """A real `precedente up`'s search service publishes its load for the pipeline to yield to (issue 31 item 2,
-shared/search_load.py): a search shows in search_load while it is in the replica's recent window, and the row goes
-once the replica has been idle for that window."""
+shared/runtime/search_load.py): a search shows in search_load while it is in the replica's recent window, and the row
+goes once the replica has been idle for that window."""
 
 import time
 

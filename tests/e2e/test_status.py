@@ -10,9 +10,9 @@ from collections.abc import Iterator
 import pymupdf
 import pytest
 
-from services.search.broker_lag import consumer_lag
-from shared.pipeline import NAMES as PIPELINE
-from shared.settings import Settings
+from precedente.services.search.broker_lag import consumer_lag
+from precedente.shared.runtime.pipeline import NAMES as PIPELINE
+from precedente.shared.settings import Settings
 from tests.conftest import DOCS, RunningStack
 
 SECRET = "sigilo-status"

@@ -133,7 +133,7 @@ def test_delete_respects_the_access_list_and_is_idempotent(stack: RunningStack) 
 
 
 def stack_settings(stack: RunningStack):
-    from shared.settings import Settings
+    from precedente.shared.settings import Settings
 
     env = stack.service_process("search").environ()
     return Settings(
@@ -147,9 +147,9 @@ def test_a_dms_publishes_deletions_and_a_lost_one_is_resumed(stack: RunningStack
     import asyncio
     import uuid
 
-    from shared.broker import make_broker, publish
-    from shared.contracts import DocumentDeleted, Source, Topic
-    from shared.recovery import resume_unfinished
+    from precedente.shared.contracts import DocumentDeleted, Source, Topic
+    from precedente.shared.runtime.broker import make_broker, publish
+    from precedente.shared.runtime.recovery import resume_unfinished
 
     ids = [
         stack.upload(content=(text * 2).encode(), filename=f"dms-{n}.txt", external_id=f"test:dms-delete-{n}")[

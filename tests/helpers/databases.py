@@ -5,7 +5,7 @@ import uuid
 
 import asyncpg
 
-from shared.db import migrate
+from precedente.shared.infra.db import migrate
 
 
 async def new_database(owner_url: str, role: str | None, prefix: str = "t") -> str:

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from shared.embedded import free_port
+from precedente.shared.infra.embedded import free_port
 
 
 def bag_of_words(text: str, dimensions: int) -> list[float]:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pymupdf
 
-from services.extractor.limits import MAX_FILE_BYTES
+from precedente.services.extractor.limits import MAX_FILE_BYTES
 from tests.helpers.office import TEXT, small_docx
 from tests.helpers.pdfs import hand_made_pdf
 

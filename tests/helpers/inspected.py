@@ -8,14 +8,14 @@ import asyncpg
 import pymupdf
 
 from precedente.inspect import inspect_file
-from services.annotator.service import ledger_fields
-from services.indexer.service import handle as index_document
-from shared import ledger
-from shared.contracts import DocumentAnnotated, Stage
-from shared.payloads import AnnotatedChunks
-from shared.settings import Settings
-from shared.stage import StageContext
-from shared.storage import put_model, stage_key
+from precedente.services.annotator.service import ledger_fields
+from precedente.services.indexer.service import handle as index_document
+from precedente.shared.contracts import DocumentAnnotated, Stage
+from precedente.shared.infra.storage import put_model, stage_key
+from precedente.shared.payloads import AnnotatedChunks
+from precedente.shared.runtime import ledger
+from precedente.shared.runtime.stage import StageContext
+from precedente.shared.settings import Settings
 from tests.helpers.ledger import register
 
 

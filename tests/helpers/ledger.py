@@ -1,14 +1,14 @@
-"""Documents registered in the real ledger (shared/ledger.py), as an upload or `precedente ingest` would,
-for tests that need a document to exist before their stage runs."""
+"""Documents registered in the real ledger (shared/runtime/ledger.py), as an upload or `precedente ingest` would, for
+tests that need a document to exist before their stage runs."""
 
 import uuid
 
 import asyncpg
 
-from shared import ledger
-from shared.contracts import DocumentAnnotated, MetadataHints, Source, Stage
-from shared.payloads import AnnotatedChunks, Chunk, DocumentMetadata
-from shared.storage import put_model, stage_key
+from precedente.shared.contracts import DocumentAnnotated, MetadataHints, Source, Stage
+from precedente.shared.infra.storage import put_model, stage_key
+from precedente.shared.payloads import AnnotatedChunks, Chunk, DocumentMetadata
+from precedente.shared.runtime import ledger
 
 
 async def register(

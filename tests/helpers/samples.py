@@ -3,7 +3,7 @@ first pass reads them."""
 
 from pathlib import Path
 
-from shared.payloads import Page
+from precedente.shared.payloads import Page
 
 REPO = Path(__file__).resolve().parents[2]
 SHARED_DATA = REPO.parent / "shared"

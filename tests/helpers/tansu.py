@@ -2,7 +2,7 @@
 
 import uuid
 
-from shared.settings import Settings
+from precedente.shared.settings import Settings
 
 
 def stage_settings(database_url: str, bootstrap: str, name: str) -> Settings:

@@ -8,7 +8,7 @@ import uvicorn
 from fastapi import FastAPI, Request
 
 from precedente.credentials import IDLE_CONNECTIONS, PatientTransport
-from shared.embedded import free_port
+from precedente.shared.infra.embedded import free_port
 
 
 def test_an_idle_connection_is_retired_before_the_server_closes_it() -> None:

@@ -13,8 +13,8 @@ import httpx
 import pytest
 
 from precedente.cli.folders import item_lines
-from shared.payloads import DocumentMetadata
-from shared.settings import Settings
+from precedente.shared.payloads import DocumentMetadata
+from precedente.shared.settings import Settings
 from tests.helpers.identity import key_headers
 from tests.helpers.indexing import index_with_the_indexer
 from tests.helpers.served import run_cli as run

@@ -13,11 +13,9 @@ from typer.testing import CliRunner
 
 from precedente.cli import app as cli
 from precedente.reembed import ReembedError, plan, reembed
-from services.indexer.service import check_index
-from services.search.app import create_app
-from shared.db import create_pool
-from shared.embedded import APP_ROLE
-from shared.embeddings import (
+from precedente.services.indexer.service import check_index
+from precedente.services.search.app import create_app
+from precedente.shared.embeddings.embedders import (
     EmbeddingError,
     IndexGuard,
     IndexState,
@@ -27,8 +25,10 @@ from shared.embeddings import (
     get_embedder,
     index_state,
 )
-from shared.settings import Settings
-from shared.stage import ToReview
+from precedente.shared.infra.db import create_pool
+from precedente.shared.infra.embedded import APP_ROLE
+from precedente.shared.runtime.stage import ToReview
+from precedente.shared.settings import Settings
 from tests.helpers.databases import new_database
 from tests.helpers.fake_openai import FakeOpenAI
 from tests.helpers.identity import person_headers

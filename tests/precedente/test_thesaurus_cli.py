@@ -7,7 +7,7 @@ from collections.abc import Iterator
 import asyncpg
 import pytest
 
-from shared.settings import Settings
+from precedente.shared.settings import Settings
 from tests.helpers.identity import key_headers
 from tests.helpers.served import run_cli as run
 from tests.helpers.served import served_search_app

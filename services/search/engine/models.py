@@ -7,11 +7,11 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, WithJsonSchema, field_validator
 
-from services.search.engine.relevance import RelevanceFeatures
-from shared.legal.citations import extract_citations
-from shared.legal.codes import normalize_court, normalize_document_subtype, normalize_document_type
-from shared.legal.precedents import KIND_LABELS
-from shared.legal.text import fold
+from precedente.services.search.engine.relevance import RelevanceFeatures
+from precedente.shared.legal.citations import extract_citations
+from precedente.shared.legal.codes import normalize_court, normalize_document_subtype, normalize_document_type
+from precedente.shared.legal.precedents import KIND_LABELS
+from precedente.shared.legal.text import fold
 
 
 def _storable(value: str) -> str:

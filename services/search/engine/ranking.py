@@ -19,7 +19,7 @@ from typing import Literal
 
 import numpy as np
 
-from shared.settings import Settings
+from precedente.shared.settings import Settings
 
 RRF_K = 60
 

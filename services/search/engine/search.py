@@ -12,18 +12,18 @@ import asyncio
 import asyncpg
 import numpy as np
 
-from services.search.concepts import in_effect
-from services.search.engine.candidates import CANDIDATES, Candidates, fetch_pool, pool_parameters
-from services.search.engine.cards import card, shown_records
-from services.search.engine.context import pool_context
-from services.search.engine.copies import work_dates
-from services.search.engine.facets import facet_counts, facets_statement, wider_facets
-from services.search.engine.models import SearchPage, SearchRequest
-from services.search.engine.ranking import Ranking, pool_matrix
-from services.search.engine.relevance import Calibration, relevance_model
-from services.search.engine.steps import STEPS, Ranked, Step, run, vague_query
-from services.search.store.thesaurus import firm_index
-from services.search.syntax import ParsedQuery, parse_query
+from precedente.services.search.concepts import in_effect
+from precedente.services.search.engine.candidates import CANDIDATES, Candidates, fetch_pool, pool_parameters
+from precedente.services.search.engine.cards import card, shown_records
+from precedente.services.search.engine.context import pool_context
+from precedente.services.search.engine.copies import work_dates
+from precedente.services.search.engine.facets import facet_counts, facets_statement, wider_facets
+from precedente.services.search.engine.models import SearchPage, SearchRequest
+from precedente.services.search.engine.ranking import Ranking, pool_matrix
+from precedente.services.search.engine.relevance import Calibration, relevance_model
+from precedente.services.search.engine.steps import STEPS, Ranked, Step, run, vague_query
+from precedente.services.search.store.thesaurus import firm_index
+from precedente.services.search.syntax import ParsedQuery, parse_query
 
 DEFAULT_RANKING = Ranking()
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import asyncpg
 import numpy as np
 
-from services.search.engine.candidates import (
+from precedente.services.search.engine.candidates import (
     FILTERS,
     NEAREST,
     POOL,
@@ -16,17 +16,17 @@ from services.search.engine.candidates import (
     pool_parameters,
     pool_vectors,
 )
-from services.search.engine.cards import DOCUMENTS, card, shown_records
-from services.search.engine.copies import work_dates
-from services.search.engine.facets import facet_counts, facets_statement, wider_facets
-from services.search.engine.grouping import Passage, group_by_work
-from services.search.engine.models import SearchPage, SearchRequest, SimilarRequest
-from services.search.engine.ranking import CollectionStatistics
-from services.search.engine.relevance import Grade, RelevanceFeatures
-from services.search.engine.steps import GradedWork, by_date
-from services.search.syntax import ParsedQuery
-from shared.bounds import TITLE_MAX, clip
-from shared.legal.citing import CitationFields, format_citation
+from precedente.services.search.engine.cards import DOCUMENTS, card, shown_records
+from precedente.services.search.engine.copies import work_dates
+from precedente.services.search.engine.facets import facet_counts, facets_statement, wider_facets
+from precedente.services.search.engine.grouping import Passage, group_by_work
+from precedente.services.search.engine.models import SearchPage, SearchRequest, SimilarRequest
+from precedente.services.search.engine.ranking import CollectionStatistics
+from precedente.services.search.engine.relevance import Grade, RelevanceFeatures
+from precedente.services.search.engine.steps import GradedWork, by_date
+from precedente.services.search.syntax import ParsedQuery
+from precedente.shared.bounds import TITLE_MAX, clip
+from precedente.shared.legal.citing import CitationFields, format_citation
 
 # The passage if the caller may see it and its document stands ($2: the caller's groups), with every file of its
 # work: they are what "more like this" leaves out (the lawyer is reading that decision already).

@@ -22,9 +22,9 @@ from datetime import date
 import asyncpg
 import numpy as np
 
-from services.search.engine.grouping import Passage, WorkGroup, group_by_work
-from services.search.engine.models import SearchResult
-from services.search.engine.ranking import (
+from precedente.services.search.engine.grouping import Passage, WorkGroup, group_by_work
+from precedente.services.search.engine.models import SearchResult
+from precedente.services.search.engine.ranking import (
     CollectionStatistics,
     PoolEntry,
     PoolScores,
@@ -34,8 +34,8 @@ from services.search.engine.ranking import (
     lead_term,
     pool_matrix,
 )
-from services.search.engine.ranking import lead as lead_scores
-from services.search.engine.relevance import (
+from precedente.services.search.engine.ranking import lead as lead_scores
+from precedente.services.search.engine.relevance import (
     NAMED_BASIS,
     VAGUE_BASIS,
     Grade,
@@ -46,11 +46,11 @@ from services.search.engine.relevance import (
     known_terms,
     specificity,
 )
-from services.search.explain import GENERIC_STEMS
-from services.search.languages import centred_scores
-from services.search.llm_rerank import llm_rerank
-from shared.legal.codes import DECISION_TYPES
-from shared.settings import Settings
+from precedente.services.search.explain import GENERIC_STEMS
+from precedente.services.search.languages import centred_scores
+from precedente.services.search.llm_rerank import llm_rerank
+from precedente.shared.legal.codes import DECISION_TYPES
+from precedente.shared.settings import Settings
 
 
 @dataclass(frozen=True)

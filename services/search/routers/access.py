@@ -13,12 +13,12 @@ import asyncpg
 from fastapi import APIRouter, HTTPException
 from pydantic import BaseModel, Field, field_validator
 
-from services.search import problems
-from services.search.deps import DbDep, IngesterDep, RelayDep
-from services.search.store import audit
-from shared import ledger, outbox
-from shared.bounds import Groups
-from shared.contracts import DocumentAccessChanged, Source, Topic
+from precedente.services.search import problems
+from precedente.services.search.deps import DbDep, IngesterDep, RelayDep
+from precedente.services.search.store import audit
+from precedente.shared.bounds import Groups
+from precedente.shared.contracts import DocumentAccessChanged, Source, Topic
+from precedente.shared.runtime import ledger, outbox
 
 router = APIRouter(tags=["access"])
 

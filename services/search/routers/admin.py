@@ -9,10 +9,10 @@ from fastapi.responses import Response
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from pydantic import AwareDatetime, BeforeValidator
 
-from services.search import problems
-from services.search.deps import AdminDep, DbDep
-from services.search.store.audit import AuditEntry, read, record
-from shared import recovery
+from precedente.services.search import problems
+from precedente.services.search.deps import AdminDep, DbDep
+from precedente.services.search.store.audit import AuditEntry, read, record
+from precedente.shared.runtime import recovery
 
 router = APIRouter()
 

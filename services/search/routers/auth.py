@@ -10,14 +10,14 @@ from typing import Any
 from fastapi import APIRouter, HTTPException, Request, Response
 from pydantic import BaseModel, Field
 
-from services.search import problems
-from services.search.deps import AdminDep, CallerDep, DbDep
-from services.search.identity import Authenticator
-from services.search.ratelimit import retry_after
-from services.search.store import audit
-from shared import accounts
-from shared.accounts import AccountError, Identity, clean_names
-from shared.settings import Settings
+from precedente.services.search import problems
+from precedente.services.search.deps import AdminDep, CallerDep, DbDep
+from precedente.services.search.identity import Authenticator
+from precedente.services.search.ratelimit import retry_after
+from precedente.services.search.store import audit
+from precedente.shared import accounts
+from precedente.shared.accounts import AccountError, Identity, clean_names
+from precedente.shared.settings import Settings
 
 router = APIRouter(tags=["identity"])
 

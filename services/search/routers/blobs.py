@@ -13,11 +13,11 @@ from fastapi import APIRouter, HTTPException, Path, Request
 from fastapi.exceptions import RequestValidationError
 from pydantic import BaseModel, Field
 
-from services.search import problems
-from services.search.deps import DbDep, IngesterDep, SettingsDep, ThrottleDep
-from services.search.routers.documents import ORIGINAL_TYPES, sniffed_content_type
-from services.search.store import audit
-from shared.storage import has_blob, original_key, put_blob
+from precedente.services.search import problems
+from precedente.services.search.deps import DbDep, IngesterDep, SettingsDep, ThrottleDep
+from precedente.services.search.routers.documents import ORIGINAL_TYPES, sniffed_content_type
+from precedente.services.search.store import audit
+from precedente.shared.infra.storage import has_blob, original_key, put_blob
 
 router = APIRouter()
 

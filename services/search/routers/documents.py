@@ -14,8 +14,8 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, Field, TypeAdapter, ValidationError
 
-from services.search import problems
-from services.search.deps import (
+from precedente.services.search import problems
+from precedente.services.search.deps import (
     DbDep,
     IngesterDep,
     ReaderDep,
@@ -25,15 +25,15 @@ from services.search.deps import (
     ThrottleDep,
     visible_document,
 )
-from services.search.pdf_passage import highlight_passage
-from services.search.store import audit, documents
-from services.search.store import review as review_store
-from shared import ledger, outbox, telemetry
-from shared.bounds import Filename, Groups
-from shared.contracts import EVERYONE, DocumentDeleted, MetadataHints, Source, Stage, Topic
-from shared.errors import BadInput
-from shared.formats import UNSUPPORTED, detect_format
-from shared.storage import get_blob, original_key, put_blob
+from precedente.services.search.pdf_passage import highlight_passage
+from precedente.services.search.store import audit, documents
+from precedente.services.search.store import review as review_store
+from precedente.shared.bounds import Filename, Groups
+from precedente.shared.contracts import EVERYONE, DocumentDeleted, MetadataHints, Source, Stage, Topic
+from precedente.shared.errors import BadInput
+from precedente.shared.formats import UNSUPPORTED, detect_format
+from precedente.shared.infra.storage import get_blob, original_key, put_blob
+from precedente.shared.runtime import ledger, outbox, telemetry
 
 router = APIRouter()
 

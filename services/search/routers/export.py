@@ -18,16 +18,16 @@ from typing import Annotated, Literal
 from fastapi import APIRouter, HTTPException, Query, Response
 from pydantic import BaseModel, ConfigDict, Field
 
-from services.search import exports, problems
-from services.search.deps import DbDep, SearcherDep, visible_document
-from services.search.ementa import ementas
-from services.search.routers.folders import Name, Note, described, member_folder
-from services.search.store import audit
-from services.search.store import exports as store
-from services.search.store import folders as folder_store
-from shared.accounts import Identity
-from shared.bounds import TITLE_MAX, clip
-from shared.legal.citing import CitationFields, format_citation
+from precedente.services.search import exports, problems
+from precedente.services.search.deps import DbDep, SearcherDep, visible_document
+from precedente.services.search.ementa import ementas
+from precedente.services.search.routers.folders import Name, Note, described, member_folder
+from precedente.services.search.store import audit
+from precedente.services.search.store import exports as store
+from precedente.services.search.store import folders as folder_store
+from precedente.shared.accounts import Identity
+from precedente.shared.bounds import TITLE_MAX, clip
+from precedente.shared.legal.citing import CitationFields, format_citation
 
 router = APIRouter(tags=["export"])
 

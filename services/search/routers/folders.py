@@ -23,17 +23,17 @@ from fastapi import APIRouter, HTTPException, Path, Query, Response
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from services.search import problems
-from services.search.deps import DbDep, SearcherDep, visible_document
-from services.search.ementa import ementas
-from services.search.engine.cards import document_url
-from services.search.engine.models import Text
-from services.search.store import audit
-from services.search.store import folders as store
-from shared.accounts import AccountError, Identity, clean_names
-from shared.bounds import TITLE_MAX, clip
-from shared.legal.citing import CitationFields, format_citation
-from shared.legal.codes import label
+from precedente.services.search import problems
+from precedente.services.search.deps import DbDep, SearcherDep, visible_document
+from precedente.services.search.ementa import ementas
+from precedente.services.search.engine.cards import document_url
+from precedente.services.search.engine.models import Text
+from precedente.services.search.store import audit
+from precedente.services.search.store import folders as store
+from precedente.shared.accounts import AccountError, Identity, clean_names
+from precedente.shared.bounds import TITLE_MAX, clip
+from precedente.shared.legal.citing import CitationFields, format_citation
+from precedente.shared.legal.codes import label
 
 router = APIRouter(tags=["folders"])
 

@@ -10,9 +10,9 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, HTTPException, Path, Query, Response
 from pydantic import BaseModel, Field
 
-from services.search import problems
-from services.search.deps import DbDep, SearcherDep, SettingsDep
-from services.search.store import history as store
+from precedente.services.search import problems
+from precedente.services.search.deps import DbDep, SearcherDep, SettingsDep
+from precedente.services.search.store import history as store
 
 router = APIRouter(tags=["history"])
 

@@ -16,14 +16,21 @@ from fastapi import APIRouter, HTTPException, Query
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 
-from services.search import problems
-from services.search.deps import DbDep, QueryVectorsDep, RankingDep, SearcherDep, SettingsDep, visible_document
-from services.search.engine.models import SearchFilters, Text
-from services.search.routers.admin import Moment
-from services.search.store import audit
-from services.search.store import judgments as store
-from services.search.store.judgments import Judgment
-from services.search.store.relevance import active_calibration
+from precedente.services.search import problems
+from precedente.services.search.deps import (
+    DbDep,
+    QueryVectorsDep,
+    RankingDep,
+    SearcherDep,
+    SettingsDep,
+    visible_document,
+)
+from precedente.services.search.engine.models import SearchFilters, Text
+from precedente.services.search.routers.admin import Moment
+from precedente.services.search.store import audit
+from precedente.services.search.store import judgments as store
+from precedente.services.search.store.judgments import Judgment
+from precedente.services.search.store.relevance import active_calibration
 
 router = APIRouter(tags=["judgments"])
 

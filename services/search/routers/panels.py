@@ -29,8 +29,8 @@ from fastapi import APIRouter, HTTPException, Query
 from fastapi.responses import JSONResponse
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
-from services.search import problems
-from services.search.deps import (
+from precedente.services.search import problems
+from precedente.services.search.deps import (
     AdminDep,
     DbDep,
     IndexGuardDep,
@@ -41,21 +41,21 @@ from services.search.deps import (
     ThrottleDep,
     visible_document,
 )
-from services.search.engine.candidates import Candidates
-from services.search.engine.models import SearchFilters, SearchRequest, SearchResult, Text
-from services.search.engine.ranking import Ranking
-from services.search.engine.search import hybrid_search
-from services.search.interleaving import Winner, seeded_random, sign_test, team_draft, winner
-from services.search.routers.search import run_search
-from services.search.store import audit
-from services.search.store import judgments as judgment_store
-from services.search.store import panels as store
-from services.search.store.judgments import Judgment
-from services.search.store.relevance import active_calibration
-from services.search.syntax import parse_query
-from shared.accounts import NAME_PATTERN, Identity
-from shared.embeddings import IndexGuard, QueryCache
-from shared.settings import Settings
+from precedente.services.search.engine.candidates import Candidates
+from precedente.services.search.engine.models import SearchFilters, SearchRequest, SearchResult, Text
+from precedente.services.search.engine.ranking import Ranking
+from precedente.services.search.engine.search import hybrid_search
+from precedente.services.search.interleaving import Winner, seeded_random, sign_test, team_draft, winner
+from precedente.services.search.routers.search import run_search
+from precedente.services.search.store import audit
+from precedente.services.search.store import judgments as judgment_store
+from precedente.services.search.store import panels as store
+from precedente.services.search.store.judgments import Judgment
+from precedente.services.search.store.relevance import active_calibration
+from precedente.services.search.syntax import parse_query
+from precedente.shared.accounts import NAME_PATTERN, Identity
+from precedente.shared.embeddings.embedders import IndexGuard, QueryCache
+from precedente.shared.settings import Settings
 
 router = APIRouter(tags=["panels"])
 

@@ -1,7 +1,7 @@
-"""GET /refused-messages: the messages the pipeline's consumers refused for breaking their contract (shared/refused.py,
-migration 0031), for the operators who fix the producer. Nothing else in the product reads the dead-letter topic,
-so a message that names no document (undecodable bytes, a JSON array, no document id) is seen only here, on the
-page /ingestao and in `precedente recusadas`.
+"""GET /refused-messages: the messages the pipeline's consumers refused for breaking their contract
+(shared/runtime/refused.py, migration 0031), for the operators who fix the producer. Nothing else in the product reads
+the dead-letter topic, so a message that names no document (undecodable bytes, a JSON array, no document id) is seen
+only here, on the page /ingestao and in `precedente recusadas`.
 
 Administrators only: a refused message's document id and start are those of any document, whatever its access list."""
 
@@ -12,8 +12,8 @@ from typing import Annotated
 from fastapi import APIRouter, Query
 from pydantic import BaseModel, Field
 
-from services.search.deps import AdminDep, DbDep, SettingsDep
-from shared import refused
+from precedente.services.search.deps import AdminDep, DbDep, SettingsDep
+from precedente.shared.runtime import refused
 
 router = APIRouter(tags=["status"])
 

@@ -9,12 +9,12 @@ every change audited: a grade lawyers read as "results you can cite" changes for
 from fastapi import APIRouter
 from pydantic import BaseModel, ConfigDict, Field
 
-from services.search.deps import AdminDep, DbDep
-from services.search.engine.relevance import relevance_model
-from services.search.store import audit
-from services.search.store import relevance as store
-from services.search.store.judgments import relevance_model_digest
-from services.search.store.relevance import StoredCalibration
+from precedente.services.search.deps import AdminDep, DbDep
+from precedente.services.search.engine.relevance import relevance_model
+from precedente.services.search.store import audit
+from precedente.services.search.store import relevance as store
+from precedente.services.search.store.judgments import relevance_model_digest
+from precedente.services.search.store.relevance import StoredCalibration
 
 router = APIRouter(tags=["relevance"])
 

@@ -23,14 +23,13 @@ import pymupdf
 from fastapi import APIRouter, HTTPException, Response
 from pydantic import BaseModel, Field
 
-from services.search import problems
-from services.search.deps import DbDep, RelayDep, ReviewerDep, SettingsDep, visible_document
-from services.search.store import audit
-from services.search.store import review as store
-from services.search.store.documents import Document
-from shared import ledger, outbox
-from shared.accounts import Identity
-from shared.contracts import (
+from precedente.services.search import problems
+from precedente.services.search.deps import DbDep, RelayDep, ReviewerDep, SettingsDep, visible_document
+from precedente.services.search.store import audit
+from precedente.services.search.store import review as store
+from precedente.services.search.store.documents import Document
+from precedente.shared.accounts import Identity
+from precedente.shared.contracts import (
     DocumentDeadLetter,
     DocumentExtracted,
     Event,
@@ -38,8 +37,9 @@ from shared.contracts import (
     Stage,
     Topic,
 )
-from shared.payloads import ExtractedDocument, Page, pages_phrase
-from shared.storage import get_blob, get_model, put_model, stage_key
+from precedente.shared.infra.storage import get_blob, get_model, put_model, stage_key
+from precedente.shared.payloads import ExtractedDocument, Page, pages_phrase
+from precedente.shared.runtime import ledger, outbox
 
 router = APIRouter(prefix="/review", tags=["review"])
 

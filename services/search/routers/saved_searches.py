@@ -14,8 +14,8 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, HTTPException, Path, Query, Response
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
-from services.search import alerts, problems
-from services.search.deps import (
+from precedente.services.search import alerts, problems
+from precedente.services.search.deps import (
     DbDep,
     IndexGuardDep,
     QueryVectorsDep,
@@ -24,9 +24,9 @@ from services.search.deps import (
     SettingsDep,
     ThrottleDep,
 )
-from services.search.engine.models import SearchFilters, Text
-from services.search.store import audit
-from services.search.store import saved_searches as store
+from precedente.services.search.engine.models import SearchFilters, Text
+from precedente.services.search.store import audit
+from precedente.services.search.store import saved_searches as store
 
 router = APIRouter(tags=["saved searches"])
 

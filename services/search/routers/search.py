@@ -8,9 +8,9 @@ import asyncpg
 from fastapi import APIRouter, HTTPException, Request
 from opentelemetry import trace
 
-from services.search import problems
-from services.search.concepts import in_effect
-from services.search.deps import (
+from precedente.services.search import problems
+from precedente.services.search.concepts import in_effect
+from precedente.services.search.deps import (
     DbDep,
     IndexGuardDep,
     QueryVectorsDep,
@@ -20,21 +20,21 @@ from services.search.deps import (
     Throttle,
     ThrottleDep,
 )
-from services.search.engine.candidates import Candidates
-from services.search.engine.models import SearchRequest, SearchResponse, SimilarRequest, SimilarTo
-from services.search.engine.ranking import Ranking
-from services.search.engine.search import hybrid_search
-from services.search.engine.similar import similar_search, similar_source
-from services.search.engine.steps import llm_stage
-from services.search.store import audit, history
-from services.search.store.relevance import active_calibration
-from services.search.store.thesaurus import firm_index
-from services.search.syntax import parse_query
-from shared import telemetry
-from shared.accounts import Identity
-from shared.embeddings import IndexGuard, QueryCache
-from shared.search_load import Publisher
-from shared.settings import Settings
+from precedente.services.search.engine.candidates import Candidates
+from precedente.services.search.engine.models import SearchRequest, SearchResponse, SimilarRequest, SimilarTo
+from precedente.services.search.engine.ranking import Ranking
+from precedente.services.search.engine.search import hybrid_search
+from precedente.services.search.engine.similar import similar_search, similar_source
+from precedente.services.search.engine.steps import llm_stage
+from precedente.services.search.store import audit, history
+from precedente.services.search.store.relevance import active_calibration
+from precedente.services.search.store.thesaurus import firm_index
+from precedente.services.search.syntax import parse_query
+from precedente.shared.accounts import Identity
+from precedente.shared.embeddings.embedders import IndexGuard, QueryCache
+from precedente.shared.runtime import telemetry
+from precedente.shared.runtime.search_load import Publisher
+from precedente.shared.settings import Settings
 
 router = APIRouter()
 
@@ -51,7 +51,7 @@ async def search(
     ranking: RankingDep,
     request: Request,
 ) -> SearchResponse:
-    # Counted in this replica's load, which the pipeline stages read to yield to search (shared/search_load.py).
+    # Counted in this replica's load, which the pipeline stages read to yield to search (shared/runtime/search_load.py).
     load: Publisher | None = getattr(request.app.state, "search_load", None)
     began = load.started() if load is not None else 0.0
     try:

@@ -12,7 +12,7 @@ statement here, so no count reveals a hidden document):
   review, failed while being read, indexed with unread pages): the count a page shows beside "Aguardando revisão",
   and what GET /documents?awaiting_review=true lists (a page counted 1 under review while its filter, by stage
   alone, found none: the document was indexed with an unread page);
-- `pipeline`: one row per pipeline service, in shared/pipeline.py's order (extractor ... indexer). For a
+- `pipeline`: one row per pipeline service, in shared/runtime/pipeline.py's order (extractor ... indexer). For a
   service S that consumes the ledger stage I (its input) and records the stage O (its output):
 
   - `pending`: documents whose current stage is I: published to S's input topic, S has not recorded O.
@@ -33,7 +33,7 @@ statement here, so no count reveals a hidden document):
     own number for every document, visible or not; `lag_by_partition` has the detail and `members`
     the group's consumers (replicas). Computed on each request with a short timeout.
 
-- `yielding_to_search`: set only while ingestion holds back for search (shared/admission.py, the stages' own
+- `yielding_to_search`: set only while ingestion holds back for search (shared/runtime/admission.py, the stages' own
   rule over the search_load table): the caller's documents in the pipeline (the `pending` above, summed), the
   worst search replica's p95 and the searches in flight; the ingestion page says "Cedendo à busca" from it.
 
@@ -52,13 +52,13 @@ from datetime import datetime
 from fastapi import APIRouter
 from pydantic import BaseModel
 
-from services.search.broker_lag import consumer_lag
-from services.search.deps import DbDep, ReaderDep, SettingsDep
-from services.search.store import review as review_store
-from services.search.store import status as store
-from services.search.store.documents import Db
-from shared import admission, pipeline, search_load
-from shared.settings import Settings
+from precedente.services.search.broker_lag import consumer_lag
+from precedente.services.search.deps import DbDep, ReaderDep, SettingsDep
+from precedente.services.search.store import review as review_store
+from precedente.services.search.store import status as store
+from precedente.services.search.store.documents import Db
+from precedente.shared.runtime import admission, pipeline, search_load
+from precedente.shared.settings import Settings
 
 log = logging.getLogger(__name__)
 router = APIRouter(tags=["status"])
@@ -114,7 +114,7 @@ class UnreadPages(BaseModel):
 
 
 class YieldingToSearch(BaseModel):
-    """Ingestion is holding back for search (shared/admission.py): search is busy by the stages' own rule and
+    """Ingestion is holding back for search (shared/runtime/admission.py): search is busy by the stages' own rule and
     `documents` of the caller's wait in the pipeline (each stage holds its next piece of work, bounded)."""
 
     documents: int

@@ -19,13 +19,13 @@ from typing import Annotated
 from fastapi import APIRouter, HTTPException, Path, Query, Response
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from services.search import problems
-from services.search.concepts import shipped_index
-from services.search.deps import AdminDep, DbDep
-from services.search.engine.models import Text
-from services.search.store import audit
-from services.search.store import thesaurus as store
-from shared.legal.text import fold
+from precedente.services.search import problems
+from precedente.services.search.concepts import shipped_index
+from precedente.services.search.deps import AdminDep, DbDep
+from precedente.services.search.engine.models import Text
+from precedente.services.search.store import audit
+from precedente.services.search.store import thesaurus as store
+from precedente.shared.legal.text import fold
 
 router = APIRouter(tags=["thesaurus"])
 

@@ -15,7 +15,7 @@ from typing import Any
 import asyncpg
 from pydantic import BaseModel
 
-from shared.accounts import Identity
+from precedente.shared.accounts import Identity
 
 log = logging.getLogger(__name__)
 

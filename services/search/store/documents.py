@@ -7,7 +7,7 @@ from typing import Any
 
 import asyncpg
 
-from shared.bounds import FILENAME_MAX, METADATA_MAX, TITLE_MAX, clip
+from precedente.shared.bounds import FILENAME_MAX, METADATA_MAX, TITLE_MAX, clip
 
 # The caller may see the document: one of their groups (or "*") is allowed and none is denied (a deny wins).
 # public.precedente_visible (shared/migrations/0007_deny_groups.sql) is inlined by PostgreSQL: indexable.
@@ -54,7 +54,7 @@ class Document:
     parent_document_id: uuid.UUID | None
     updated_at: datetime
     row: dict[str, Any] = field(repr=False, compare=False)
-    """Every column, for shared/ledger.py's functions that rebuild an event from the row (submitted_event)."""
+    """Every column, for shared/runtime/ledger.py's functions that rebuild an event from the row (submitted_event)."""
 
     @classmethod
     def from_record(cls, row: asyncpg.Record) -> "Document":

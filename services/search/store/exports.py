@@ -5,8 +5,8 @@ import uuid
 
 import asyncpg
 
-from services.search.store.folders import SEEN
-from shared.legal.citing import CITATION_COLUMNS
+from precedente.services.search.store.folders import SEEN
+from precedente.shared.legal.citing import CITATION_COLUMNS
 
 Db = asyncpg.Pool | asyncpg.Connection
 

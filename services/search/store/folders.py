@@ -10,8 +10,8 @@ from typing import Any
 
 import asyncpg
 
-from shared.accounts import Identity
-from shared.legal.citing import CITATION_COLUMNS
+from precedente.shared.accounts import Identity
+from precedente.shared.legal.citing import CITATION_COLUMNS
 
 Db = asyncpg.Pool | asyncpg.Connection
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import asyncpg
 
-from shared.accounts import Identity
+from precedente.shared.accounts import Identity
 
 Db = asyncpg.Pool | asyncpg.Connection
 

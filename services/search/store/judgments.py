@@ -15,11 +15,11 @@ from typing import Any
 import asyncpg
 from pydantic import BaseModel, Field
 
-from services.search.engine.ranking import Ranking
-from services.search.engine.relevance import MODEL_FILE
-from shared.accounts import Identity
-from shared.legal.text import fold_lower
-from shared.settings import Settings
+from precedente.services.search.engine.ranking import Ranking
+from precedente.services.search.engine.relevance import MODEL_FILE
+from precedente.shared.accounts import Identity
+from precedente.shared.legal.text import fold_lower
+from precedente.shared.settings import Settings
 
 Db = asyncpg.Pool | asyncpg.Connection
 

@@ -9,9 +9,9 @@ from typing import Any
 
 import asyncpg
 
-from services.search.interleaving import Team
-from services.search.store.judgments import normalise_query
-from shared.accounts import Identity
+from precedente.services.search.interleaving import Team
+from precedente.services.search.store.judgments import normalise_query
+from precedente.shared.accounts import Identity
 
 Db = asyncpg.Pool | asyncpg.Connection
 

@@ -8,7 +8,7 @@ from datetime import datetime
 import asyncpg
 from pydantic import BaseModel, Field
 
-from services.search.engine.relevance import Calibration
+from precedente.services.search.engine.relevance import Calibration
 
 Db = asyncpg.Pool | asyncpg.Connection
 CACHE_SECONDS = 30.0

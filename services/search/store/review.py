@@ -5,8 +5,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from services.search.store.documents import ACCESS_CLAUSE, Db, Document
-from shared.contracts import Stage
+from precedente.services.search.store.documents import ACCESS_CLAUSE, Db, Document
+from precedente.shared.contracts import Stage
 
 UNREAD_CLAUSE = "(stage = 'indexed' AND unread_pages <> '{}')"
 """Indexed without a few weak OCR pages (services/extractor/policy.py): searchable, and still a reviewer's to read."""

@@ -14,8 +14,8 @@ from typing import Any
 
 import asyncpg
 
-from services.search.store.documents import ACCESS_CLAUSE
-from shared.accounts import Identity
+from precedente.services.search.store.documents import ACCESS_CLAUSE
+from precedente.shared.accounts import Identity
 
 Db = asyncpg.Pool | asyncpg.Connection
 

@@ -5,8 +5,8 @@ import uuid
 from dataclasses import dataclass
 from datetime import datetime
 
-from services.search.store.documents import ACCESS_CLAUSE, Db
-from services.search.store.review import UNREAD_CLAUSE
+from precedente.services.search.store.documents import ACCESS_CLAUSE, Db
+from precedente.services.search.store.review import UNREAD_CLAUSE
 
 ACCESS = ACCESS_CLAUSE.replace("$2", "$1")
 

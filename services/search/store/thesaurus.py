@@ -12,8 +12,8 @@ from datetime import datetime
 
 import asyncpg
 
-from services.search.concepts import ConceptIndex, with_firm
-from shared.accounts import Identity
+from precedente.services.search.concepts import ConceptIndex, with_firm
+from precedente.shared.accounts import Identity
 
 Db = asyncpg.Pool | asyncpg.Connection
 

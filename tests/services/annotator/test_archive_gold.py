@@ -7,16 +7,14 @@ Documents are read as test_gold reads ../shared/docs: the text layer of every pa
 signatures and DJe footers from the whole text, so no page is skipped; every labelled file has a text layer, so
 no OCR runs), cleaned by the cleaner, annotated with the raw pages beside the cleaned ones as the service does.
 
-A field counts as right when it equals the gold after normalisation (case, accents, punctuation ignored), or
-one of the gold's forms when the gold lists several; relator when one name's words contain the other's; title
-when its words overlap the gold's with F1 >= 0.8; authors when there are as many as the gold's and each one's
-words contain the gold's in its place, or are contained in them; venue when it holds the gold's name (the
-journal's, the university's: any of its forms) with at most VENUE_SLACK more words (a running head's issue, pages
-and date). A field missing from a gold entry was not judged; a field
-marked "proposed" holds a code shared.legal.codes does not have yet and counts only once it does. Entries marked
-"heldout" were labelled after the rules were fixed against the others; their figure is printed apart. Run with -s
-to see the tables per field and per kind, and every wrong field.
-"""
+A field counts as right when it equals the gold after normalisation (case, accents, punctuation ignored), or one of the
+gold's forms when the gold lists several; relator when one name's words contain the other's; title when its words
+overlap the gold's with F1 >= 0.8; authors when there are as many as the gold's and each one's words contain the gold's
+in its place, or are contained in them; venue when it holds the gold's name (the journal's, the university's: any of its
+forms) with at most VENUE_SLACK more words (a running head's issue, pages and date). A field missing from a gold entry
+was not judged; a field marked "proposed" holds a code precedente.shared.legal.codes does not have yet and counts only
+once it does. Entries marked "heldout" were labelled after the rules were fixed against the others; their figure is
+printed apart. Run with -s to see the tables per field and per kind, and every wrong field."""
 
 import json
 import re
@@ -27,10 +25,10 @@ from pathlib import Path
 import pymupdf
 import pytest
 
-from services.annotator.logic import annotate
-from services.cleaner.logic import clean_pages
-from shared.legal.codes import DOCUMENT_TYPES, is_known_court
-from shared.payloads import DocumentMetadata, Page
+from precedente.services.annotator.logic import annotate
+from precedente.services.cleaner.logic import clean_pages
+from precedente.shared.legal.codes import DOCUMENT_TYPES, is_known_court
+from precedente.shared.payloads import DocumentMetadata, Page
 
 REPO = Path(__file__).resolve().parents[3]
 ARCHIVE = REPO.parent / "shared" / "archive"

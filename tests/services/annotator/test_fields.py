@@ -1,15 +1,15 @@
-"""The fields read from a caption and its formulas (services.annotator.fields) on documents beyond the STJ and
-state-court ones the rules began with: STF captions, EU judgments, a relatório without a caption."""
+"""The fields read from a caption and its formulas (precedente.services.annotator.fields) on documents beyond the STJ
+and state-court ones the rules began with: STF captions, EU judgments, a relatório without a caption."""
 
 from datetime import date
 
 import pytest
 
-from services.annotator import fields
-from shared.legal import judges
-from shared.legal.document_text import DocumentText
-from shared.legal.titles import caption
-from shared.payloads import Page
+from precedente.services.annotator import fields
+from precedente.shared.legal import judges
+from precedente.shared.legal.document_text import DocumentText
+from precedente.shared.legal.titles import caption
+from precedente.shared.payloads import Page
 
 
 def doc(text: str) -> DocumentText:

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from services.annotator.logic import annotate
-from services.cleaner.logic import clean_pages
-from shared.payloads import DocumentMetadata
+from precedente.services.annotator.logic import annotate
+from precedente.services.cleaner.logic import clean_pages
+from precedente.shared.payloads import DocumentMetadata
 from tests.conftest import read_pages as read
 
 REPO = Path(__file__).resolve().parents[3]

@@ -13,11 +13,11 @@ from typing import Any
 import pymupdf
 import pytest
 
-from services.annotator.llm import TOOL_NAME, annotate_with_llm, llm_metadata, validate
-from services.annotator.logic import VERIFIED, annotate
-from shared.legal import process_numbers
-from shared.payloads import Page
-from shared.settings import Settings
+from precedente.services.annotator.llm import TOOL_NAME, annotate_with_llm, llm_metadata, validate
+from precedente.services.annotator.logic import VERIFIED, annotate
+from precedente.shared.legal import process_numbers
+from precedente.shared.payloads import Page
+from precedente.shared.settings import Settings
 from tests.helpers.fake_llm import FakeLLM, Reply, chat_completion, fake_llm_server, messages_response, tool_use_block
 
 DOCS = Path(__file__).resolve().parents[3].parent / "shared" / "docs"
@@ -115,7 +115,7 @@ async def test_provider_none_sends_nothing(llm_server: FakeLLM, pages: list[Page
 async def test_timeout_falls_back_quickly(llm_server: FakeLLM, pages: list[Page], caplog) -> None:
     llm_server.replies = [Reply(body=messages_response([tool_use(ANSWER)]), sleep_s=10)]
     start = time.monotonic()
-    with caplog.at_level(logging.WARNING, logger="services.annotator.llm"):
+    with caplog.at_level(logging.WARNING, logger="precedente.services.annotator.llm"):
         result = await annotate_with_llm(pages, TJRJ, None, None, settings(llm_server.url, metadata_llm_timeout_s=0.3))
     assert time.monotonic() - start < 2
     assert result == annotate(pages, TJRJ)
@@ -137,7 +137,7 @@ async def test_failures_fall_back_to_rules(
     llm_server: FakeLLM, pages: list[Page], caplog, reply: Reply, reason: str
 ) -> None:
     llm_server.replies = [reply]
-    with caplog.at_level(logging.WARNING, logger="services.annotator.llm"):
+    with caplog.at_level(logging.WARNING, logger="precedente.services.annotator.llm"):
         result = await annotate_with_llm(pages, TJRJ, None, None, settings(llm_server.url))
     assert result == annotate(pages, TJRJ)
     assert len(llm_server.requests) == 1  # no retry on these
@@ -145,7 +145,7 @@ async def test_failures_fall_back_to_rules(
 
 
 async def test_connection_refused_returns_none(caplog) -> None:
-    with caplog.at_level(logging.WARNING, logger="services.annotator.llm"):
+    with caplog.at_level(logging.WARNING, logger="precedente.services.annotator.llm"):
         assert await llm_metadata("texto", settings("http://127.0.0.1:9")) is None
     assert "ConnectError" in caplog.text
 

@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from services.annotator.logic import VERIFIED, annotate, merge
-from services.cleaner.logic import clean_pages
-from shared.contracts import MetadataHints
-from shared.legal.codes import DOCUMENT_TYPES, UF_BY_STATE
-from shared.payloads import DocumentMetadata, Page, Party
+from precedente.services.annotator.logic import VERIFIED, annotate, merge
+from precedente.services.cleaner.logic import clean_pages
+from precedente.shared.contracts import MetadataHints
+from precedente.shared.legal.codes import DOCUMENT_TYPES, UF_BY_STATE
+from precedente.shared.payloads import DocumentMetadata, Page, Party
 from tests.conftest import read_pages
 
 SHARED = Path(__file__).resolve().parents[3].parent / "shared"

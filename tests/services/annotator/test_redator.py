@@ -1,6 +1,6 @@
-"""The redator do acórdão (shared.legal.judges.redator) on real decisions of ../shared/archive and
-../shared/corpus: read from the decision's own caption, signature or prose caption, never from a cited case's
-"Rel. p/ acórdão Min. X".
+"""The redator do acórdão (precedente.shared.legal.judges.redator) on real decisions of ../shared/archive and
+../shared/corpus: read from the decision's own caption, signature or prose caption, never from a cited case's "Rel. p/
+acórdão Min. X".
 
 Measured on ../shared/corpus (every record's ementa and text, read as one acórdão page): 355 of its 10,626 decisions
 carry a redator label; 348 name the redator of a case they cite, 5 say "nos termos do voto do Redator para o Acórdão"
@@ -13,11 +13,11 @@ import re
 import pymupdf
 import pytest
 
-from services.annotator.logic import annotate
-from services.cleaner.logic import clean_pages
-from shared.legal import judges
-from shared.legal.document_text import DocumentText
-from shared.payloads import Page
+from precedente.services.annotator.logic import annotate
+from precedente.services.cleaner.logic import clean_pages
+from precedente.shared.legal import judges
+from precedente.shared.legal.document_text import DocumentText
+from precedente.shared.payloads import Page
 from tests.helpers.samples import CORPUS, SHARED_DATA, corpus_record
 
 ARCHIVE = SHARED_DATA / "archive"

@@ -1,9 +1,9 @@
-"""The annotator stores what a document says was cancelled, revised or overruled (shared.legal.status), read at the
-document's final court, and reads nothing in a petition, which argues."""
+"""The annotator stores what a document says was cancelled, revised or overruled (precedente.shared.legal.status), read
+at the document's final court, and reads nothing in a petition, which argues."""
 
-from services.annotator.logic import annotate
-from shared.contracts import MetadataHints
-from shared.payloads import Page
+from precedente.services.annotator.logic import annotate
+from precedente.shared.contracts import MetadataHints
+from precedente.shared.payloads import Page
 
 SAYS = "Ademais, a Súmula 469 foi cancelada em abril de 2018, antes da prolação do acórdão recorrido."
 

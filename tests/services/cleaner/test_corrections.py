@@ -10,10 +10,10 @@ from pathlib import Path
 import pymupdf
 import pytest
 
-from services.cleaner.corrections import CORRECTIONS_FILE, VOCABULARY_FILE, correct_ocr, load
-from services.cleaner.logic import CleanedDocument, clean_document
-from services.extractor.ocr_metrics import truth_pages, word_errors
-from shared.payloads import Page
+from precedente.services.cleaner.corrections import CORRECTIONS_FILE, VOCABULARY_FILE, correct_ocr, load
+from precedente.services.cleaner.logic import CleanedDocument, clean_document
+from precedente.services.extractor.ocr_metrics import truth_pages, word_errors
+from precedente.shared.payloads import Page
 
 SHARED = Path(__file__).resolve().parents[3].parent / "shared"
 DOCS = SHARED / "docs"

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from services.cleaner.layout import is_page_number, line_key
-from services.cleaner.logic import CleanedDocument, clean_document, clean_pages
-from shared.payloads import Page
+from precedente.services.cleaner.layout import is_page_number, line_key
+from precedente.services.cleaner.logic import CleanedDocument, clean_document, clean_pages
+from precedente.shared.payloads import Page
 from tests.helpers.samples import read_pages
 
 SHARED = Path(__file__).resolve().parents[3].parent / "shared"

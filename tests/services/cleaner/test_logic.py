@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from services.cleaner.logic import CleanedDocument, clean_document, clean_pages, clean_text
-from shared.payloads import Page
+from precedente.services.cleaner.logic import CleanedDocument, clean_document, clean_pages, clean_text
+from precedente.shared.payloads import Page
 from tests.helpers.samples import read_pages
 
 SHARED = Path(__file__).resolve().parents[3].parent / "shared"

@@ -24,14 +24,14 @@ import pymupdf
 import pytest
 from faststream.kafka import KafkaBroker
 
-from services.extractor.ocr import PageSlots
-from shared import ledger
-from shared.broker import ensure_topics, make_broker, publish
-from shared.contracts import MetadataHints, Source, Topic
-from shared.embedded import EmbeddedBroker, tesseract_available
-from shared.settings import Settings
-from shared.stage import PartitionOffsets
-from shared.storage import original_key, put_blob
+from precedente.services.extractor.ocr import PageSlots
+from precedente.shared.contracts import MetadataHints, Source, Topic
+from precedente.shared.infra.embedded import EmbeddedBroker, tesseract_available
+from precedente.shared.infra.storage import original_key, put_blob
+from precedente.shared.runtime import ledger
+from precedente.shared.runtime.broker import ensure_topics, make_broker, publish
+from precedente.shared.runtime.stage import PartitionOffsets
+from precedente.shared.settings import Settings
 from tests.helpers.samples import DOCS
 
 REPO = Path(__file__).resolve().parents[3]
@@ -60,7 +60,7 @@ def test_an_offset_is_committable_only_past_events_all_done() -> None:
 
 HOLDER = """
 import sys, time
-from services.extractor.ocr import PageSlots
+from precedente.services.extractor.ocr import PageSlots
 with PageSlots(sys.argv[1], int(sys.argv[2])).hold():
     print("holding", flush=True)
     time.sleep(600)

@@ -23,10 +23,10 @@ from docx.opc.packuri import PackURI
 from docx.opc.part import Part
 from docx.oxml import parse_xml
 
-from services.extractor.logic import detect_format, email_attachments, extract
-from services.extractor.office import find_soffice
-from services.extractor.pdf_layout import page_text
-from shared.errors import BadInput
+from precedente.services.extractor.logic import detect_format, email_attachments, extract
+from precedente.services.extractor.office import find_soffice
+from precedente.services.extractor.pdf_layout import page_text
+from precedente.shared.errors import BadInput
 from tests.helpers.hostile import make_ole
 from tests.helpers.office import docx_bytes, small_docx
 

@@ -14,9 +14,9 @@ import docx
 import pytest
 from docx.oxml import parse_xml
 
-from services.extractor.docx_reader import extract_docx
-from services.extractor.logic import detect_format, email_attachments, extract
-from shared.errors import BadInput
+from precedente.services.extractor.docx_reader import extract_docx
+from precedente.services.extractor.logic import detect_format, email_attachments, extract
+from precedente.shared.errors import BadInput
 
 ODT_MIMETYPE = b"application/vnd.oasis.opendocument.text"
 

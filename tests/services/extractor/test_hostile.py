@@ -49,7 +49,7 @@ CHILD = r"""
 import json, resource, sys, time
 limit = int(sys.argv[3]) * 1024 * 1024
 resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-from services.extractor.logic import BadInput, extract
+from precedente.services.extractor.logic import BadInput, extract
 result = {}
 start = time.perf_counter()
 try:

@@ -6,8 +6,8 @@ from pathlib import Path
 import psutil
 import pytest
 
-from services.extractor.isolation import IsolatedRunner
-from services.extractor.logic import BadInput, extract
+from precedente.services.extractor.isolation import IsolatedRunner
+from precedente.services.extractor.logic import BadInput, extract
 from tests.helpers.pdfs import one_page_pdf
 
 DOCS = Path(__file__).resolve().parents[3].parent / "shared" / "docs"
@@ -65,8 +65,8 @@ def test_a_file_that_needs_more_memory_than_allowed_ends_with_a_reason() -> None
 OWNER = """
 import sys
 from pathlib import Path
-from services.extractor.isolation import IsolatedRunner
-from services.extractor.logic import extract
+from precedente.services.extractor.isolation import IsolatedRunner
+from precedente.services.extractor.logic import extract
 
 scan = Path(sys.argv[1])
 IsolatedRunner(timeout_s=600, memory_mb=2048).run(extract, scan.read_bytes(), scan.name, label=scan.name)

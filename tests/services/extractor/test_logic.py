@@ -14,8 +14,8 @@ from docx.enum.section import WD_SECTION
 from docx.enum.style import WD_STYLE_TYPE
 from docx.enum.text import WD_BREAK
 
-from services.extractor.logic import BadInput, detect_format, extract
-from services.extractor.ocr import text_from_tesseract
+from precedente.services.extractor.logic import BadInput, detect_format, extract
+from precedente.services.extractor.ocr import text_from_tesseract
 from tests.helpers.pdfs import hand_made_pdf
 
 SHARED = Path(__file__).resolve().parents[3].parent / "shared"

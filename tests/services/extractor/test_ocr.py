@@ -17,11 +17,11 @@ import numpy as np
 import pymupdf
 import pytest
 
-from services.extractor.logic import extract
-from services.extractor.ocr import text_from_tesseract
-from services.extractor.ocr_metrics import body, is_running_line, score, truth_pages
-from services.extractor.policy import review_reasons, review_verdict
-from services.extractor.preprocess import (
+from precedente.services.extractor.logic import extract
+from precedente.services.extractor.ocr import text_from_tesseract
+from precedente.services.extractor.ocr_metrics import body, is_running_line, score, truth_pages
+from precedente.services.extractor.policy import review_reasons, review_verdict
+from precedente.services.extractor.preprocess import (
     capped_dpi,
     deskew,
     find_stamps,
@@ -30,9 +30,9 @@ from services.extractor.preprocess import (
     rotate_quarter,
     skew_angle,
 )
-from services.extractor.text_layer import garbled_reason
-from shared.payloads import PAGE_SEPARATOR, ExtractedDocument, Page
-from shared.settings import Settings
+from precedente.services.extractor.text_layer import garbled_reason
+from precedente.shared.payloads import PAGE_SEPARATOR, ExtractedDocument, Page
+from precedente.shared.settings import Settings
 
 REPO = Path(__file__).resolve().parents[3]
 DOCS = REPO.parent / "shared" / "docs"

@@ -13,11 +13,11 @@ import pymupdf
 import pytest
 import tesserocr
 
-from services.extractor.logic import extract
-from services.extractor.ocr import OcrConfig, ocr_pdf_pages, read_page_image, tessdata_dir
-from services.extractor.ocr_metrics import running_templates, score, truth_pages
-from services.extractor.policy import UNREADABLE_PAGE_MARGIN, review_verdict
-from services.extractor.preprocess import (
+from precedente.services.extractor.logic import extract
+from precedente.services.extractor.ocr import OcrConfig, ocr_pdf_pages, read_page_image, tessdata_dir
+from precedente.services.extractor.ocr_metrics import running_templates, score, truth_pages
+from precedente.services.extractor.policy import UNREADABLE_PAGE_MARGIN, review_verdict
+from precedente.services.extractor.preprocess import (
     MIN_STREAK_LINES,
     READING_SCALE,
     SPECKLE_PER_MPX,
@@ -32,8 +32,8 @@ from services.extractor.preprocess import (
     speckle_density,
     streak_lines,
 )
-from shared.payloads import ExtractedDocument, Page
-from shared.settings import Settings
+from precedente.shared.payloads import ExtractedDocument, Page
+from precedente.shared.settings import Settings
 
 SHARED = Path(__file__).resolve().parents[3].parent / "shared"
 SCANS = SHARED / "scans"

@@ -17,13 +17,13 @@ import pymupdf
 import pytest
 from prometheus_client import REGISTRY
 
-from services.extractor.service import handle, start_reader
-from shared import search_load
-from shared.contracts import DocumentSubmitted
-from shared.embedded import tesseract_available
-from shared.settings import Settings
-from shared.stage import StageContext
-from shared.storage import original_key, put_blob
+from precedente.services.extractor.service import handle, start_reader
+from precedente.shared.contracts import DocumentSubmitted
+from precedente.shared.infra.embedded import tesseract_available
+from precedente.shared.infra.storage import original_key, put_blob
+from precedente.shared.runtime import search_load
+from precedente.shared.runtime.stage import StageContext
+from precedente.shared.settings import Settings
 from tests.helpers.ledger import register
 from tests.helpers.samples import DOCS
 

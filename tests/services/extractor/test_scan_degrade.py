@@ -12,12 +12,12 @@ import cv2
 import numpy as np
 import pymupdf
 
-from services.extractor.ocr import OcrConfig, ocr_pdf_pages, read_page_image
-from services.extractor.ocr_metrics import body, words4
-from services.extractor.policy import review_verdict
-from services.extractor.preprocess import drop_colour_stamps, page_image
-from shared.payloads import ExtractedDocument, Page
-from shared.settings import Settings
+from precedente.services.extractor.ocr import OcrConfig, ocr_pdf_pages, read_page_image
+from precedente.services.extractor.ocr_metrics import body, words4
+from precedente.services.extractor.policy import review_verdict
+from precedente.services.extractor.preprocess import drop_colour_stamps, page_image
+from precedente.shared.payloads import ExtractedDocument, Page
+from precedente.shared.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[3]
 

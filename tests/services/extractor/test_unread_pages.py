@@ -8,12 +8,12 @@ from pathlib import Path
 import pymupdf
 
 from precedente.inspect import inspect_file, inspection_json
-from services.chunker.logic import chunk_document
-from services.cleaner.logic import clean_document
-from services.extractor.logic import extract
-from services.extractor.policy import review_verdict
-from shared.payloads import ExtractedDocument, Page
-from shared.settings import Settings
+from precedente.services.chunker.logic import chunk_document
+from precedente.services.cleaner.logic import clean_document
+from precedente.services.extractor.logic import extract
+from precedente.services.extractor.policy import review_verdict
+from precedente.shared.payloads import ExtractedDocument, Page
+from precedente.shared.settings import Settings
 from tests.helpers.pdfs import with_photo_page
 from tests.helpers.samples import DOCS
 

@@ -17,14 +17,14 @@ import asyncpg
 import numpy as np
 import pytest
 
-from services.indexer import service
-from services.indexer.batching import EmbeddingBatcher
-from services.indexer.service import PASSAGES_EMBEDDED, SERVICE, batch_size, batcher_for, embed_batch, handle
-from shared import ledger
-from shared.contracts import DocumentAnnotated, Stage
-from shared.embeddings import EmbeddingError, OpenAIEmbedder, get_embedder
-from shared.settings import Settings
-from shared.stage import StageContext
+from precedente.services.indexer import service
+from precedente.services.indexer.batching import EmbeddingBatcher
+from precedente.services.indexer.service import PASSAGES_EMBEDDED, SERVICE, batch_size, batcher_for, embed_batch, handle
+from precedente.shared.contracts import DocumentAnnotated, Stage
+from precedente.shared.embeddings.embedders import EmbeddingError, OpenAIEmbedder, get_embedder
+from precedente.shared.runtime import ledger
+from precedente.shared.runtime.stage import StageContext
+from precedente.shared.settings import Settings
 from tests.helpers.fake_openai import FakeOpenAI, bag_of_words
 from tests.helpers.ledger import annotated
 from tests.helpers.samples import read_pages

@@ -17,19 +17,19 @@ import pytest
 from aiokafka import AIOKafkaConsumer, TopicPartition
 from faststream.kafka import KafkaBroker
 
-from services.indexer import deletions
-from services.indexer.service import (
+from precedente.services.indexer import deletions
+from precedente.services.indexer.service import (
     SERVICE,
     handle,
     sweep_computed_vectors,
 )
-from shared import ledger
-from shared.broker import ensure_topics, make_broker, topic_name
-from shared.contracts import DocumentDeleted, Stage, Topic
-from shared.embedded import EmbeddedBroker
-from shared.embeddings import get_embedder
-from shared.settings import Settings
-from shared.stage import StageContext, process
+from precedente.shared.contracts import DocumentDeleted, Stage, Topic
+from precedente.shared.embeddings.embedders import get_embedder
+from precedente.shared.infra.embedded import EmbeddedBroker
+from precedente.shared.runtime import ledger
+from precedente.shared.runtime.broker import ensure_topics, make_broker, topic_name
+from precedente.shared.runtime.stage import StageContext, process
+from precedente.shared.settings import Settings
 from tests.helpers.indexing import embedded, passages, persisted, reused
 from tests.helpers.ledger import annotated
 from tests.helpers.samples import REPO
@@ -78,11 +78,11 @@ async def test_an_indexer_interrupted_after_a_batch_embeds_only_the_rest_when_ru
 
 KILLED_INDEXER = """
 import asyncio, sys
-from services.indexer.service import handle
-from shared.contracts import DocumentAnnotated
-from shared.db import create_pool
-from shared.settings import Settings
-from shared.stage import StageContext
+from precedente.services.indexer.service import handle
+from precedente.shared.contracts import DocumentAnnotated
+from precedente.shared.infra.db import create_pool
+from precedente.shared.settings import Settings
+from precedente.shared.runtime.stage import StageContext
 
 async def main() -> None:
     pool = await create_pool(sys.argv[1])
@@ -161,7 +161,8 @@ async def test_persisted_vectors_go_with_a_deletion_and_with_a_version_that_stop
     assert await persisted(pool, waiting.document_id) == 1  # still being indexed somewhere: kept
 
 
-# A redelivered event, through the stage's own consumption path (shared.stage.process) and a real broker.
+# A redelivered event, through the stage's own consumption path (precedente.shared.runtime.stage.process) and a real
+# broker.
 
 
 @pytest.fixture(scope="module")

@@ -4,11 +4,11 @@ stores every DocumentMetadata field on the document's row, and the indexer copie
 import asyncpg
 import pytest
 
-from services.annotator.service import ledger_fields
-from shared import ledger
-from shared.contracts import DocumentAnnotated, Stage
-from shared.payloads import DocumentMetadata
-from shared.settings import Settings
+from precedente.services.annotator.service import ledger_fields
+from precedente.shared.contracts import DocumentAnnotated, Stage
+from precedente.shared.payloads import DocumentMetadata
+from precedente.shared.runtime import ledger
+from precedente.shared.settings import Settings
 from tests.helpers.indexing import index_with_the_indexer
 
 DIRECTIVE = DocumentMetadata(

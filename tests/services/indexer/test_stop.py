@@ -11,10 +11,10 @@ import asyncpg
 import numpy as np
 import pytest
 
-from services.indexer.service import SERVICE, STOP_SLICE, embed_batch
-from shared.embeddings import get_embedder
-from shared.settings import Settings
-from shared.stage import HandBack, InFlight, StageContext, process
+from precedente.services.indexer.service import SERVICE, STOP_SLICE, embed_batch
+from precedente.shared.embeddings.embedders import get_embedder
+from precedente.shared.runtime.stage import HandBack, InFlight, StageContext, process
+from precedente.shared.settings import Settings
 from tests.helpers.indexing import embedded, passages, persisted, reused
 from tests.helpers.ledger import annotated
 

@@ -9,14 +9,14 @@ from functools import cache
 import asyncpg
 import pytest
 
-from services.indexer.deletions import purge
-from services.indexer.service import handle
-from services.indexer.works import assign_work, backfill
-from shared.contracts import DocumentAnnotated, DocumentDeleted
-from shared.payloads import AnnotatedChunks, Chunk, DocumentMetadata
-from shared.settings import Settings
-from shared.stage import StageContext
-from shared.storage import put_model, stage_key
+from precedente.services.indexer.deletions import purge
+from precedente.services.indexer.service import handle
+from precedente.services.indexer.works import assign_work, backfill
+from precedente.shared.contracts import DocumentAnnotated, DocumentDeleted
+from precedente.shared.infra.storage import put_model, stage_key
+from precedente.shared.payloads import AnnotatedChunks, Chunk, DocumentMetadata
+from precedente.shared.runtime.stage import StageContext
+from precedente.shared.settings import Settings
 from tests.helpers.indexing import index_with_the_indexer
 from tests.helpers.ledger import register
 from tests.helpers.ocr import ocr_noisy

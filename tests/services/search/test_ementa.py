@@ -12,12 +12,12 @@ from pathlib import Path
 import asyncpg
 import pytest
 
-from services.chunker.logic import chunk_document
-from services.cleaner.logic import clean_pages
-from services.search.ementa import EMENTA_MAX_CHARS, ementas
-from shared.embeddings import get_model
-from shared.payloads import PAGE_SEPARATOR, Chunk, DocumentMetadata, Page
-from shared.settings import Settings
+from precedente.services.chunker.logic import chunk_document
+from precedente.services.cleaner.logic import clean_pages
+from precedente.services.search.ementa import EMENTA_MAX_CHARS, ementas
+from precedente.shared.embeddings.embedders import get_model
+from precedente.shared.payloads import PAGE_SEPARATOR, Chunk, DocumentMetadata, Page
+from precedente.shared.settings import Settings
 from tests.helpers.indexing import index_with_the_indexer
 from tests.helpers.samples import read_pages
 

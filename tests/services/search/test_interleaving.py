@@ -7,7 +7,7 @@ from collections import Counter
 
 import pytest
 
-from services.search.interleaving import credit, seeded_random, sign_test, team_draft, winner
+from precedente.services.search.interleaving import credit, seeded_random, sign_test, team_draft, winner
 
 A = ["d1", "d2", "d3", "d4", "d5", "d6"]
 B = ["d3", "d7", "d1", "d8", "d9", "d2"]

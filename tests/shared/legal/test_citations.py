@@ -6,7 +6,7 @@ from datetime import date
 
 import pytest
 
-from shared.legal.citations import extract_citations, under_portuguese_law
+from precedente.shared.legal.citations import extract_citations, under_portuguese_law
 from tests.helpers.samples import CORPUS, corpus_record
 
 

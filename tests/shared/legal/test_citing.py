@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from shared.legal.citing import ACT_TYPES, CitationFields, abnt_author, format_citation, judged_alone
+from precedente.shared.legal.citing import ACT_TYPES, CitationFields, abnt_author, format_citation, judged_alone
 
 GOLD = Path(__file__).resolve().parents[2] / "data" / "metadata_gold.json"
 

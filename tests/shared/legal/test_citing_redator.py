@@ -1,14 +1,15 @@
-"""The redator do acórdão in a decision's citation (shared.legal.citing), as lawyers cite an acórdão whose relator
-was defeated: "STF, RE 657.718/MG, Rel. Min. Marco Aurélio, Red. p/ o acórdão Min. Roberto Barroso, Plenário"."""
+"""The redator do acórdão in a decision's citation (precedente.shared.legal.citing), as lawyers cite an acórdão whose
+relator was defeated: "STF, RE 657.718/MG, Rel. Min. Marco Aurélio, Red. p/ o acórdão Min. Roberto Barroso,
+Plenário"."""
 
 from dataclasses import replace
 
 import pymupdf
 
-from services.annotator.logic import annotate
-from services.cleaner.logic import clean_pages
-from shared.legal.citing import CitationFields, format_citation
-from shared.payloads import Page
+from precedente.services.annotator.logic import annotate
+from precedente.services.cleaner.logic import clean_pages
+from precedente.shared.legal.citing import CitationFields, format_citation
+from precedente.shared.payloads import Page
 from tests.helpers.samples import SHARED_DATA
 
 

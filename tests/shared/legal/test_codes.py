@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from shared.legal.codes import (
+from precedente.shared.legal.codes import (
     DOCUMENT_SUBTYPE_LABELS,
     DOCUMENT_SUBTYPES,
     DOCUMENT_TYPE_LABELS,

@@ -1,10 +1,10 @@
-"""Which court, office or agency a document comes from (shared.legal.courts): golden cases on short openings."""
+"""Which court, office or agency a document comes from (shared/legal/courts.py): golden cases on short openings."""
 
 import pytest
 
-from shared.legal.courts import guess_court
-from shared.legal.document_text import DocumentText
-from shared.payloads import Page
+from precedente.shared.legal.courts import guess_court
+from precedente.shared.legal.document_text import DocumentText
+from precedente.shared.payloads import Page
 
 
 def court_of(text: str, document_type: str = "outro", *more_pages: str) -> str | None:

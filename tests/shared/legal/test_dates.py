@@ -1,16 +1,16 @@
-"""Month tables and the dates documents print (shared.legal.dates): golden cases on small texts."""
+"""Month tables and the dates documents print (precedente.shared.legal.dates): golden cases on small texts."""
 
 import re
 from datetime import date
 
 import pytest
 
-from shared.legal.dates import ENGLISH_MONTHS, MAIL_MONTHS, MONTH_NAMES, MONTH_PATTERN, MONTHS, guess_date
-from shared.legal.document_text import DocumentText
-from shared.payloads import Page
+from precedente.shared.legal.dates import ENGLISH_MONTHS, MAIL_MONTHS, MONTH_NAMES, MONTH_PATTERN, MONTHS, guess_date
+from precedente.shared.legal.document_text import DocumentText
+from precedente.shared.payloads import Page
 from tests.helpers.samples import corpus_record
 
-# The tables the callers had before shared.legal.dates, copied verbatim.
+# The tables the callers had before precedente.shared.legal.dates, copied verbatim.
 OLD_MONTH_ALTERNATION = r"janeiro|fevereiro|marco|abril|maio|junho|julho|agosto|setembro|outubro|novembro|dezembro"
 OLD_MAIL_MONTHS = {  # services/extractor/email_reader.py _MONTHS
     "jan": 1, "janeiro": 1, "january": 1, "fev": 2, "fevereiro": 2, "feb": 2, "february": 2,

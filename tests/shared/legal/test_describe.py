@@ -3,10 +3,10 @@ and a decision, and that the annotator's metadata carries them."""
 
 from datetime import date
 
-from services.annotator.logic import annotate
-from shared.legal.describe import describe
-from shared.legal.document_text import DocumentText
-from shared.payloads import Page
+from precedente.services.annotator.logic import annotate
+from precedente.shared.legal.describe import describe
+from precedente.shared.legal.document_text import DocumentText
+from precedente.shared.payloads import Page
 
 DECREE = "Presidência da República\nDECRETO Nº 8.660, DE 29 DE JANEIRO DE 2016\nPromulga a Convenção.\nArt. 1º Fica."
 ARTICLE = (

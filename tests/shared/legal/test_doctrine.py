@@ -2,9 +2,9 @@
 
 import pytest
 
-from shared.legal.doctrine import DoctrineInfo, is_byline, read_doctrine
-from shared.legal.document_text import DocumentText
-from shared.payloads import Page
+from precedente.shared.legal.doctrine import DoctrineInfo, is_byline, read_doctrine
+from precedente.shared.legal.document_text import DocumentText
+from precedente.shared.payloads import Page
 from tests.helpers.samples import SHARED_DATA
 
 
@@ -119,10 +119,10 @@ CLEANED_AND_RAW = {
 
 @pytest.mark.parametrize("name", sorted(CLEANED_AND_RAW))
 def test_archive_works_as_the_annotator_reads_them(name: str) -> None:
-    """Cleaned pages with the raw ones beside them, as services.annotator reads them."""
+    """Cleaned pages with the raw ones beside them, as precedente.services.annotator reads them."""
     import pymupdf
 
-    from services.cleaner.logic import clean_pages
+    from precedente.services.cleaner.logic import clean_pages
 
     with pymupdf.open(SHARED_DATA / "archive" / f"{name}.pdf") as pdf:
         raw = [Page(number=i + 1, text=p.get_text()) for i, p in enumerate(pdf) if i < 6]

@@ -3,10 +3,10 @@ real files of ../shared/archive (labelled here by reading them: legislation, doc
 
 import pytest
 
-from shared.legal.codes import DOCUMENT_SUBTYPE_LABELS, DOCUMENT_SUBTYPES, DOCUMENT_TYPES
-from shared.legal.document_text import DocumentText
-from shared.legal.document_types import guess_subtype, guess_type
-from shared.payloads import Page
+from precedente.shared.legal.codes import DOCUMENT_SUBTYPE_LABELS, DOCUMENT_SUBTYPES, DOCUMENT_TYPES
+from precedente.shared.legal.document_text import DocumentText
+from precedente.shared.legal.document_types import guess_subtype, guess_type
+from precedente.shared.payloads import Page
 from tests.helpers.samples import SHARED_DATA
 
 ARCHIVE = SHARED_DATA / "archive"

@@ -3,8 +3,8 @@ annotator stores for real decisions of ../shared/docs and ../shared/archive."""
 
 import pytest
 
-from shared.legal.citations import extract_citations
-from shared.legal.graph import cited_as, cited_keys
+from precedente.shared.legal.citations import extract_citations
+from precedente.shared.legal.graph import cited_as, cited_keys
 
 
 @pytest.mark.parametrize(

@@ -3,7 +3,7 @@ shapes, no real person's); the texts around them are the shapes cards were built
 
 import pytest
 
-from shared.legal.identifiers import find_identifiers, has_identifier, remove_identifiers
+from precedente.shared.legal.identifiers import find_identifiers, has_identifier, remove_identifiers
 
 
 @pytest.mark.parametrize(

@@ -4,9 +4,9 @@ Portuguese, STJ and TJUE decisions, articles; and the text search configuration 
 import pymupdf
 import pytest
 
-from services.annotator.logic import annotate
-from shared.legal.language import SIMPLE_CONFIG, TS_CONFIGS, UNDETERMINED, detect_language, ts_config
-from shared.payloads import Page
+from precedente.services.annotator.logic import annotate
+from precedente.shared.legal.language import SIMPLE_CONFIG, TS_CONFIGS, UNDETERMINED, detect_language, ts_config
+from precedente.shared.payloads import Page
 from tests.helpers.samples import SHARED_DATA
 
 ARCHIVE = SHARED_DATA / "archive"

@@ -4,9 +4,9 @@ from datetime import date
 
 import pytest
 
-from shared.legal.document_text import DocumentText
-from shared.legal.legislation import ActInfo, article_exists, read_act
-from shared.payloads import Page
+from precedente.shared.legal.document_text import DocumentText
+from precedente.shared.legal.legislation import ActInfo, article_exists, read_act
+from precedente.shared.payloads import Page
 from tests.helpers.samples import SHARED_DATA
 
 

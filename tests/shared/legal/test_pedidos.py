@@ -1,14 +1,14 @@
-"""The requests read from the end of a petition (shared.legal.pedidos), on texts written as lawyers write them and
-on the real petição inicial of ../shared/docs."""
+"""The requests read from the end of a petition (precedente.shared.legal.pedidos), on texts written as lawyers write
+them and on the real petição inicial of ../shared/docs."""
 
 from pathlib import Path
 
 import pymupdf
 
-from services.annotator.logic import annotate
-from services.cleaner.logic import clean_pages
-from shared.legal.pedidos import PEDIDO_MAX, read_pedidos
-from shared.payloads import Page
+from precedente.services.annotator.logic import annotate
+from precedente.services.cleaner.logic import clean_pages
+from precedente.shared.legal.pedidos import PEDIDO_MAX, read_pedidos
+from precedente.shared.payloads import Page
 
 SAMPLES = Path(__file__).resolve().parents[3].parent / "shared" / "docs"
 

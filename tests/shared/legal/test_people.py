@@ -2,7 +2,7 @@
 
 import pytest
 
-from shared.legal.people import is_person_name
+from precedente.shared.legal.people import is_person_name
 
 
 @pytest.mark.parametrize(

@@ -2,7 +2,7 @@
 
 import pytest
 
-from shared.legal.precedents import QualifiedPrecedent, find_qualified_precedents, label
+from precedente.shared.legal.precedents import QualifiedPrecedent, find_qualified_precedents, label
 
 
 def found(text: str, court: str | None = None) -> list[tuple[str, str]]:

@@ -2,7 +2,7 @@
 
 import pytest
 
-from shared.legal import process_numbers
+from precedente.shared.legal import process_numbers
 
 
 def test_cnj_check_digits() -> None:
@@ -30,11 +30,11 @@ def test_numbers_found_in_text_and_their_courts() -> None:
 
 
 def own_number(text: str, document_type: str = "acordao") -> str | None:
-    """The document's own case number as the annotator reads it (services.annotator.fields.process_number)."""
-    from services.annotator.fields import process_number
-    from shared.legal.document_text import DocumentText
-    from shared.legal.titles import caption
-    from shared.payloads import Page
+    """The document's own case number as the annotator reads it (services/annotator/fields.py, process_number)."""
+    from precedente.services.annotator.fields import process_number
+    from precedente.shared.legal.document_text import DocumentText
+    from precedente.shared.legal.titles import caption
+    from precedente.shared.payloads import Page
 
     doc = DocumentText([Page(number=1, text=text)])
     return process_number(doc, document_type, caption(doc))[0]

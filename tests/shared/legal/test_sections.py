@@ -6,9 +6,16 @@ from itertools import pairwise
 
 import pytest
 
-from services.cleaner.logic import clean_pages
-from shared.legal.sections import SECTION_LABELS, SECTION_PLACES, Section, detect_sections, section_label, section_place
-from shared.payloads import PAGE_SEPARATOR, Page
+from precedente.services.cleaner.logic import clean_pages
+from precedente.shared.legal.sections import (
+    SECTION_LABELS,
+    SECTION_PLACES,
+    Section,
+    detect_sections,
+    section_label,
+    section_place,
+)
+from precedente.shared.payloads import PAGE_SEPARATOR, Page
 from tests.helpers.samples import DOCS, read_pages
 
 PDF_NAMES = sorted(p.name for p in DOCS.glob("*.pdf"))

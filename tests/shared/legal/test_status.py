@@ -1,10 +1,10 @@
-"""Status statements (shared.legal.status) on real decisions of ../shared/corpus and ../shared/archive, read where
-they lie (never copied here): what each says was cancelled, revised or overruled, and what it only discusses."""
+"""Status statements (precedente.shared.legal.status) on real decisions of ../shared/corpus and ../shared/archive, read
+where they lie (never copied here): what each says was cancelled, revised or overruled, and what it only discusses."""
 
 import pymupdf
 import pytest
 
-from shared.legal.status import case_key, find_status_statements, precedent_key
+from precedente.shared.legal.status import case_key, find_status_statements, precedent_key
 from tests.helpers.samples import SHARED_DATA, corpus_record
 
 FILES = {

@@ -6,11 +6,11 @@ import re
 import pymupdf
 import pytest
 
-from services.chunker.logic import chunk_document
-from services.cleaner.logic import clean_pages
-from services.search.engine.cards import passage_citation
-from shared.legal.teses import tese_citation
-from shared.payloads import Chunk, Page
+from precedente.services.chunker.logic import chunk_document
+from precedente.services.cleaner.logic import clean_pages
+from precedente.services.search.engine.cards import passage_citation
+from precedente.shared.legal.teses import tese_citation
+from precedente.shared.payloads import Chunk, Page
 from tests.helpers.samples import SHARED_DATA
 
 ARCHIVE = SHARED_DATA / "archive"

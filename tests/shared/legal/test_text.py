@@ -1,4 +1,4 @@
-"""Folding and title case (shared.legal.text): golden cases, and proof that each caller's former private fold
+"""Folding and title case (precedente.shared.legal.text): golden cases, and proof that each caller's former private fold
 is the same function as what it calls now, on every character of the Basic Multilingual Plane and on real text."""
 
 import re
@@ -6,7 +6,7 @@ import unicodedata
 
 import pytest
 
-from shared.legal.text import (
+from precedente.shared.legal.text import (
     ascii_letters,
     fold,
     fold_lower,
@@ -21,7 +21,7 @@ BMP = "".join(chr(cp) for cp in range(0x10000) if not 0xD800 <= cp <= 0xDFFF)
 PORTUGUESE = "AÇÃO CIVIL PÚBLICA — Acórdão nº 1º/2ª: é, à, ê, ô, õ, ü; Vistos, relatados e discutidos. Ç ç Ñ"
 
 
-# The definitions the callers had before shared.legal.text, copied verbatim as references.
+# The definitions the callers had before precedente.shared.legal.text, copied verbatim as references.
 def old_annotator_fold(text: str) -> str:  # services/annotator/logic.py fold, shared/legal_codes.py fold
     out = []
     for ch in text:

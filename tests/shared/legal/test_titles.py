@@ -1,10 +1,10 @@
-"""Titles and case captions (shared.legal.titles): golden cases on short openings."""
+"""Titles and case captions (precedente.shared.legal.titles): golden cases on short openings."""
 
 import pytest
 
-from shared.legal.document_text import DocumentText
-from shared.legal.titles import caption, guess_title
-from shared.payloads import Page
+from precedente.shared.legal.document_text import DocumentText
+from precedente.shared.legal.titles import caption, guess_title
+from precedente.shared.payloads import Page
 
 
 def doc(text: str) -> DocumentText:

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from services.annotator.logic import annotate
-from services.cleaner.logic import clean_pages
-from shared.legal.works import (
+from precedente.services.annotator.logic import annotate
+from precedente.services.cleaner.logic import clean_pages
+from precedente.shared.legal.works import (
     BANDS,
     NUM_PERM,
     SIMILARITY_THRESHOLD,
@@ -26,7 +26,7 @@ from shared.legal.works import (
     similarity,
     work_keys,
 )
-from shared.payloads import DocumentMetadata
+from precedente.shared.payloads import DocumentMetadata
 from tests.helpers.ocr import ocr_noisy
 from tests.helpers.samples import DOCS, read_pages
 

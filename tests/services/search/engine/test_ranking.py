@@ -4,9 +4,9 @@ import math
 
 import numpy as np
 
-from services.search.engine.candidates import preselection_query
-from services.search.engine.ranking import CollectionStatistics, PoolEntry, Ranking, bm25, fuse, lead
-from services.search.engine.steps import score_pool
+from precedente.services.search.engine.candidates import preselection_query
+from precedente.services.search.engine.ranking import CollectionStatistics, PoolEntry, Ranking, bm25, fuse, lead
+from precedente.services.search.engine.steps import score_pool
 
 
 def unit(*values: float) -> np.ndarray:

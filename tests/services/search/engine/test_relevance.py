@@ -5,7 +5,7 @@ import json
 import numpy as np
 import pytest
 
-from services.search.engine.relevance import (
+from precedente.services.search.engine.relevance import (
     BASIS,
     FEATURES,
     MODEL_FILE,

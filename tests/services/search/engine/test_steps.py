@@ -4,9 +4,9 @@ import re
 
 import numpy as np
 
-from services.search.engine.ranking import CollectionStatistics, PoolEntry, Ranking, bm25, fuse
-from services.search.engine.ranking import lead as lead_scores
-from services.search.engine.steps import POOL_STEPS, STEPS, Ranked, score_pool, tables_last
+from precedente.services.search.engine.ranking import CollectionStatistics, PoolEntry, Ranking, bm25, fuse
+from precedente.services.search.engine.ranking import lead as lead_scores
+from precedente.services.search.engine.steps import POOL_STEPS, STEPS, Ranked, score_pool, tables_last
 
 
 def test_the_steps_run_in_their_declared_order() -> None:

