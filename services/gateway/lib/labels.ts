@@ -1,9 +1,9 @@
 // Every stage, state, reason code and review action the API sends, as the people who ingest and review read them.
 // One module for every page, so no page shows a code ("low_ocr_confidence") or mixes English in.
-// The codes come from shared/contracts.py (Stage), shared/pipeline.py (the services that stop a document:
-// halted_in), the extractor (shared/formats.py, services/extractor/*.py BadInput/ToReview codes), shared/stage.py
+// The codes come from shared/contracts.py (Stage), shared/runtime/pipeline.py (the services that stop a document:
+// halted_in), the extractor (shared/formats.py, services/extractor/*.py BadInput/ToReview codes), shared/runtime/stage.py
 // (unreadable, needs_review, repeated_failure), services/indexer (superseded, embedding_model_mismatch),
-// services/search/routers/review.py (rejected) and shared/outbox.py (publishing, unpublished).
+// services/search/routers/review.py (rejected) and shared/runtime/outbox.py (publishing, unpublished).
 
 /** The ledger's stages (shared/contracts.py Stage), as a state of the document. */
 export const STAGE_LABELS: Record<string, string> = {
@@ -21,7 +21,7 @@ export const STAGE_LABELS: Record<string, string> = {
 /** The stages in the order a document goes through them, then the stops off the chain. */
 export const STAGE_ORDER = ["submitted", "extracted", "cleaned", "chunked", "annotated", "indexed", "review", "failed", "deleted"];
 
-/** Who stopped a document (documents.halted_in): a pipeline service (shared/pipeline.py) or the review. */
+/** Who stopped a document (documents.halted_in): a pipeline service (shared/runtime/pipeline.py) or the review. */
 export const SERVICE_LABELS: Record<string, string> = {
   extractor: "extração do texto",
   cleaner: "limpeza do texto",
@@ -107,7 +107,7 @@ export const METHOD_LABELS: Record<string, string> = {
   manual: "corrigida à mão",
 };
 
-/** Outcomes of POST /documents (shared/ledger.py register_submission). */
+/** Outcomes of POST /documents (shared/runtime/ledger.py register_submission). */
 export const UPLOAD_OUTCOMES: Record<string, string> = {
   new: "Recebido: será processado",
   new_version: "Nova versão recebida: será processada",
@@ -224,7 +224,7 @@ const SUBMISSION_DETAILS: Record<string, string> = { new: "", new_version: "nova
 const count = (n: string | undefined, one: string, many: string) => plural(Number(n ?? "0"), one, many);
 
 /**
- * A history entry's detail (what each stage writes: shared/ledger.py's submission outcome, the extractor's
+ * A history entry's detail (what each stage writes: shared/runtime/ledger.py's submission outcome, the extractor's
  * "14 pages, 0 by OCR", the cleaner's lines removed, the indexer's "22 chunks") in Portuguese; a stop's reason as
  * reasonText() says it; null for what this page does not know.
  */

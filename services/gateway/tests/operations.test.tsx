@@ -47,7 +47,7 @@ function reasonCodes(): Set<string> {
   }
   const formats = readFileSync(path.join(REPO, "shared", "formats.py"), "utf8");
   for (const m of formats.matchAll(/^(?:UNSUPPORTED|PASSWORD) = "([a-z_]+)"/gm)) codes.add(m[1]!);
-  const outbox = readFileSync(path.join(REPO, "shared", "outbox.py"), "utf8");
+  const outbox = readFileSync(path.join(REPO, "shared", "runtime", "outbox.py"), "utf8");
   for (const m of outbox.matchAll(/^(?:PUBLISHING|UNPUBLISHED) = "([a-z_]+)"/gm)) codes.add(m[1]!);
   return codes;
 }
@@ -62,8 +62,8 @@ describe("labels: every code the API sends has Portuguese words", () => {
     expect([...STAGE_ORDER].sort()).toEqual([...stages].sort());
   });
 
-  it("every pipeline service of shared/pipeline.py (halted_in)", () => {
-    const pipeline = readFileSync(path.join(REPO, "shared", "pipeline.py"), "utf8");
+  it("every pipeline service of shared/runtime/pipeline.py (halted_in)", () => {
+    const pipeline = readFileSync(path.join(REPO, "shared", "runtime", "pipeline.py"), "utf8");
     const names = [...pipeline.matchAll(/PipelineStage\(\s*"([a-z]+)"/g)].map((m) => m[1]);
     expect(names).toEqual(["extractor", "cleaner", "chunker", "annotator", "indexer"]);
     for (const name of names) expect(SERVICE_LABELS, name).toHaveProperty(name!);
