@@ -190,13 +190,19 @@ def batches(pairs: list[dict[str, str]], size: int, rng: random.Random):  # noqa
                 batch = []
 
 
+def held_out_sources(records: list[dict[str, Any]], rng: random.Random) -> set[str]:
+    """A twentieth of the source decisions, drawn by `rng`: held out whole, so no decision is both trained on and
+    validated on (the adapter's and the cross-encoder's training split them the same way)."""
+    sources = sorted({r["source"] for r in records})
+    rng.shuffle(sources)
+    return set(sources[: len(sources) // 20])
+
+
 def train(args: argparse.Namespace) -> None:
     torch.set_num_threads(args.threads)
     pairs = [json.loads(line) for line in args.pairs.open(encoding="utf-8")]
     rng = random.Random(0)
-    sources = sorted({p["source"] for p in pairs})
-    rng.shuffle(sources)
-    held = set(sources[: len(sources) // 20])
+    held = held_out_sources(pairs, rng)
     training = [p for p in pairs if p["source"] not in held]
     validation = [p for p in pairs if p["source"] in held][:256]
     model = LoraE5(args.rank, args.alpha)

@@ -377,9 +377,7 @@ def train(args: argparse.Namespace) -> None:
     torch.set_num_threads(args.threads)
     records = [json.loads(line) for line in args.mined.open(encoding="utf-8")]
     rng = random.Random(0)
-    sources = sorted({r["source"] for r in records})
-    rng.shuffle(sources)
-    held = set(sources[: len(sources) // 20])
+    held = adapt_e5.held_out_sources(records, rng)
     training = []
     for record in records:  # a held-out decision is never seen in training, not even as a negative
         if record["source"] not in held:
