@@ -30,7 +30,7 @@ import psutil
 from precedente import reembed
 from precedente.shared import accounts
 from precedente.shared.infra.db import create_pool, migrate_for
-from precedente.shared.infra.embedded import EmbeddedBroker, EmbeddedPostgres, free_port, wait_for_port
+from precedente.shared.infra.embedded import EmbeddedBroker, EmbeddedPostgres, free_port, port_is_free, wait_for_port
 from precedente.shared.runtime import pipeline
 from precedente.shared.runtime.broker import STOP_GRACE_S, ensure_topics
 from precedente.shared.runtime.recovery import describe, resume_unfinished
@@ -351,10 +351,12 @@ class Stack:
         self.children[key] = Child(name, replica, process, time.monotonic(), restarts)
 
     def _metrics_port(self, key: str) -> int:
-        """A port for a service's /metrics, kept across its restarts; all listed in metrics-ports.json."""
-        if key not in self.metrics_ports:
-            self.metrics_ports[key] = free_port()
-            host = self.settings.metrics_host
+        """A port for a service's /metrics, kept across its restarts unless another process took it meanwhile (the
+        web page's port 0 once got the cleaner's, which then restarted for ever on "Address already in use"); all
+        listed in metrics-ports.json."""
+        host = self.settings.metrics_host
+        if key not in self.metrics_ports or not port_is_free(self.metrics_ports[key], host):
+            self.metrics_ports[key] = free_port(host)
             targets = {k: f"http://{host}:{port}/metrics" for k, port in self.metrics_ports.items()}
             (self.data_dir / "metrics-ports.json").write_text(json.dumps(targets, indent=2) + "\n")
         return self.metrics_ports[key]

@@ -112,6 +112,16 @@ def free_port(host: str = "127.0.0.1") -> int:
         return int(s.getsockname()[1])
 
 
+def port_is_free(port: int, host: str = "127.0.0.1") -> bool:
+    """Whether `port` can be bound now: a port chosen earlier may have been taken since by any other process."""
+    with socket.socket() as s:
+        try:
+            s.bind((host, port))
+        except OSError:
+            return False
+        return True
+
+
 def wait_for_port(host: str, port: int, timeout: float, process: subprocess.Popen | None = None) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:

@@ -1,7 +1,9 @@
 """`precedente up` ends what an earlier run on its data directory left behind, and nothing else; it runs the
 pipeline's services at a lower CPU priority than search."""
 
+import json
 import os
+import socket
 import subprocess
 import sys
 import time
@@ -120,3 +122,18 @@ def test_stop_signals_every_service_at_once_and_kills_one_that_outlives_the_stop
     assert "indexer did not stop in time; killing it" in caplog.text
     assert "cleaner did not stop" not in caplog.text
     assert "stopped in" in caplog.text and "the services in" in caplog.text
+
+
+def test_a_services_metrics_port_taken_by_another_process_is_chosen_again(tmp_path: Path) -> None:
+    """A service keeps its /metrics port across restarts, unless another process bound it meanwhile: the web page,
+    started on port 0, once got the cleaner's, and the cleaner restarted for ever on "Address already in use"."""
+    running = Stack(Settings(), tmp_path, port=0)
+    first = running._metrics_port("cleaner-0")
+    assert running._metrics_port("cleaner-0") == first  # kept while nobody else holds it
+    with socket.socket() as squatter:
+        squatter.bind(("127.0.0.1", first))
+        squatter.listen()
+        second = running._metrics_port("cleaner-0")
+    assert second != first
+    listed = json.loads((tmp_path / "metrics-ports.json").read_text())
+    assert listed["cleaner-0"] == f"http://127.0.0.1:{second}/metrics"
