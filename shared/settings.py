@@ -130,6 +130,7 @@ class Settings(BaseSettings):
     search_lead_max_lexemes: int = 0  # the lead orders only queries of at most this many distinct lexemes; 0: all
     search_authority_binding: float = 0.0  # steps.authority: a binding precedent rises by it; 0 (measured): off
     search_authority_ementa: float = 0.0  # steps.authority: the ementa's own passage rises by it; 0 (measured): off
+    search_long_document_weight: float = 0.2  # steps.long_documents: times ln(the file's passages) subtracted; 0: off
 
     # Identity (services/search/auth.py): every route but /health needs a bearer token (session, API key, OIDC JWT).
     auth_mode: Literal["required", "none"] = "required"  # none: local demos only, everyone is one anonymous caller

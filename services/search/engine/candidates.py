@@ -189,6 +189,7 @@ WITH dense AS MATERIALIZED (
 # a candidate that repetitive (about 1% of the archive's chunks) has its whole tsvector unnested to count them.
 # The embedding comes as pgvector's binary form (bytea), which pool_vectors reads for the whole pool in one numpy
 # pass: decoding each vector in Python (the driver's codec) was about 6% of the search service's CPU (py-spy).
+# `document_chunks` (steps.long_documents): how many passages the candidate's file holds.
 # `in_ementa` (steps.authority): the passage is the ementa's own statement, read as the :ementa field reads it.
 # `identified` tests :process_numbers first: without case numbers in the query (almost always) no row's number is
 # rewritten.
@@ -197,7 +198,7 @@ SELECT c.id, c.document_id, c.char_start, c.char_end, public.vector_send(c.embed
        c.lexeme_count AS lexemes, tf.terms, tf.counts, tf.firsts,
        c.document_type, c.document_subtype, c.court, c.relator, c.judging_body, c.document_date,
        d.procedural_class, d.qualified_kinds AS qualified_precedent,
-       coalesce(d.work_id, d.id)::text AS work_id, shape.table_like,
+       coalesce(d.work_id, d.id)::text AS work_id, d.chunk_count AS document_chunks, shape.table_like,
        (c.is_ementa OR split_part(c.section_path, ' > ', 1) = 'ementa') AS in_ementa,
        coalesce(:process_numbers::text[] IS NOT NULL
                 AND regexp_replace(d.process_number, '\\D', '', 'g') = ANY(:process_numbers), false)

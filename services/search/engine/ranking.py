@@ -57,6 +57,7 @@ class Ranking:
     lead_max_lexemes: int = 0  # the lead orders only queries of at most this many distinct lexemes; 0: every query
     authority_binding: float = 0.0  # steps.authority: added for a work that is a binding precedent; 0: off
     authority_ementa: float = 0.0  # steps.authority: added for a passage of the ementa; 0: off
+    long_document_weight: float = 0.2  # steps.long_documents: times ln(the file's passages) subtracted; 0: off
 
 
 def ranking_from(settings: Settings) -> Ranking:
@@ -72,6 +73,7 @@ def ranking_from(settings: Settings) -> Ranking:
         lead_max_lexemes=settings.search_lead_max_lexemes,
         authority_binding=settings.search_authority_binding,
         authority_ementa=settings.search_authority_ementa,
+        long_document_weight=settings.search_long_document_weight,
     )
 
 

@@ -6,13 +6,20 @@ import numpy as np
 
 from precedente.services.search.engine.ranking import CollectionStatistics, PoolEntry, Ranking, bm25, fuse
 from precedente.services.search.engine.ranking import lead as lead_scores
-from precedente.services.search.engine.steps import POOL_STEPS, STEPS, Ranked, score_pool, tables_last
+from precedente.services.search.engine.steps import (
+    POOL_STEPS,
+    STEPS,
+    Ranked,
+    long_documents,
+    score_pool,
+    tables_last,
+)
 
 
 def test_the_steps_run_in_their_declared_order() -> None:
     assert [step.__name__ for step in STEPS] == [
-        "fusion", "lead", "feedback", "authority", "tables_last", "grouping", "grade", "sources_before_comments",
-        "named_case_first", "newest_first",
+        "fusion", "lead", "feedback", "authority", "long_documents", "tables_last", "grouping", "grade",
+        "sources_before_comments", "named_case_first", "newest_first",
     ]  # fmt: skip
     assert STEPS[: len(POOL_STEPS)] == POOL_STEPS
 
@@ -90,3 +97,28 @@ def test_the_grade_reads_the_scores_before_the_tables_went_down() -> None:
     tables_last(ranked)
     assert ranked.fused[0] < ranked.fused[1:].min()
     assert ranked.scores().fused.tolist() == [2.0, 0.5, -1.0]
+
+
+def test_a_long_file_loses_the_log_of_its_passages_and_the_grade_reads_the_scores_before() -> None:
+    """long_documents: each passage loses weight x ln(its file's passages), so a short decision passes a 400-passage
+    compilation that stood a little above it; off at weight 0 or when the rows are not the pool's; tables_last after
+    it keeps the scores long_documents kept for the grade."""
+    pool = [PoolEntry(i, np.ones(2, dtype=np.float32), 30, {}) for i in range(3)]
+    rows = [{"document_chunks": 400, "table_like": False}, {"document_chunks": 12}, {"document_chunks": None}]
+    for weight, rows_given in ((0.0, rows), (0.2, [])):
+        ranked = Ranked(pool, np.ones(2), [], CollectionStatistics(3, 30.0, {}), Ranking(long_document_weight=weight),
+                        np.ones((3, 2)))  # fmt: skip
+        ranked.fused = np.array([1.0, 0.5, -1.0])
+        ranked.rows = rows_given
+        long_documents(ranked)
+        assert ranked.fused.tolist() == [1.0, 0.5, -1.0] and ranked.graded_fused is None
+    ranked = Ranked(pool, np.ones(2), [], CollectionStatistics(3, 30.0, {}), Ranking(long_document_weight=0.2),
+                    np.ones((3, 2)))  # fmt: skip
+    ranked.fused = np.array([1.0, 0.5, -1.0])
+    ranked.rows = rows
+    long_documents(ranked)
+    assert np.allclose(ranked.fused, [1.0 - 0.2 * np.log(400), 0.5 - 0.2 * np.log(12), -1.0])
+    assert list(np.argsort(-ranked.fused)) == [1, 0, 2], "the short decision passes the compilation"
+    ranked.rows = [{**row, "table_like": i == 2} for i, row in enumerate(rows)]
+    tables_last(ranked)
+    assert ranked.scores().fused.tolist() == [1.0, 0.5, -1.0], "the grade reads the scores as fitted"
