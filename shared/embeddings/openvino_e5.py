@@ -349,6 +349,10 @@ class OpenVinoE5(_WordTable):
         self._compiled = ov.Core().compile_model(self.model_dir / MODEL_FILE, "CPU", config)
         self._local = threading.local()  # an infer request per thread: one request is not thread-safe
         if self.streams > 1:  # each stream `threads` wide, a batch on each at once (a request per pool thread)
+            # pybind11 sets up its numpy API on first use behind a static guard: two streams reaching it together
+            # deadlocked an indexer (one held the guard and waited for the GIL, the other the reverse). One small
+            # inference here, on one thread, sets it up before the pool's threads exist.
+            self._pooled(np.full((1, 2), self.tokenizer.eos, dtype=np.int64), np.ones((1, 2), dtype=bool))
             self._batches_at_once = ThreadPoolExecutor(self.streams, thread_name_prefix="openvino-stream")
 
     @property

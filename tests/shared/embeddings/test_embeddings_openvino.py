@@ -135,6 +135,28 @@ def test_streams_embed_batches_at_once_to_the_same_vectors_and_nothing_is_pinned
     assert len(used) == 2 and all(name.startswith("openvino-stream") for name in used)
 
 
+def test_a_fresh_process_s_first_call_on_two_streams_finishes(cache_dir: Path, passages: list[str]) -> None:
+    """The first call of a new process runs its batches on two streams at once: pybind11's numpy set-up behind a
+    static guard deadlocked there (two indexers of a CI run stood still, py-spy showing each thread waiting on the
+    other), so the engine sets it up on one thread first. A race: it did not show in three fresh processes here
+    without the set-up, so this guards the path (three fresh processes, the set-up happens once per process) more
+    than it reproduces the hang."""
+    script = (
+        "import sys; from pathlib import Path; from precedente.shared.embeddings.openvino_e5 import OpenVinoE5;"
+        "texts = Path(sys.argv[2]).read_text().split('\\x1e');"
+        "m = OpenVinoE5('enpt', Path(sys.argv[1]), 'fp32', threads=1, streams=2);"
+        "print(m.passage(texts).shape)"
+    )
+    texts = cache_dir.parent / "two_streams_texts.txt"
+    texts.write_text("\x1e".join(passages * 3))
+    for _ in range(3):
+        done = subprocess.run(
+            [sys.executable, "-c", script, str(cache_dir), str(texts)], capture_output=True, text=True, timeout=180
+        )
+        assert done.returncode == 0, done.stderr[-2000:]
+        assert f"({len(passages) * 3}, 384)" in done.stdout
+
+
 def test_bf16_on_a_cpu_without_it_computes_fp32_and_says_so(
     cache_dir: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
