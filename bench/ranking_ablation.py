@@ -285,31 +285,31 @@ def main() -> None:
     args = parser.parse_args()
     if not (args.juristcu_db or args.firm_db):
         parser.error("give --juristcu-db, --firm-db or both")
+
+    def numbers(text: str, kind: type = float) -> list:
+        return [kind(n) for n in text.split(",")]
+
+    sweep: list[Configuration] = []  # a later sweep option replaces an earlier one
     if args.lead_weights:
-        global CONFIGURATIONS
-        weights = [float(w) for w in args.lead_weights.split(",")]
-        CONFIGURATIONS = (CONFIGURATIONS[0], *(Configuration(f"lead {w:g}", Ranking(lead_weight=w)) for w in weights))
+        sweep = [Configuration(f"lead {w:g}", Ranking(lead_weight=w)) for w in numbers(args.lead_weights)]
     if args.lead_max_lexemes:
-        limits = [int(n) for n in args.lead_max_lexemes.split(",")]
-        CONFIGURATIONS = (
-            CONFIGURATIONS[0],
-            *(Configuration(f"lead to {n} lexemes", Ranking(lead_max_lexemes=n)) for n in limits),
-        )
+        sweep = [
+            Configuration(f"lead to {n} lexemes", Ranking(lead_max_lexemes=n))
+            for n in numbers(args.lead_max_lexemes, int)
+        ]
     if args.authority:
         pairs = [tuple(float(w) for w in pair.split(":")) for pair in args.authority.split(",")]
-        CONFIGURATIONS = (
-            CONFIGURATIONS[0],
-            *(
-                Configuration(f"authority {b:g}:{e:g}", Ranking(authority_binding=b, authority_ementa=e))
-                for b, e in pairs
-            ),
-        )
+        sweep = [
+            Configuration(f"authority {b:g}:{e:g}", Ranking(authority_binding=b, authority_ementa=e)) for b, e in pairs
+        ]
     if args.long_documents:
-        weights = [float(w) for w in args.long_documents.split(",")]
-        CONFIGURATIONS = (
-            CONFIGURATIONS[0],
-            *(Configuration(f"long_documents {w:g}", Ranking(long_document_weight=w)) for w in weights),
-        )
+        sweep = [
+            Configuration(f"long_documents {w:g}", Ranking(long_document_weight=w))
+            for w in numbers(args.long_documents)
+        ]
+    if sweep:
+        global CONFIGURATIONS
+        CONFIGURATIONS = (CONFIGURATIONS[0], *sweep)
     asyncio.run(ablation(args.juristcu_db, args.firm_db))
 
 

@@ -5,8 +5,6 @@ import subprocess
 import sys
 
 PROCESS_THREADS = """
-import os, sys
-sys.path.insert(0, os.getcwd())
 import precedente.services.extractor.logic  # what the extractor and its reading children import
 import psutil
 print(psutil.Process().num_threads())
