@@ -9,7 +9,7 @@
 // Prints one line per scenario and exits non-zero if any failed.
 import assert from "node:assert/strict";
 import path from "node:path";
-import { axeViolations, launch, need, PHONE, runner, sessionOf } from "./harness.mjs";
+import { axeViolations, launch, need, PHONE, runner, searchFromHome, sessionOf } from "./harness.mjs";
 
 const env = process.env;
 const GW = need("GATEWAY_URL");
@@ -26,11 +26,7 @@ await scenario(
   "a lawyer keeps a result in a new folder with a note, shares it and exports it",
   async (context) => {
     const page = await context.newPage();
-    await page.goto(`${GW}/`);
-    await page.locator("#consulta").fill(need("QUERY"));
-    await page.locator("#consulta").press("Enter");
-    const card = page.locator("article.result").first();
-    await card.waitFor();
+    const card = await searchFromHome(page, GW, need("QUERY"));
     const heading = await card.locator("h2").innerText();
     await card.getByRole("button", { name: "Adicionar à pasta" }).click();
     await card.getByLabel("Pasta", { exact: true }).waitFor();

@@ -80,3 +80,35 @@ export async function axeViolations(page) {
   });
   return found.filter((v) => v.impact === "serious" || v.impact === "critical");
 }
+
+/**
+ * Waits until React has hydrated the element `selector` names (React sets its `__reactProps$…` key on a node it
+ * took over). Text typed into the server-rendered field before then can be lost to hydration, and the Enter that
+ * follows sends no search: the page's scenarios timed out waiting for a result under the whole suite's load.
+ */
+export async function hydrated(page, selector) {
+  await page.waitForFunction((sel) => {
+    const node = document.querySelector(sel);
+    return node !== null && Object.keys(node).some((key) => key.startsWith("__reactProps$"));
+  }, selector);
+}
+
+/**
+ * Opens the search page, searches for `query` once the page is live and returns the first result's card. Fails
+ * with the API's status and body when the search is refused, rather than waiting for a card that never comes.
+ */
+export async function searchFromHome(page, gateway, query) {
+  await page.goto(`${gateway}/`);
+  await hydrated(page, "#consulta");
+  const field = page.locator("#consulta");
+  await field.fill(query);
+  const answered = page.waitForResponse(
+    (r) => r.url().endsWith("/api/search") && r.request().method() === "POST" && r.request().postDataJSON()?.query === query,
+  );
+  await field.press("Enter");
+  const response = await answered;
+  if (response.status() !== 200) throw new Error(`the search for "${query}" answered ${response.status()}: ${await response.text()}`);
+  const card = page.locator("article.result").first();
+  await card.waitFor();
+  return card;
+}

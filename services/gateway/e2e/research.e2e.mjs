@@ -9,7 +9,7 @@
 // Prints one line per scenario and exits non-zero if any failed.
 import assert from "node:assert/strict";
 import path from "node:path";
-import { axeViolations, launch, need, PHONE, runner, sessionOf } from "./harness.mjs";
+import { axeViolations, launch, need, PHONE, runner, searchFromHome, sessionOf } from "./harness.mjs";
 
 const env = process.env;
 const GW = need("GATEWAY_URL");
@@ -69,10 +69,7 @@ await scenario(
   "a lawyer saves the search on the page, and finds it and its history again",
   async (context) => {
     const page = await context.newPage();
-    await page.goto(`${GW}/`);
-    await page.locator("#consulta").fill(QUERY);
-    await page.locator("#consulta").press("Enter");
-    await page.locator("article.result").first().waitFor();
+    await searchFromHome(page, GW, QUERY);
     await page.getByRole("button", { name: "Salvar pesquisa" }).click();
     const form = page.getByRole("form", { name: "Salvar pesquisa" });
     assert.equal(await form.getByLabel("Nome").inputValue(), QUERY, "the name defaults to the query");

@@ -8,7 +8,7 @@
 // Prints one line per scenario and exits non-zero if any failed.
 import assert from "node:assert/strict";
 import path from "node:path";
-import { axeViolations, launch, need, PHONE, runner, sessionOf } from "./harness.mjs";
+import { axeViolations, launch, need, PHONE, runner, searchFromHome, sessionOf } from "./harness.mjs";
 
 const env = process.env;
 const GW = need("GATEWAY_URL");
@@ -21,14 +21,6 @@ const { scenario, finish } = runner(browser, { timeout: 90_000 });
 const dora = await sessionOf(browser, GW, "dora", need("ADMIN_PASSWORD"));
 const bruno = await sessionOf(browser, GW, "bruno", need("LAWYER_PASSWORD"));
 
-async function search(page, query) {
-  await page.goto(`${GW}/`);
-  await page.locator("#consulta").fill(query);
-  await page.locator("#consulta").press("Enter");
-  await page.locator("article.result").first().waitFor();
-  return page.locator("article.result").first();
-}
-
 async function noOverflow(page, what) {
   const wide = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
   assert.ok(wide <= 0, `${what} is ${wide} px wider than the screen`);
@@ -38,7 +30,7 @@ await scenario(
   "an administrator adds a set, and the next search finds, explains and highlights the firm's term",
   async (context) => {
     const page = await context.newPage();
-    const before = await search(page, QUERY);
+    const before = await searchFromHome(page, GW, QUERY);
     assert.ok(!(await before.innerText()).includes("sob outro nome"), "no concept line before the set exists");
 
     await page.getByRole("link", { name: "Tesauro", exact: true }).click();
@@ -59,7 +51,7 @@ await scenario(
     assert.deepEqual(await axeViolations(page), []);
     if (SHOTS) await page.screenshot({ path: path.join(SHOTS, "thesaurus.png"), fullPage: false });
 
-    const card = await search(page, QUERY);
+    const card = await searchFromHome(page, GW, QUERY);
     const explanation = await card.locator(".explanation").innerText();
     const line = `Trata de ${QUERY} sob outro nome: “${OTHER}”`.toLowerCase();
     assert.ok(explanation.toLowerCase().includes(line), explanation);
