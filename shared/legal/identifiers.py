@@ -14,6 +14,7 @@ dates none of these patterns take.
 """
 
 import re
+from functools import lru_cache
 
 __all__ = ["find_identifiers", "has_identifier", "remove_identifiers"]
 
@@ -78,6 +79,8 @@ def has_identifier(text: str | None) -> bool:
     return bool(text) and bool(find_identifiers(text or ""))
 
 
+# Cached: a card's passage, title and citation are cleaned again on every search that shows them.
+@lru_cache(maxsize=1024)
 def remove_identifiers(text: str | None) -> str | None:
     """The text without its personal identifiers and their labels (the clause "inscrito no CPF sob o nº ..."
     goes whole); spaces and punctuation left around them tidied. None stays None."""
