@@ -7,6 +7,7 @@ cannot be read never holds ingestion back: the stage goes on.
 """
 
 import asyncio
+import contextlib
 import dataclasses
 import logging
 import os
@@ -21,6 +22,7 @@ from precedente.shared.runtime.admission import LoadWindow, ReplicaLoad, Thresho
 from precedente.shared.settings import Settings
 
 log = logging.getLogger(__name__)
+STOP_WAIT_S = 5.0  # how long stop() lets a tick in flight finish
 
 
 def replica_name() -> str:
@@ -60,6 +62,7 @@ class Publisher:
         self.replica = replica or replica_name()
         self._published = False
         self._task: asyncio.Task[None] | None = None
+        self._stopping = asyncio.Event()
 
     def started(self) -> float:
         """A search begins: returns its start, for ended()."""
@@ -81,20 +84,26 @@ class Publisher:
             self._published = False
 
     async def _run(self) -> None:
-        while True:
+        while not self._stopping.is_set():
             try:
                 await self.tick()
             except Exception as err:  # noqa: BLE001 - search never fails for its load report; the next tick tries again
                 log.debug("search load not published: %s", err)
-            await asyncio.sleep(self.interval_s)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._stopping.wait(), self.interval_s)
 
     def start(self) -> "Publisher":
         self._task = asyncio.create_task(self._run())
         return self
 
     async def stop(self) -> None:
+        """Ends the loop between two ticks, then withdraws the load. A tick cancelled mid-publish could leave its row
+        behind: the server may apply an upsert the client gave up on after the withdrawal (a flaky test showed it)."""
         if self._task is not None:
-            self._task.cancel()
+            self._stopping.set()
+            _, pending = await asyncio.wait({self._task}, timeout=STOP_WAIT_S)
+            for task in pending:  # a tick stuck on an unreachable database
+                task.cancel()
             await asyncio.gather(self._task, return_exceptions=True)
         if self._published:
             try:
