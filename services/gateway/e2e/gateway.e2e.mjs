@@ -17,7 +17,7 @@
 // Prints one line per scenario and exits non-zero if any failed.
 import assert from "node:assert/strict";
 import path from "node:path";
-import { axeViolations, hydrated, launch, need, runner, sessionOf as signedIn } from "./harness.mjs";
+import { axeViolations, launch, need, runner, sessionOf as signedIn, submitSearch } from "./harness.mjs";
 
 const env = process.env;
 const GW = env.GATEWAY_URL ?? "";
@@ -68,15 +68,7 @@ function watchCsp(page) {
 
 /** Types a query and waits for the results; returns how long the page took after the API answered. */
 async function search(page, query) {
-  await hydrated(page, "#consulta");
-  const field = page.locator("#consulta");
-  await field.fill(query);
-  // This query's answer: a search still in flight from before (Back re-runs the previous query) answers too.
-  const answered = page.waitForResponse(
-    (r) => r.url().endsWith("/api/search") && r.request().method() === "POST" && r.request().postDataJSON()?.query === query,
-  );
-  await field.press("Enter");
-  const response = await answered;
+  const response = await submitSearch(page, query); // this query's answer: Back re-runs the previous query too
   const at = Date.now();
   assert.equal(response.status(), 200, `search answered ${response.status()}`);
   await page.locator(".status", { hasText: /decis(?:ão|ões)\/documentos? encontrados?|Nenhuma decisão/ }).waitFor();

@@ -94,11 +94,10 @@ export async function hydrated(page, selector) {
 }
 
 /**
- * Opens the search page, searches for `query` once the page is live and returns the first result's card. Fails
- * with the API's status and body when the search is refused, rather than waiting for a card that never comes.
+ * Types `query` into the page's search field once the page is live, presses Enter and returns that query's POST
+ * /api/search response (a search still in flight from before answers too, so the query is matched).
  */
-export async function searchFromHome(page, gateway, query) {
-  await page.goto(`${gateway}/`);
+export async function submitSearch(page, query) {
   await hydrated(page, "#consulta");
   const field = page.locator("#consulta");
   await field.fill(query);
@@ -106,7 +105,16 @@ export async function searchFromHome(page, gateway, query) {
     (r) => r.url().endsWith("/api/search") && r.request().method() === "POST" && r.request().postDataJSON()?.query === query,
   );
   await field.press("Enter");
-  const response = await answered;
+  return answered;
+}
+
+/**
+ * Opens the search page, searches for `query` and returns the first result's card. Fails with the API's status and
+ * body when the search is refused, rather than waiting for a card that never comes.
+ */
+export async function searchFromHome(page, gateway, query) {
+  await page.goto(`${gateway}/`);
+  const response = await submitSearch(page, query);
   if (response.status() !== 200) throw new Error(`the search for "${query}" answered ${response.status()}: ${await response.text()}`);
   const card = page.locator("article.result").first();
   await card.waitFor();
