@@ -83,6 +83,7 @@ async def extractor(pool: asyncpg.Pool) -> AsyncIterator[StageContext]:
         admission_poll_s=0.02,
         admission_ocr_page_max_yield_s=600,
         search_load_window_s=0.01,
+        search_load_stale_s=3600,  # published once by hand: fresh however long page 1's OCR takes under load
     )
     ctx = StageContext(settings=settings, db=pool, broker=None)  # type: ignore[arg-type]
     await start_reader(ctx)
