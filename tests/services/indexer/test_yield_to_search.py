@@ -36,6 +36,7 @@ async def test_search_turning_busy_mid_document_holds_the_next_batch_until_it_ca
         admission_poll_s=0.02,
         admission_max_yield_s=600,
         search_load_window_s=0.01,
+        search_load_stale_s=3600,  # published once by hand: fresh however long a batch's embedding takes under load
     )
     event = await annotated(pool, passages(CHUNKS))
     ctx = StageContext(settings=settings, db=pool, broker=None)  # type: ignore[arg-type]
