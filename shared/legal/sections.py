@@ -107,6 +107,32 @@ OPENING = {
 }
 """What the part before the first heading is called by type, where it is no caption of a case: a work's title,
 authors and abstract ("abertura"), an act's title, ementa and enacting formula ("preambulo"); "cabecalho" else."""
+
+# A judgment of the Court of Justice of the European Union (or its General Court), in Portuguese or English, has none
+# of a Brazilian acórdão's parts: no ementa, and "Acórdão" heads the whole judgment, not the short "acordam" that
+# records the result. Read as an acórdão, Asturcom (C-40/08, ../shared/archive i1093) had its list of representatives
+# called an ementa, its legal framework and referred questions called "o acórdão (resultado do julgamento)", and a
+# quoted provision's "5. O recurso de anulação ..." taken for a heading; Mostaza Claro (C-168/05, i1091) one "corpo".
+# Its own headings name its parts: the report (legal context, the dispute, the questions referred), the Court's
+# reasoning ("Quanto à questão prejudicial", "The question referred", "Costs"), and the ruling ("Pelos fundamentos
+# expostos, o Tribunal de Justiça ... declara:").
+_EU_JUDGMENT_TITLE = re.compile(
+    r"^(?:ACORDAO DO TRIBUNAL (?:DE JUSTICA|GERAL) (?:\([^)]*(?:Seccao|Pleno)\)|DAS COMUNIDADES EUROPEIAS)"
+    r"|JUDGMENT OF THE (?:GENERAL )?COURT (?:\([^)]*(?:Chamber|Court)\)|OF JUSTICE))"
+)
+_EU_JUDGMENT_OPENING = re.compile(r"^(?:Acordao|Judgment)$")
+_EU_JUDGMENT_REPORT = re.compile(
+    r"^(?:Quadro juridico|(?:Regulamentacao|Legislacao|Direito) (?:comunitari[ao]|da Uniao|nacional|internacional)"
+    r"|Litigio no processo principal.*|Antecedentes do litigio.*|Tramitacao processual.*|Questo(?:es|ao) prejudicia.*"
+    r"|Legal (?:context|framework)|(?:Community|European Union|EU|National|International) (?:legislation|law)"
+    r"|The dispute in the main proceedings.*|The main proceedings.*|Background to the dispute.*|Procedure.*)$"
+)
+_EU_JUDGMENT_REASONS = re.compile(
+    r"^(?:Quanto (?:a|ao|as|aos) .+|Observacoes preliminares|Consideration of the questions? referred.*"
+    r"|The questions? referred(?: for a preliminary ruling)?|Preliminary (?:observations|remarks)"
+    r"|Findings of the Court|Admissibility.*|Substance|Costs|Despesas)$"
+)
+_EU_JUDGMENT_RULING = re.compile(r"^(?:Pelos fundamentos expostos|On those grounds)\b")
 _VOTES = frozenset({"voto", "voto_vencido", "voto_vista", "voto_vogal"})
 _BODIES = _VOTES | {"fundamentacao", "decisao", "direito"}
 
@@ -368,6 +394,10 @@ class _Detector:
     # ---- passes
 
     def run(self) -> list[tuple[int, tuple[str, ...]]]:
+        if self.type == "acordao" and any(_EU_JUDGMENT_TITLE.match(line.text) for line in self.lines[:8]):
+            self._european_judgment()
+            self._footnotes()
+            return sorted(self.events.items())
         if self.type == "email":
             self._email()
         elif self.type in ("ato_normativo", "ato_administrativo", "contrato"):
@@ -471,6 +501,29 @@ class _Detector:
         if end + 1 < len(self.lines) and end + 1 not in self.events:
             self.events[end + 1] = ("top", "fundamentacao")
             self.implicit.add(end + 1)
+
+    def _european_judgment(self) -> None:
+        """A CJEU judgment's parts from its own headings (see _EU_JUDGMENT_TITLE): what comes before "Acórdão" is
+        the caption, then the report, the Court's reasoning and the ruling; each heading of the report or the
+        reasoning a sub-part of it. A heading is a short line of its own, never a sentence of the text."""
+        part = "cabecalho"
+        for i, line in enumerate(self.lines):
+            text = line.text.strip()
+            heading = len(text.split()) <= 14 and not re.search(r"[.;:,»”’]$", text)
+            if part == "cabecalho" and heading and _EU_JUDGMENT_OPENING.match(text):
+                part = "relatorio"
+                self.events[i] = ("top", part)
+            elif part != "cabecalho" and _EU_JUDGMENT_RULING.match(text):
+                part = "dispositivo"
+                self.events[i] = ("top", part)
+            elif part in ("relatorio", "fundamentacao") and heading and _EU_JUDGMENT_REASONS.match(text):
+                if part == "relatorio":  # the reasoning begins under its first heading: "fundamentacao > Quanto à ..."
+                    part = "fundamentacao"
+                    self.events[i] = ("top", part, _label(line.raw))
+                else:
+                    self.events[i] = ("sub", "eu", _label(line.raw))
+            elif part == "relatorio" and heading and _EU_JUDGMENT_REPORT.match(text):
+                self.events[i] = ("sub", "eu", _label(line.raw))
 
     def _footnotes(self) -> None:
         for i, line in enumerate(self.lines[:-1]):
@@ -674,6 +727,8 @@ def detect_sections(pages: list[Page], document_type: str | None = None) -> list
         kind = event[0]
         if kind == "top":
             top, stack, units, top_style = event[1], [], [], None
+            if len(event) > 2:  # a part that opens under a heading of its own (a CJEU judgment's reasoning)
+                stack = [("eu", event[2])]
         elif kind == "unit":
             level, label = int(event[1]), event[2]
             if len(event) > 3 and event[3] and top != event[3]:

@@ -16,7 +16,7 @@ from precedente.shared.legal.sections import (
     section_place,
 )
 from precedente.shared.payloads import PAGE_SEPARATOR, Page
-from tests.helpers.samples import DOCS, read_pages
+from tests.helpers.samples import DOCS, SHARED_DATA, read_pages
 
 PDF_NAMES = sorted(p.name for p in DOCS.glob("*.pdf"))
 
@@ -337,6 +337,65 @@ def test_eu_act_articles_paragraphs_and_points() -> None:
     ]
     pt = "DIRETIVA 2005/29/CE DO PARLAMENTO EUROPEU E DO CONSELHO\nArtigo 3.o\nÂmbito de aplicação\n1.\nA presente."
     assert [s.path for s in detect_sections([Page(number=1, text=pt)])][1:] == ["Artigo 3.º", "Artigo 3.º > 1."]
+
+
+def archive_pages(name: str) -> list[Page]:
+    """A PDF of ../shared/archive, text layer cleaned as the cleaner leaves it."""
+    import pymupdf
+
+    path = SHARED_DATA / "archive" / name
+    assert path.exists(), f"{path} is missing: ../shared must sit beside the checkout"
+    with pymupdf.open(path) as doc:
+        return clean_pages([Page(number=i + 1, text=p.get_text()) for i, p in enumerate(doc)])
+
+
+@pytest.mark.parametrize(
+    ("name", "report", "reasons"),
+    [
+        (  # Asturcom, C-40/08, in Portuguese
+            "i1093.pdf",
+            ["Quadro jurídico", "Regulamentação comunitária", "Legislação nacional",
+             "Litígio no processo principal e questão prejudicial"],
+            ["Quanto à questão prejudicial", "Quanto às despesas"],
+        ),
+        (  # Mostaza Claro, C-168/05, in English
+            "i1091.pdf",
+            ["Legal context", "Community legislation", "National legislation",
+             "The dispute in the main proceedings and the question referred to the Court"],
+            ["Preliminary observations", "The question referred", "Costs"],
+        ),
+    ],
+)  # fmt: skip
+def test_a_cjeu_judgment_has_its_own_parts_not_a_brazilian_acordaos(
+    name: str, report: list[str], reasons: list[str]
+) -> None:
+    """Read as an acórdão, Asturcom's list of representatives was an "ementa" and its legal framework "o acórdão
+    (resultado do julgamento)" on the cards; Mostaza Claro was one "corpo". Caption, report, reasoning, ruling."""
+    pages = archive_pages(name)
+    sections = detect_sections(pages, "acordao")
+    paths = [s.path for s in sections]
+    assert paths == [
+        "cabecalho",
+        "relatorio",
+        *[f"relatorio > {label}" for label in report],
+        *[f"fundamentacao > {label}" for label in reasons],
+        "dispositivo",
+    ]
+    ruling = next(s for s in sections if s.path == "dispositivo")
+    said = full_text(pages)[ruling.char_start : ruling.char_end]
+    assert said.startswith(("Pelos fundamentos expostos, o Tribunal de Justiça", "On those grounds, the Court"))
+
+
+def test_a_brazilian_acordao_naming_the_tribunal_de_justica_is_no_cjeu_judgment() -> None:
+    text = (
+        "ACÓRDÃO DO TRIBUNAL DE JUSTIÇA DO ESTADO DE GOIÁS\nEMENTA: APELAÇÃO. DANO MORAL. Recurso provido.\n"
+        "ACÓRDÃO\nAcordam os Desembargadores em dar provimento ao recurso.\nRELATÓRIO\nTrata-se de apelação.\n"
+    )
+    assert [s.path for s in detect_sections([Page(number=1, text=text)], "acordao")] == [
+        "cabecalho",
+        "acordao",
+        "relatorio",
+    ]
 
 
 JURISPRUDENCIA_EM_TESES = (
