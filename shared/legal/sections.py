@@ -619,6 +619,20 @@ class _Detector:
                     label = "Parágrafo único" if paragraph["unico"] else f"Parágrafo {paragraph['word'].lower()}"
                 self.events[i] = ("unit", str(_LEVEL_PARAGRAPH), label, "decide" if in_decide else "")
 
+    def _out_of_sequence(self, i: int, style: str, chapter: list[int]) -> bool:
+        """In a work of doctrine, a chapter heading ("4 A JURISDIÇÃO DIGITAL") numbers on from the last one: a
+        footnote set at a page's foot ("17 BRASIL. ITI. Estrutura da ICP-Brasil. Disponível em: ..."), a second "3"
+        ("3 Comentários ao código de processo civil. Tomo IV.") or a list restarting at "1." inside a chapter is no
+        heading. Across the archive's works, such lines had become chapters of their own on the cards' places (i332,
+        i432, i1046, i287). `chapter` holds the last accepted number and is updated here."""
+        if self.type != "doutrina" or style != "dec1":
+            return False
+        n = int(re.match(r"\d+", self.lines[i].text).group())
+        if chapter and n != chapter[0] + 1:
+            return True
+        chapter[:] = [n]
+        return False
+
     def _last_article_kind(self, i: int) -> str | None:
         """ "eu" when the article above line i is an EU act's ("Article 3"), "" for a Brazilian one, None before any."""
         for j in range(i - 1, -1, -1):
@@ -672,6 +686,7 @@ class _Detector:
     def _subs_and_dispositivo(self) -> None:
         """Sub-headings inside each top-level part, and the dispositivo of decisions."""
         tops = sorted(i for i, e in self.events.items() if e[0] in ("top", "unit"))
+        chapter: list[int] = []  # a work of doctrine's last chapter number ("3 A PROVA DOCUMENTAL"), once it has one
         bounds = [*tops, len(self.lines)]
         regions = [(0, bounds[0], "cabecalho")] if bounds[0] > 0 else []
         regions += [(bounds[k], bounds[k + 1], self.events[bounds[k]][1]) for k in range(len(tops))]
@@ -679,10 +694,16 @@ class _Detector:
             if self.events.get(start, ("",))[0] == "unit":
                 continue
             i = start + 1 if start in self.events else start
+            if code == "introducao":
+                chapter.clear()  # the body begins: a contents page's "2. A PROVA ..." before it numbers nothing
             # an act's or a decision's opening is its caption; a work's has the headings of its first parts
             typed_preamble = code == "cabecalho" and self.type not in ("outro", "email", "doutrina")
             while i < end and not typed_preamble:
+                if _STRUCTURE.match(self.lines[i].text):
+                    chapter.clear()  # "CAPÍTULO II" of a work: its sections number from 1 again
                 sub = self.subheading(i, code == "ementa")
+                if sub and self._out_of_sequence(i, sub[0], chapter):
+                    sub = None
                 if sub:
                     style, label, used = sub
                     named = _compact(re.sub(r"^\W*[\w.]{1,6}\W+", "", self.lines[i].text, count=1))

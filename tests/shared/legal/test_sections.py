@@ -386,6 +386,32 @@ def test_a_cjeu_judgment_has_its_own_parts_not_a_brazilian_acordaos(
     assert said.startswith(("Pelos fundamentos expostos, o Tribunal de Justiça", "On those grounds, the Court"))
 
 
+def tops(sections: list[Section]) -> list[str]:
+    """The top-level parts in order, each once."""
+    out: list[str] = []
+    for section in sections:
+        if not out or out[-1] != section.top:
+            out.append(section.top)
+    return out
+
+
+def test_a_works_chapters_number_on_so_footnotes_and_restarted_lists_are_no_chapters() -> None:
+    """i432's footnotes "3 Comentários ao código de processo civil. Tomo IV. P. 246." and "12 Disponível em:
+    http://..." had become chapters (a card's place read "p. 4, 3 Comentários ao código ..."); i245's "CAPÍTULO II"
+    numbers its sections from 1 again, and they stay chapters."""
+    assert tops(detect_sections(archive_pages("i432.pdf"), "doutrina")) == [
+        "abertura", "resumo", "introducao", "2. CONCEITO DE PROVA", "3. PROVA DOCUMENTAL", "4. DOCUMENTO ELETRÔNICO",
+        "5. ASSINATURA DIGITAL", "6. CERTIFICAÇÃO DIGITAL",
+        "7. ADMISSIBILIDADE DO DOCUMENTO ELETRÔNICO COMO MEIO DE PROVA", "8. VALORAÇÃO DA PROVA ELETRÔNICA",
+        "conclusao", "notas",
+    ]  # fmt: skip
+    second_chapter = tops(detect_sections(archive_pages("i245.pdf"), "doutrina"))
+    assert second_chapter[second_chapter.index("9. ASPECTOS PENAIS DA RELAÇÃO ALIMENTAR") + 1 :][:2] == [
+        "1. OS DIREITOS INDISPONÍVEIS.",
+        "2. ALIMENTOS COMO DIREITO INDISPONÍVEL.",
+    ]
+
+
 def test_a_brazilian_acordao_naming_the_tribunal_de_justica_is_no_cjeu_judgment() -> None:
     text = (
         "ACÓRDÃO DO TRIBUNAL DE JUSTIÇA DO ESTADO DE GOIÁS\nEMENTA: APELAÇÃO. DANO MORAL. Recurso provido.\n"
