@@ -9,8 +9,11 @@ and they make every chunk of a document look alike to the search. A real heading
 2. Lines are compared by a key: case-folded, whitespace collapsed, every run of digits masked
    ("Página 3 de 20" and "Página 4 de 20" share one key).
 3. A key found in the edge zone of at least RUNNING_SHARE of the pages, and of at least
-   RUNNING_MIN_PAGES pages, is a running line; its lines in the edge zones go. Section names
-   ("EMENTA", "RELATÓRIO", "VOTO") never count as running lines.
+   RUNNING_MIN_PAGES pages, is a running line; its lines in the edge zones go. So is one found on
+   ALTERNATE_SHARE of the even (or odd) pages: a journal prints its authors atop every even page and the
+   article's title atop every odd one ("C. SANTOS ET AL." on 23 of i1057's 48 pages, one short of half,
+   stayed in the text and became a section). Section names ("EMENTA", "RELATÓRIO", "VOTO") never count
+   as running lines.
 4. Page numbers go from the outermost PAGE_NUMBER_LINES lines of the edge zone: "Página 3 de 20",
    "pg. 3", "fls. 12", "- 3 -" always; a bare "3" when it is the page's own number (otherwise only
    if it recurs, by rule 3).
@@ -37,6 +40,7 @@ EDGE_LINES = 4
 PAGE_NUMBER_LINES = 2
 RUNNING_SHARE = 0.5
 RUNNING_MIN_PAGES = 3
+ALTERNATE_SHARE = 0.8
 FUZZY_RATIO = 0.8
 _MAX_ROUNDS = 8
 _FUZZY_MIN_CHARS = 8
@@ -143,6 +147,10 @@ def find_layout_lines(pages: Sequence[Sequence[str]], numbers: Sequence[int], oc
     dropped: list[set[int]] = [set() for _ in pages]
     with_text = sum(1 for lines in pages if any(lines))
     threshold = max(RUNNING_MIN_PAGES, math.ceil(RUNNING_SHARE * with_text))
+    by_parity = [
+        sum(1 for p, lines in enumerate(pages) if any(lines) and numbers[p] % 2 == parity) for parity in (0, 1)
+    ]
+    alternate = [max(RUNNING_MIN_PAGES, math.ceil(ALTERNATE_SHARE * n)) for n in by_parity]
     detect_running = with_text >= RUNNING_MIN_PAGES
     clusters = _Clusters()
     fuzzy = any(ocr)
@@ -157,10 +165,18 @@ def find_layout_lines(pages: Sequence[Sequence[str]], numbers: Sequence[int], oc
         running: set[str] = set()
         if detect_running:
             counts: dict[str, int] = {}
-            for page_keys in keys:
+            on_parity: list[dict[str, int]] = [{}, {}]
+            for p, page_keys in enumerate(keys):
                 for key in set(page_keys.values()):
                     counts[key] = counts.get(key, 0) + 1
-            running = {k for k, n in counts.items() if n >= threshold and not _is_section_name(k)}
+                    side = on_parity[numbers[p] % 2]
+                    side[key] = side.get(key, 0) + 1
+            running = {
+                k
+                for k, n in counts.items()
+                if (n >= threshold or any(side.get(k, 0) >= alternate[q] for q, side in enumerate(on_parity)))
+                and not _is_section_name(k)
+            }
         changed = False
         for p, lines in enumerate(pages):
             outer = _outermost(lines, dropped[p])

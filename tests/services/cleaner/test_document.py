@@ -280,6 +280,15 @@ def test_a_line_on_fewer_than_half_of_the_pages_is_not_a_running_line() -> None:
     assert not any("CABEÇALHO" in p.text for p in clean_pages(pages))
 
 
+def test_a_journals_header_on_every_even_page_goes_though_it_is_on_fewer_than_half_of_the_pages() -> None:
+    """Authors atop the even pages (the journal's title atop the odd ones): i1057's "C. SANTOS ET AL." on 23 of
+    48 pages, one short of half, had stayed in the text and become a section. Here 3 of 7 pages."""
+    pages = synthetic(7, "", "")
+    for page in pages[1::2]:
+        pages[page.number - 1] = page.model_copy(update={"text": f"C. SANTOS ET AL.\n{page.text}"})
+    assert [p.text for p in clean_pages(pages)] == BODIES[:7]
+
+
 def test_section_names_never_count_as_running_lines() -> None:
     pages = synthetic(4, "VOTO", "")
     assert [p.text for p in clean_pages(pages)] == [f"VOTO\n{body}" for body in BODIES[:4]]
