@@ -45,6 +45,8 @@ LIST_WINDOW = 5
 """Lines looked at around a numbered line to tell a list item from a heading."""
 LABEL_MAX = 80
 """Sub-heading labels are cut to this many characters: a path names a place, it does not quote it."""
+CAPTION_MAX_PAGES = 3
+"""A caption (cabeçalho) spans fewer pages than this; a longer leading part is read for its headings."""
 
 
 @dataclass(frozen=True)
@@ -697,7 +699,13 @@ class _Detector:
             if code == "introducao":
                 chapter.clear()  # the body begins: a contents page's "2. A PROVA ..." before it numbers nothing
             # an act's or a decision's opening is its caption; a work's has the headings of its first parts
-            typed_preamble = code == "cabecalho" and self.type not in ("outro", "email", "doutrina")
+            # (a caption of a few pages at most: a parecer whose first heading the catalogue knows is on page 35
+            # had pages 1-34 called its caption, and a card said "O cabeçalho identifica o caso" of page 16)
+            typed_preamble = (
+                code == "cabecalho"
+                and self.type not in ("outro", "email", "doutrina")
+                and self.lines[min(end, len(self.lines)) - 1].page - self.lines[start].page < CAPTION_MAX_PAGES
+            )
             while i < end and not typed_preamble:
                 if _STRUCTURE.match(self.lines[i].text):
                     chapter.clear()  # "CAPÍTULO II" of a work: its sections number from 1 again

@@ -412,6 +412,14 @@ def test_a_works_chapters_number_on_so_footnotes_and_restarted_lists_are_no_chap
     ]
 
 
+def test_a_caption_is_a_few_pages_so_a_long_opinions_numbered_parts_are_read() -> None:
+    """i351, a 55-page parecer whose first catalogued heading is on page 35: its pages 1-34 were its "cabeçalho",
+    and a card said "O cabeçalho identifica o caso" of a passage on page 16."""
+    sections = detect_sections(archive_pages("i351.pdf"), "parecer")
+    assert tops(sections)[:4] == ["cabecalho", "1. INTRODUÇÃO", "2. DOCUMENTAÇÃO", "3. METODOLOGIA"]
+    assert max(s.page_end for s in sections if s.top == "cabecalho") == 5  # its cover, notice and contents
+
+
 def test_a_brazilian_acordao_naming_the_tribunal_de_justica_is_no_cjeu_judgment() -> None:
     text = (
         "ACÓRDÃO DO TRIBUNAL DE JUSTIÇA DO ESTADO DE GOIÁS\nEMENTA: APELAÇÃO. DANO MORAL. Recurso provido.\n"
