@@ -30,6 +30,7 @@ Everything works on lists of already stripped lines and returns, per page, the i
 
 import math
 import re
+from collections import Counter
 from collections.abc import Sequence
 
 from rapidfuzz import fuzz, process
@@ -164,17 +165,15 @@ def find_layout_lines(pages: Sequence[Sequence[str]], numbers: Sequence[int], oc
         keys = [{i: key_of(pages[p][i], ocr[p]) for i in zone} for p, zone in enumerate(zones)]
         running: set[str] = set()
         if detect_running:
-            counts: dict[str, int] = {}
-            on_parity: list[dict[str, int]] = [{}, {}]
+            counts: Counter[str] = Counter()
+            on_parity: tuple[Counter[str], Counter[str]] = (Counter(), Counter())
             for p, page_keys in enumerate(keys):
-                for key in set(page_keys.values()):
-                    counts[key] = counts.get(key, 0) + 1
-                    side = on_parity[numbers[p] % 2]
-                    side[key] = side.get(key, 0) + 1
+                counts.update(set(page_keys.values()))
+                on_parity[numbers[p] % 2].update(set(page_keys.values()))
             running = {
                 k
                 for k, n in counts.items()
-                if (n >= threshold or any(side.get(k, 0) >= alternate[q] for q, side in enumerate(on_parity)))
+                if (n >= threshold or any(side[k] >= alternate[q] for q, side in enumerate(on_parity)))
                 and not _is_section_name(k)
             }
         changed = False
