@@ -271,6 +271,7 @@ class _Detector:
         self.implicit: set[int] = set()  # parts that start without a heading line (prose)
         self.standalone: set[int] = set()  # units that are passages of their own (teses, notes)
         self.eu_articles: set[int] = set()  # "Article 3" / "Artigo 3.º" lines: paragraphs "1." and points "(a)" follow
+        self.chapter: int | None = None  # a work of doctrine's last chapter number ("3 A PROVA DOCUMENTAL")
 
     # ---- helpers
 
@@ -510,7 +511,7 @@ class _Detector:
         reasoning a sub-part of it. A heading is a short line of its own, never a sentence of the text."""
         part = "cabecalho"
         for i, line in enumerate(self.lines):
-            text = line.text.strip()
+            text = line.text
             heading = len(text.split()) <= 14 and not re.search(r"[.;:,»”’]$", text)
             if part == "cabecalho" and heading and _EU_JUDGMENT_OPENING.match(text):
                 part = "relatorio"
@@ -621,18 +622,18 @@ class _Detector:
                     label = "Parágrafo único" if paragraph["unico"] else f"Parágrafo {paragraph['word'].lower()}"
                 self.events[i] = ("unit", str(_LEVEL_PARAGRAPH), label, "decide" if in_decide else "")
 
-    def _out_of_sequence(self, i: int, style: str, chapter: list[int]) -> bool:
+    def _out_of_sequence(self, i: int, style: str) -> bool:
         """In a work of doctrine, a chapter heading ("4 A JURISDIÇÃO DIGITAL") numbers on from the last one: a
         footnote set at a page's foot ("17 BRASIL. ITI. Estrutura da ICP-Brasil. Disponível em: ..."), a second "3"
         ("3 Comentários ao código de processo civil. Tomo IV.") or a list restarting at "1." inside a chapter is no
         heading. Across the archive's works, such lines had become chapters of their own on the cards' places (i332,
-        i432, i1046, i287). `chapter` holds the last accepted number and is updated here."""
+        i432, i1046, i287). self.chapter holds the last accepted number and is updated here."""
         if self.type != "doutrina" or style != "dec1":
             return False
         n = int(re.match(r"\d+", self.lines[i].text).group())
-        if chapter and n != chapter[0] + 1:
+        if self.chapter is not None and n != self.chapter + 1:
             return True
-        chapter[:] = [n]
+        self.chapter = n
         return False
 
     def _last_article_kind(self, i: int) -> str | None:
@@ -688,7 +689,6 @@ class _Detector:
     def _subs_and_dispositivo(self) -> None:
         """Sub-headings inside each top-level part, and the dispositivo of decisions."""
         tops = sorted(i for i, e in self.events.items() if e[0] in ("top", "unit"))
-        chapter: list[int] = []  # a work of doctrine's last chapter number ("3 A PROVA DOCUMENTAL"), once it has one
         bounds = [*tops, len(self.lines)]
         regions = [(0, bounds[0], "cabecalho")] if bounds[0] > 0 else []
         regions += [(bounds[k], bounds[k + 1], self.events[bounds[k]][1]) for k in range(len(tops))]
@@ -697,7 +697,7 @@ class _Detector:
                 continue
             i = start + 1 if start in self.events else start
             if code == "introducao":
-                chapter.clear()  # the body begins: a contents page's "2. A PROVA ..." before it numbers nothing
+                self.chapter = None  # the body begins: a contents page's "2. A PROVA ..." before it numbers nothing
             # an act's or a decision's opening is its caption; a work's has the headings of its first parts
             # (a caption of a few pages at most: a parecer whose first heading the catalogue knows is on page 35
             # had pages 1-34 called its caption, and a card said "O cabeçalho identifica o caso" of page 16)
@@ -708,9 +708,9 @@ class _Detector:
             )
             while i < end and not typed_preamble:
                 if _STRUCTURE.match(self.lines[i].text):
-                    chapter.clear()  # "CAPÍTULO II" of a work: its sections number from 1 again
+                    self.chapter = None  # "CAPÍTULO II" of a work: its sections number from 1 again
                 sub = self.subheading(i, code == "ementa")
-                if sub and self._out_of_sequence(i, sub[0], chapter):
+                if sub and self._out_of_sequence(i, sub[0]):
                     sub = None
                 if sub:
                     style, label, used = sub
