@@ -63,14 +63,15 @@ test-gateway: install
 	cd $(GATEWAY) && npm test
 
 # Everything (.ci/run runs this): ruff, the page's unit tests, and every Python test, end-to-end ones included, on
-# two workers that each take whole modules (pytest-xdist --dist loadfile: a module's stack stays on one worker); the
+# two workers that each take whole modules (pytest-xdist --dist loadgroup, every module a group of its own unless it
+# names one: a module's stack stays on one worker, and the modules of tests/e2e/conftest.py's shared stack too); the
 # slowest 25 tests and the time per module (tests/conftest.py) are printed at the end, so that a CI log says where
 # the suite's time goes.
 PYTEST_WORKERS ?= 2
 test: install lint test-gateway
-	$(BIN)/python -m pytest -q -ra --durations=25 -n $(PYTEST_WORKERS) --dist loadfile
+	$(BIN)/python -m pytest -q -ra --durations=25 -n $(PYTEST_WORKERS) --dist loadgroup
 
 # The inner loop: ruff and the Python tests but the end-to-end and slow ones (markers in pyproject.toml): no
 # stack to start, no wheel or web page to build, no whole scan to OCR. The slowest ten are named at the end.
 test-fast: system-packages lint
-	$(BIN)/python -m pytest -q -ra -m "not e2e and not slow" --durations=10 -n $(PYTEST_WORKERS) --dist loadfile
+	$(BIN)/python -m pytest -q -ra -m "not e2e and not slow" --durations=10 -n $(PYTEST_WORKERS) --dist loadgroup

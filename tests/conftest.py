@@ -26,6 +26,16 @@ os.environ.setdefault("PRECEDENTE_EMBEDDING_ADAPTER", "none")
 __all__ = ["DOCS", "FINAL", "REPO", "SHARED_DATA", "RunningStack", "read_pages"]
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Every module is one xdist group (--dist loadgroup) unless it is marked with a group: its module-scoped stack
+    stays on one worker, and modules sharing a session stack (tests/e2e/conftest.py) run on one worker after another,
+    so that stack starts once."""
+    for item in items:
+        if item.get_closest_marker("xdist_group") is None:
+            item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::", 1)[0]))
+
+
 @pytest.fixture(scope="module")
 def embedded_postgres(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EmbeddedPostgres]:
     """An embedded PostgreSQL of the module's own, migrated by its owner role."""

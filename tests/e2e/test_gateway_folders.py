@@ -10,40 +10,25 @@ folder's path, there.
 
 import os
 import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 
 import docx
 import pytest
 
-from precedente.harness import RunningStack
-from tests.helpers.gateway import CHROMIUM, GATEWAY_DIR, require_tools, screenshots_folder
-from tests.helpers.samples import DOCS
+from tests.helpers.gateway import CHROMIUM, GATEWAY_DIR, SHARED_PAGE_STACK, PageStack, require_tools, screenshots_folder
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, SHARED_PAGE_STACK]
 
 SCENARIO = GATEWAY_DIR / "e2e" / "folders.e2e.mjs"
-OPEN = ["stj_resp_1433940_mg_acordao.pdf", "tjrj_agravo_instrumento_0017387-33.2017_acordao.pdf"]
-WALLED = "parecer_pgjmg_procon_16-2022.pdf"
 QUERY = "recurso especial dano moral"
 NOTE = "Tese central para o item III da inicial."
 
 
-@pytest.fixture(scope="module")
-def web_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningStack]:
-    require_tools()
-    with RunningStack(tmp_path_factory.mktemp("gateway-folders")) as running:
-        yield running
-
-
-def test_folders_on_the_page_keep_share_export_and_hold_the_wall(web_stack: RunningStack, tmp_path: Path) -> None:
+def test_folders_on_the_page_keep_share_export_and_hold_the_wall(shared_page_stack: PageStack, tmp_path: Path) -> None:
     node = require_tools()
+    web_stack, ids, walled = shared_page_stack.stack, shared_page_stack.open_ids, shared_page_stack.walled_id
     ana = web_stack.headers("contencioso,socios", user="ana")
     web_stack.headers("contencioso", user="bruno")
-    ids = [web_stack.upload(DOCS / name)["document_id"] for name in OPEN]
-    walled = web_stack.upload(DOCS / WALLED, access="socios")["document_id"]
-    web_stack.wait_final({**dict.fromkeys(ids), walled: "socios"})
-    walled_title = web_stack.sql(f"SELECT coalesce(title, filename) FROM documents WHERE id = '{walled}'")
 
     # A folder of ana's made through the API, shared with contencioso: an open decision and the walled opinion.
     made = web_stack.client.post("/folders", json={"name": "Caso Procon"}, headers=ana)
@@ -60,7 +45,8 @@ def test_folders_on_the_page_keep_share_export_and_hold_the_wall(web_stack: Runn
     url = web_stack.page_url()
     env = {**os.environ, "CHROMIUM": CHROMIUM, "GATEWAY_URL": url, "ANA_PASSWORD": "senha-de-teste-ana",
            "BRUNO_PASSWORD": "senha-de-teste-bruno", "QUERY": QUERY, "WALLED_FOLDER": "Caso Procon",
-           "WALLED_TITLE": walled_title, "EXPORT_DIR": str(tmp_path), "SCREENSHOTS": screenshots_folder()}  # fmt: skip
+           "WALLED_TITLE": shared_page_stack.walled_title, "EXPORT_DIR": str(tmp_path),
+           "SCREENSHOTS": screenshots_folder()}  # fmt: skip
     result = subprocess.run([node, str(SCENARIO)], env=env, cwd=GATEWAY_DIR, capture_output=True, text=True,
                             timeout=600)  # fmt: skip
     assert result.returncode == 0, f"browser scenario failed:\n{result.stdout}\n{result.stderr}"

@@ -2,8 +2,10 @@
 
 import os
 import shutil
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 import pymupdf
@@ -71,3 +73,35 @@ def unique_pdf(name: str, tag: str) -> bytes:
     with pymupdf.open(DOCS / name) as doc:
         doc.set_metadata({**doc.metadata, "keywords": f"precedente-e2e {tag}"})
         return doc.tobytes()
+
+
+OPEN_DECISIONS = ["stj_resp_1433940_mg_acordao.pdf", "tjrj_agravo_instrumento_0017387-33.2017_acordao.pdf"]
+WALLED_OPINION = "parecer_pgjmg_procon_16-2022.pdf"  # open to "socios" only
+# The modules of tests/e2e/conftest.py's shared_page_stack run on one xdist worker (--dist loadgroup): one stack.
+SHARED_PAGE_STACK = pytest.mark.xdist_group("shared_page_stack")
+
+
+@dataclass(frozen=True)
+class PageStack:
+    stack: RunningStack
+    open_ids: list[str]
+    walled_id: str
+    walled_title: str
+
+
+@contextmanager
+def page_stack(directory: Path) -> Iterator[PageStack]:
+    """A stack with sign-in, two open decisions and the walled parecer indexed and counted in the BM25 statistics
+    (the grades final), for page scenarios that each sign in as people of their own and leave the documents as
+    they are."""
+    with RunningStack(directory) as stack:
+        open_ids = [stack.upload(DOCS / name)["document_id"] for name in OPEN_DECISIONS]
+        walled = stack.upload(DOCS / WALLED_OPINION, access="socios")["document_id"]
+        stack.wait_final({**dict.fromkeys(open_ids), walled: "socios"})
+        deadline = time.monotonic() + 120
+        counted = "SELECT (SELECT chunks FROM lexicon_totals) = (SELECT count(*) FROM chunks)"
+        while stack.sql(counted) != "True":
+            assert time.monotonic() < deadline, "the BM25 statistics were not refreshed"
+            time.sleep(1)
+        title = stack.sql(f"SELECT coalesce(title, filename) FROM documents WHERE id = '{walled}'")
+        yield PageStack(stack, open_ids, walled, title)

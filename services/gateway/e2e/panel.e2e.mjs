@@ -1,7 +1,8 @@
 // The blind panel's page (/painel, issue 20 item 3) in a real browser (Debian's chromium driven by playwright-core)
 // against a running stack. tests/e2e/test_gateway_panel.py makes the panel and runs this with:
-//   GATEWAY_URL    gateway of a stack with sign-in: ana (contencioso; ANA_PASSWORD), invited to the panel
-//   PANEL_ID       the panel; QUERIES: its queries, one per line; WALLED_TITLE: a document ana may not see
+//   GATEWAY_URL    gateway of a stack with sign-in
+//   JUDGE, JUDGE_PASSWORD   a lawyer (contencioso) invited to the panel
+//   PANEL_ID       the panel; QUERIES: its queries, one per line; WALLED_TITLE: a document the judge may not see
 //   CHROMIUM       the browser (default /usr/bin/chromium)
 // Prints one line per scenario and exits non-zero if any failed.
 import assert from "node:assert/strict";
@@ -18,8 +19,8 @@ const { scenario, finish } = runner(browser);
 await scenario("a judge goes through the panel, one query at a time", async (context) => {
   const page = await context.newPage();
   await page.goto(`${GW}/painel?id=${PANEL}`);
-  await page.getByLabel("Usuário").fill("ana");
-  await page.getByLabel("Senha").fill(need("ANA_PASSWORD"));
+  await page.getByLabel("Usuário").fill(need("JUDGE"));
+  await page.getByLabel("Senha").fill(need("JUDGE_PASSWORD"));
   await page.getByRole("button", { name: "Entrar" }).click();
   await page.waitForURL(`${GW}/painel?id=${PANEL}`);
   for (const [index, query] of QUERIES.entries()) {

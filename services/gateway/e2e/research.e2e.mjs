@@ -1,9 +1,9 @@
 // History and saved searches (/historico, /pesquisas, "Salvar pesquisa"; issue 34) in a real browser (Debian's
 // chromium driven by playwright-core) against a running stack. tests/e2e/test_gateway_research.py uploads the
-// documents, saves one search for ana through the API as if before they were indexed, and runs this with:
+// documents, saves one search for a lawyer through the API as if before they were indexed, and runs this with:
 //   GATEWAY_URL    gateway of a stack with sign-in
-//   ANA_PASSWORD   ana (contencioso): her saved search SAVED_NAME has EXPECTED_NEW new works; WALLED_SEARCH's
-//                  only match is WALLED_TITLE, a document only "socios" may see
+//   LAWYER, LAWYER_PASSWORD   who signs in (contencioso): her saved search SAVED_NAME has EXPECTED_NEW new works;
+//                  WALLED_SEARCH's only match is WALLED_TITLE, a document only "socios" may see
 //   QUERY          a query that finds decisions; SCREENSHOTS: where to save screenshots, if set
 //   CHROMIUM       the browser (default /usr/bin/chromium)
 // Prints one line per scenario and exits non-zero if any failed.
@@ -20,7 +20,7 @@ const SHOTS = env.SCREENSHOTS || "";
 
 const browser = await launch();
 const { scenario, finish } = runner(browser, { timeout: 60_000 });
-const ana = await sessionOf(browser, GW, "ana", need("ANA_PASSWORD"));
+const lawyer = await sessionOf(browser, GW, need("LAWYER"), need("LAWYER_PASSWORD"));
 
 async function noOverflow(page, what) {
   const wide = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
@@ -38,7 +38,7 @@ await scenario(
     assert.equal((await badge.innerText()).split("\n")[0], words);
     assert.equal(await badge.getAttribute("title"), `${words} desde a sua última visita`);
     const walled = page.locator(".research-item", { has: page.getByRole("link", { name: need("WALLED_SEARCH"), exact: true }) });
-    assert.equal(await walled.locator(".new-count").count(), 0, "a search whose only news is walled off from ana counts none");
+    assert.equal(await walled.locator(".new-count").count(), 0, "a search whose only news is walled off from her counts none");
     assert.deepEqual(await axeViolations(page), []);
     if (SHOTS) await page.screenshot({ path: path.join(SHOTS, "saved-searches.png"), fullPage: false });
 
@@ -49,7 +49,7 @@ await scenario(
     await items.first().waitFor();
     assert.equal(await items.count(), EXPECTED);
     const text = await page.locator("main").innerText();
-    assert.ok(!text.includes(need("WALLED_TITLE")), "an alert named a document walled off from ana");
+    assert.ok(!text.includes(need("WALLED_TITLE")), "an alert named a document walled off from her");
     assert.match(text, /Relevância (forte|provável)/);
     assert.deepEqual(await axeViolations(page), []);
     if (SHOTS) await page.screenshot({ path: path.join(SHOTS, "saved-search.png"), fullPage: true });
@@ -62,7 +62,7 @@ await scenario(
     await page.getByText("Nada novo desde a sua última visita.").waitFor();
     assert.ok(!(await page.locator("main").innerText()).includes(need("WALLED_TITLE")));
   },
-  { storageState: ana },
+  { storageState: lawyer },
 );
 
 await scenario(
@@ -74,7 +74,7 @@ await scenario(
     const form = page.getByRole("form", { name: "Salvar pesquisa" });
     assert.equal(await form.getByLabel("Nome").inputValue(), QUERY, "the name defaults to the query");
     await form.getByLabel("Nome").fill("Recursos sobre dano moral");
-    await form.getByLabel("E-mail para os novos (opcional)").fill("ana@firma.com.br");
+    await form.getByLabel("E-mail para os novos (opcional)").fill(`${need("LAWYER")}@firma.com.br`);
     assert.deepEqual(await axeViolations(page), []);
     if (SHOTS) await page.screenshot({ path: path.join(SHOTS, "save-search.png"), fullPage: false });
     await form.getByRole("button", { name: "Salvar", exact: true }).click();
@@ -92,7 +92,7 @@ await scenario(
     await page.locator("article.result").first().waitFor();
     assert.equal(await page.locator("#consulta").inputValue(), QUERY, "Repetir runs the same query");
   },
-  { storageState: ana },
+  { storageState: lawyer },
 );
 
 await scenario(
@@ -114,7 +114,7 @@ await scenario(
     await page.getByRole("button", { name: "Limpar histórico" }).click();
     await page.getByText("Nenhuma pesquisa no seu histórico.").waitFor();
   },
-  { storageState: ana, viewport: PHONE },
+  { storageState: lawyer, viewport: PHONE },
 );
 
 await finish();
