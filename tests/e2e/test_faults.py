@@ -1,14 +1,14 @@
 """The database and the broker taken away mid-ingestion: every document still ends indexed exactly once.
 
-Each test runs a stack of its own (`precedente up` with embedded PostgreSQL and Tansu), since it breaks its
-infrastructure. For an outage of a set length, PostgreSQL is stopped with `pg_ctl -m fast` and the broker
-is killed while the supervisor is paused; the supervisor starts each again when it goes on. A postmaster
-killed outright, the supervisor running, is started again by it at once.
+One stack (`precedente up` with embedded PostgreSQL and Tansu) takes every fault in turn, each test reading only
+what was logged since its own: a stack must come back whole from one fault to take the next (and starting one per
+test cost ~15 CPU-s and ~10 s each). For an outage of a set length, PostgreSQL is stopped with `pg_ctl -m fast`
+and the broker is killed while the supervisor is paused; the supervisor starts each again when it goes on. A
+postmaster killed outright, the supervisor running, is started again by it at once.
 """
 
 import time
 from collections.abc import Iterator
-from pathlib import Path
 
 import httpx
 import pytest
@@ -21,24 +21,30 @@ pytestmark = pytest.mark.e2e
 
 OUTAGE_S = 30
 IN_FLIGHT = {"extracted", "cleaned", "chunked", "annotated"}
+STAGES = ("extractor", "cleaner", "chunker", "annotator", "indexer")
 
 
-@pytest.fixture
-def own_stack(tmp_path: Path) -> Iterator[RunningStack]:
-    with RunningStack(tmp_path / "stack") as running:
+@pytest.fixture(scope="module")
+def fault_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningStack]:
+    with RunningStack(tmp_path_factory.mktemp("faults")) as running:
         yield running
 
 
-def service_logs(stack: RunningStack) -> str:
-    return "".join(stack.service_log(name) for name in ("extractor", "cleaner", "chunker", "annotator", "indexer"))
+def service_log_lengths(stack: RunningStack) -> dict[str, int]:
+    return {name: len(stack.service_log(name)) for name in STAGES}
 
 
-def test_postgres_down_for_30_s_mid_ingestion(own_stack: RunningStack) -> None:
-    stack = own_stack
+def service_logs_since(stack: RunningStack, lengths: dict[str, int]) -> str:
+    return "".join(stack.service_log(name)[lengths[name] :] for name in STAGES)
+
+
+def test_postgres_down_for_30_s_mid_ingestion(fault_stack: RunningStack) -> None:
+    stack = fault_stack
     ids = upload_variants(stack, "pg-outage")
     wait_for_stage(stack, ids, IN_FLIGHT)
     health: list[int | str] = []
     searches: list[int | str] = []
+    logged = service_log_lengths(stack)
     stack.stop_postgres()
     try:
         deadline = time.monotonic() + OUTAGE_S
@@ -62,32 +68,33 @@ def test_postgres_down_for_30_s_mid_ingestion(own_stack: RunningStack) -> None:
     print(f"indexed {len(ids)} documents {time.monotonic() - back:.0f} s after PostgreSQL came back")
     assert stack.client.get("/health").status_code == 200
     # The stages waited the outage out instead of failing the documents (none is in review or failed)...
-    assert "waits for the database and the broker" in service_logs(stack)
+    assert "waits for the database and the broker" in service_logs_since(stack, logged)
     # ...and no failed attempt was counted against a document for it.
     history = [h for document_id in ids for h in stack.status(document_id)["history"]]
     assert not [h for h in history if h["stage"] in ("failed", "review")], history
 
 
-def test_a_killed_database_is_started_again_by_the_supervisor(own_stack: RunningStack) -> None:
+def test_a_killed_database_is_started_again_by_the_supervisor(fault_stack: RunningStack) -> None:
     """SIGKILL of the postmaster mid-ingestion (a crash, the OOM killer): `precedente up` notices, starts it
     again (crash recovery from its WAL) and the documents in flight end indexed exactly once."""
-    stack = own_stack
+    stack = fault_stack
     ids = upload_variants(stack, "pg-killed")
     wait_for_stage(stack, ids, IN_FLIGHT)
-    before = stack.log_since_start().count("PostgreSQL restarted")
+    logged = stack.log_since_start()
     killed = time.monotonic()
     stack.kill_postgres()
-    stack.wait_for_log("PostgreSQL restarted", 120, before)
+    stack.wait_for_log("PostgreSQL restarted", 120, logged.count("PostgreSQL restarted"))
     print(f"PostgreSQL running again {time.monotonic() - killed:.1f} s after the kill")
-    assert "PostgreSQL is not running; starting it again" in stack.log_since_start()
+    assert "PostgreSQL is not running; starting it again" in stack.log_since_start()[len(logged) :]
     assert_indexed_exactly_once(stack, ids)
     assert stack.client.get("/health").status_code == 200
 
 
-def test_broker_restarted_mid_ingestion(own_stack: RunningStack) -> None:
-    stack = own_stack
+def test_broker_restarted_mid_ingestion(fault_stack: RunningStack) -> None:
+    stack = fault_stack
     ids = upload_variants(stack, "broker-outage")
     wait_for_stage(stack, ids, IN_FLIGHT)
+    logged = len(stack.log_since_start())
     stack.stop_broker()
     try:
         time.sleep(5)  # the services notice: consumers lose their group, publishes fail
@@ -96,14 +103,14 @@ def test_broker_restarted_mid_ingestion(own_stack: RunningStack) -> None:
         back = time.monotonic()
         stack.start_broker()  # the supervisor restarts it, re-creates the topics, resumes from the ledger
 
-    recovery = stack.log_since_start()
+    recovery = stack.log_since_start()[logged:]
     assert "the broker exited" in recovery and "broker restarted" in recovery, recovery[-3000:]
     assert_indexed_exactly_once(stack, ids)
     print(f"indexed {len(ids)} documents {time.monotonic() - back:.0f} s after the broker came back")
 
 
-def test_upload_while_the_broker_is_down_is_kept_and_indexed_once(own_stack: RunningStack) -> None:
-    stack = own_stack
+def test_upload_while_the_broker_is_down_is_kept_and_indexed_once(fault_stack: RunningStack) -> None:
+    stack = fault_stack
     name = SMALL_PDFS[0]
     content = retitled(name, "outbox")
     stack.stop_broker()
@@ -124,14 +131,14 @@ def test_upload_while_the_broker_is_down_is_kept_and_indexed_once(own_stack: Run
     assert stack.sql(f"SELECT reason_code IS NULL FROM documents WHERE id = '{document_id}'") == "True"
 
 
-def test_a_sigkilled_extractor_leaves_no_reading_process_behind(own_stack: RunningStack) -> None:
+def test_a_sigkilled_extractor_leaves_no_reading_process_behind(fault_stack: RunningStack) -> None:
     """The OOM killer's way: SIGKILL to the extractor alone, mid-OCR. Its reading child (a process group of
     its own) and that child's Tesseract runs end with it; the supervisor starts a new extractor."""
     import psutil
 
     from tests.helpers.samples import DOCS
 
-    stack = own_stack
+    stack = fault_stack
     scan = DOCS / "scanned" / "stj_resp_1543564_sp_scan_hard.pdf"
     stack.client.post("/documents", files={"file": (scan.name, scan.read_bytes(), "application/pdf")})
     (extractor,) = stack.service_processes("extractor")
