@@ -165,6 +165,12 @@ def node() -> str:
 def test_demo_mode_banner_everywhere_and_no_sign_in(node: str, tmp_path_factory: pytest.TempPathFactory) -> None:
     env = {"PRECEDENTE_AUTH_MODE": "none", "PRECEDENTE_DEMO_GROUPS": DEMO_GROUP}
     with RunningStack(tmp_path_factory.mktemp("gateway-demo"), extra_env=env) as stack:
+        assert "AUTHENTICATION IS OFF" in stack.service_log("search")
+        assert "AUTHENTICATION IS OFF" in stack.log_since_start()
+        me = httpx.get(f"{stack.url}/auth/me", timeout=30)
+        assert me.status_code == 200
+        assert (me.json()["auth_mode"], me.json()["kind"], me.json()["user"]) == ("none", "anonymous", "demonstracao")
+        assert httpx.get(f"{stack.url}/users", timeout=30).status_code == 403  # the demo user is no admin
         demo = _gateway_url(stack)
         page = httpx.get(f"{demo}/", timeout=10)
         assert page.status_code == 200 and "Modo demonstração, sem autenticação" in page.text
