@@ -4,6 +4,7 @@ the index and the broker's topics in shape."""
 import asyncio
 import logging
 import os
+import sys
 import traceback
 from pathlib import Path
 from typing import Annotated
@@ -46,6 +47,7 @@ def serve(
     configure_logging()
     settings = Settings()
     if service == "search":
+        without_pdf_layout_model()
         import uvicorn
 
         from precedente.services.search.app import create_app
@@ -57,6 +59,15 @@ def serve(
     from precedente.shared.runtime.stage import build_app, load_service
 
     asyncio.run(build_app(load_service(service), settings).run())
+
+
+def without_pdf_layout_model() -> None:
+    """pymupdf 2.0 loads its ONNX page-layout model and pymupdf4llm at `import pymupdf`: 0.86 -> 0.17 CPU-s and
+    137 -> 47 MB of a process that imports it without them (two EPYC cores). Only the extractor's table finder uses the
+    model; the search service renders pages and finds passages, so its replicas go without. A name set to None in
+    sys.modules fails its import, which pymupdf takes as the package not being installed."""
+    for name in ("pymupdf.layout", "pymupdf4llm"):
+        sys.modules.setdefault(name, None)  # type: ignore[arg-type]
 
 
 def migrate_command() -> None:

@@ -114,3 +114,16 @@ def test_consumer_lag_gives_up_quickly_when_the_broker_is_unreachable() -> None:
     with pytest.raises(Exception):  # noqa: B017, PT011 - any error: the route reports it in lag_error
         asyncio.run(consumer_lag(Settings(kafka_bootstrap="127.0.0.1:9"), timeout=2))
     assert time.monotonic() - started < 5
+
+
+def test_the_search_service_runs_without_the_pdf_layout_model(observed: RunningStack) -> None:
+    """Only the extractor's table finder uses pymupdf's ONNX layout model: a search replica never loads it."""
+
+    def loads_onnxruntime(service: str) -> bool:
+        return any("onnxruntime" in region.path for region in observed.service_process(service).memory_maps())
+
+    deadline = time.monotonic() + 60  # the stack answers before the extractor is done importing
+    while not loads_onnxruntime("extractor"):  # what the check sees where the model is loaded
+        assert time.monotonic() < deadline, "the extractor never loaded pymupdf's layout model"
+        time.sleep(0.5)
+    assert not loads_onnxruntime("search")  # up and answering: its imports are done
