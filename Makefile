@@ -63,8 +63,8 @@ test-gateway: install
 	cd $(GATEWAY) && npm test
 
 # Everything (.ci/run runs this): ruff, the page's unit tests, and every Python test, end-to-end ones included, on
-# two workers that each take whole modules (pytest-xdist --dist loadgroup, every module a group of its own unless it
-# names one: a module's stack stays on one worker, and the modules of tests/e2e/conftest.py's shared stack too); the
+# two workers that each take whole modules (pytest-xdist --dist loadgroup, every module a group of its own, or of the
+# shared stack it asks for: a stack stays on one worker, tests/helpers/shared_stacks.py); the
 # slowest 25 tests and the time per module (tests/conftest.py) are printed at the end, so that a CI log says where
 # the suite's time goes.
 PYTEST_WORKERS ?= 2

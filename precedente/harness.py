@@ -229,6 +229,15 @@ class RunningStack:
         pending = {k: v["stage"] for k, v in statuses.items() if v["stage"] not in FINAL}
         raise TimeoutError(f"documents not finished: {pending}\n{self.log_tail()}")
 
+    def wait_lexicon_counted(self, timeout: float = 120) -> None:
+        """Wait until the BM25 statistics count every chunk (the indexer refreshes them after it writes): until then
+        a query's grades and order can still move, so a test that compares two runs or reads a grade waits first."""
+        deadline = time.monotonic() + timeout
+        while self.sql("SELECT (SELECT chunks FROM lexicon_totals) = (SELECT count(*) FROM chunks)") != "True":
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"the BM25 statistics were not refreshed within {timeout} s")
+            time.sleep(1)
+
     def search(self, query: str, groups: str | None = None, **body: Any) -> list[dict[str, Any]]:
         response = self.client.post("/search", json={"query": query, **body}, headers=self.headers(groups))
         assert response.status_code == 200, response.text

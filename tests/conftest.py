@@ -10,10 +10,12 @@ from pathlib import Path
 
 import asyncpg
 import pytest
+from _pytest.nodeid import NodeId
 
 from precedente.harness import FINAL, RunningStack
 from precedente.shared.infra.db import create_pool, migrate
 from precedente.shared.infra.embedded import APP_ROLE, EmbeddedPostgres
+from tests.helpers import shared_stacks
 from tests.helpers.fake_llm import FakeLLM, fake_llm_server
 from tests.helpers.samples import DOCS, REPO, SHARED_DATA, read_pages
 
@@ -28,13 +30,37 @@ __all__ = ["DOCS", "FINAL", "REPO", "SHARED_DATA", "RunningStack", "read_pages"]
 
 
 @pytest.hookimpl(tryfirst=True)
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Every module is one xdist group (--dist loadgroup) unless it is marked with a group: its module-scoped stack
-    stays on one worker, and modules sharing a session stack (tests/e2e/conftest.py) run on one worker after another,
-    so that stack starts once."""
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Every module is one xdist group (--dist loadgroup): its module-scoped stack stays on one worker. The modules
+    that ask for a shared stack (tests/helpers/shared_stacks.py) are that stack's group instead, so one worker runs
+    them one after another and the stack starts once.
+
+    The group is written into the node id here ("<id>@<group>", what xdist's scheduler splits on): pytest-xdist 3.8.0
+    writes it to `item._nodeid`, which pytest 9 no longer reads (a node id is `item._id`), so no group held and every
+    test went to either worker; a module's stack started on both, each ingesting its documents."""
+    modules: defaultdict[str, list[pytest.Item]] = defaultdict(list)
     for item in items:
-        if item.get_closest_marker("xdist_group") is None:
-            item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::", 1)[0]))
+        modules[item.nodeid.split("::", 1)[0]].append(item)
+    grouping = bool(getattr(config.option, "loadgroup", False))  # set in xdist's workers under --dist loadgroup
+    for module, module_items in modules.items():
+        group = shared_stacks.group_of(module_items) or module
+        for item in module_items:
+            marker = item.get_closest_marker("xdist_group")
+            if marker is None:
+                item.add_marker(pytest.mark.xdist_group(group))
+            if grouping and "@" not in item.nodeid:
+                item._id = NodeId.parse(f"{item.nodeid}@{marker.args[0] if marker else group}")
+
+
+@pytest.hookimpl(hookwrapper=True, trylast=True)
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
+    """After a test's own teardown, a shared stack whose group has no test left on this worker stops."""
+    yield
+    shared_stacks.stop_after_group(nextitem)
+
+
+def pytest_sessionfinish() -> None:
+    shared_stacks.stop_all()  # a run cut short (-x, Ctrl-C) leaves no stack behind
 
 
 def _migrated(postgres: EmbeddedPostgres) -> None:
@@ -92,10 +118,11 @@ async def pool(database_url: str) -> AsyncIterator[asyncpg.Pool]:
     await db.close()
 
 
-@pytest.fixture(scope="session")
-def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningStack]:
-    with RunningStack(tmp_path_factory.mktemp("stack")) as running:
-        yield running
+@pytest.fixture(scope="module")
+def stack(tmp_path_factory: pytest.TempPathFactory) -> RunningStack:
+    """One stack for the modules that ask for it (their xdist group: tests/helpers/shared_stacks.py), up while they
+    run."""
+    return shared_stacks.shared("stack", lambda: RunningStack(tmp_path_factory.mktemp("stack")))
 
 
 @pytest.fixture

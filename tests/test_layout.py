@@ -6,6 +6,8 @@ import tomllib
 from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).resolve().parents[1]
 TESTS = REPO / "tests"
 SERVICES = REPO / "services"
@@ -122,3 +124,11 @@ def test_only_precedente_is_imported_and_installed() -> None:
     }
     assert set(config["packages"]) == on_disk
     assert config["package-dir"] == {f"precedente.{name}": name for name in INSTALLED_UNDER_PRECEDENTE}
+
+
+def test_under_loadgroup_a_module_is_one_xdist_group(request: pytest.FixtureRequest) -> None:
+    """`make test` runs --dist loadgroup so that a module's stack stays on one worker: the group must reach the node
+    id xdist schedules by (tests/conftest.py writes it; pytest-xdist's own write went unread under pytest 9)."""
+    if not getattr(request.config.option, "loadgroup", False):
+        pytest.skip("run without --dist loadgroup: nothing is scheduled by group")
+    assert request.node.nodeid.endswith("@tests/test_layout.py")

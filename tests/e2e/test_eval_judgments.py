@@ -55,10 +55,7 @@ def settled(
         return {q: [r["passage_id"] for r in results] for q, results in lists.items()}
 
     deadline = time.monotonic() + timeout
-    counted = "SELECT (SELECT chunks FROM lexicon_totals) = (SELECT count(*) FROM chunks)"
-    while stack.sql(counted) != "True":  # the statistics must count every chunk before two rounds can agree for good
-        assert time.monotonic() < deadline, "the BM25 statistics were not refreshed"
-        time.sleep(1)
+    stack.wait_lexicon_counted(timeout)  # every chunk counted before two rounds can agree for good
     last = round_of()
     while time.monotonic() < deadline:
         time.sleep(8)

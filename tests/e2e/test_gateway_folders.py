@@ -15,9 +15,9 @@ from pathlib import Path
 import docx
 import pytest
 
-from tests.helpers.gateway import CHROMIUM, GATEWAY_DIR, SHARED_PAGE_STACK, PageStack, require_tools, screenshots_folder
+from tests.helpers.gateway import CHROMIUM, GATEWAY_DIR, PageStack, require_tools, screenshots_folder
 
-pytestmark = [pytest.mark.e2e, SHARED_PAGE_STACK]
+pytestmark = pytest.mark.e2e
 
 SCENARIO = GATEWAY_DIR / "e2e" / "folders.e2e.mjs"
 QUERY = "recurso especial dano moral"

@@ -10,9 +10,9 @@ import subprocess
 
 import pytest
 
-from tests.helpers.gateway import CHROMIUM, GATEWAY_DIR, SHARED_PAGE_STACK, PageStack, require_tools
+from tests.helpers.gateway import CHROMIUM, GATEWAY_DIR, PageStack, require_tools
 
-pytestmark = [pytest.mark.e2e, SHARED_PAGE_STACK]
+pytestmark = pytest.mark.e2e
 
 SCENARIO = GATEWAY_DIR / "e2e" / "panel.e2e.mjs"
 JUDGE = "dora"

@@ -12,7 +12,6 @@ folder's path, there.
 
 import os
 import subprocess
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -56,11 +55,7 @@ def test_a_leading_cases_badge_and_who_in_the_base_cites_it(web_stack: RunningSt
     ids = {name: web_stack.upload(content=part(name), filename=name)["document_id"] for name in PARTS}
     statuses = web_stack.wait_final(dict.fromkeys(ids.values()))
     assert {s["stage"] for s in statuses.values()} == {"indexed"}, statuses
-    deadline = time.monotonic() + 120
-    counted = "SELECT (SELECT chunks FROM lexicon_totals) = (SELECT count(*) FROM chunks)"
-    while web_stack.sql(counted) != "True":  # the BM25 statistics count every chunk
-        assert time.monotonic() < deadline, "the BM25 statistics were not refreshed"
-        time.sleep(1)
+    web_stack.wait_lexicon_counted()
     # What the page will be checked against is what the pipeline read from the real texts.
     cited = web_stack.sql(f"SELECT process_number FROM documents WHERE id = '{ids['i279.pdf']}'")
     assert cited == "RE 657.718/MG"

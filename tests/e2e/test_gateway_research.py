@@ -13,9 +13,9 @@ import subprocess
 
 import pytest
 
-from tests.helpers.gateway import CHROMIUM, GATEWAY_DIR, SHARED_PAGE_STACK, PageStack, require_tools, screenshots_folder
+from tests.helpers.gateway import CHROMIUM, GATEWAY_DIR, PageStack, require_tools, screenshots_folder
 
-pytestmark = [pytest.mark.e2e, SHARED_PAGE_STACK]
+pytestmark = pytest.mark.e2e
 
 SCENARIO = GATEWAY_DIR / "e2e" / "research.e2e.mjs"
 LAWYER = "carla"

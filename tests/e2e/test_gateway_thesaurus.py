@@ -11,7 +11,6 @@ with a folder's path, there.
 
 import os
 import subprocess
-import time
 from collections.abc import Iterator
 
 import pytest
@@ -41,11 +40,7 @@ def test_the_firms_thesaurus_on_the_page(web_stack: RunningStack) -> None:
     web_stack.headers("contencioso", user="bruno", roles=())
     decision = web_stack.upload(DOCS / DECISION)["document_id"]
     web_stack.wait_final({decision: None})
-    deadline = time.monotonic() + 120
-    counted = "SELECT (SELECT chunks FROM lexicon_totals) = (SELECT count(*) FROM chunks)"
-    while web_stack.sql(counted) != "True":  # the BM25 statistics count every chunk
-        assert time.monotonic() < deadline, "the BM25 statistics were not refreshed"
-        time.sleep(1)
+    web_stack.wait_lexicon_counted()
 
     url = web_stack.page_url()
     env = {**os.environ, "CHROMIUM": CHROMIUM, "GATEWAY_URL": url, "ADMIN_PASSWORD": "senha-de-teste-dora",

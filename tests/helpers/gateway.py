@@ -2,7 +2,6 @@
 
 import os
 import shutil
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -77,8 +76,6 @@ def unique_pdf(name: str, tag: str) -> bytes:
 
 OPEN_DECISIONS = ["stj_resp_1433940_mg_acordao.pdf", "tjrj_agravo_instrumento_0017387-33.2017_acordao.pdf"]
 WALLED_OPINION = "parecer_pgjmg_procon_16-2022.pdf"  # open to "socios" only
-# The modules of tests/e2e/conftest.py's shared_page_stack run on one xdist worker (--dist loadgroup): one stack.
-SHARED_PAGE_STACK = pytest.mark.xdist_group("shared_page_stack")
 
 
 @dataclass(frozen=True)
@@ -98,10 +95,6 @@ def page_stack(directory: Path) -> Iterator[PageStack]:
         open_ids = [stack.upload(DOCS / name)["document_id"] for name in OPEN_DECISIONS]
         walled = stack.upload(DOCS / WALLED_OPINION, access="socios")["document_id"]
         stack.wait_final({**dict.fromkeys(open_ids), walled: "socios"})
-        deadline = time.monotonic() + 120
-        counted = "SELECT (SELECT chunks FROM lexicon_totals) = (SELECT count(*) FROM chunks)"
-        while stack.sql(counted) != "True":
-            assert time.monotonic() < deadline, "the BM25 statistics were not refreshed"
-            time.sleep(1)
+        stack.wait_lexicon_counted()
         title = stack.sql(f"SELECT coalesce(title, filename) FROM documents WHERE id = '{walled}'")
         yield PageStack(stack, open_ids, walled, title)
