@@ -48,7 +48,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             marker = item.get_closest_marker("xdist_group")
             if marker is None:
                 item.add_marker(pytest.mark.xdist_group(group))
-            if grouping and "@" not in item.nodeid:
+            if grouping:  # xdist takes what follows the last "@" (a parameter may hold one: an e-mail)
                 item._id = NodeId.parse(f"{item.nodeid}@{marker.args[0] if marker else group}")
 
 

@@ -9,7 +9,6 @@ import asyncio
 import json
 import sys
 from collections.abc import Awaitable, Callable
-from datetime import UTC, datetime, timedelta
 from functools import partial
 from typing import Annotated, Any
 
@@ -20,6 +19,7 @@ from rich.console import Console
 from rich.table import Table
 
 from precedente import api_errors
+from precedente.cli.common import SINCE_HELP, moment_since
 from precedente.credentials import api_client
 from precedente.shared import accounts
 from precedente.shared.infra.db import create_pool
@@ -250,23 +250,9 @@ def keys_revoke(key_id: str, api: ApiOption = None, local: LocalOption = False) 
     console.print(f"key {key_id} revoked")
 
 
-def _since(value: str | None) -> datetime | None:
-    """An ISO date or time, or a span back from now: 30m, 12h, 7d."""
-    if not value:
-        return None
-    units = {"m": "minutes", "h": "hours", "d": "days"}
-    if value[-1] in units and value[:-1].isdigit():
-        return datetime.now(UTC) - timedelta(**{units[value[-1]]: int(value[:-1])})
-    try:
-        moment = datetime.fromisoformat(value)
-    except ValueError as err:
-        raise typer.BadParameter(f"{value!r}: an ISO date/time or a span such as 30m, 12h, 7d") from err
-    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
-
-
 def audit_command(
     user: Annotated[str | None, typer.Option(help="Only this actor (a user name, or key:NAME).")] = None,
-    since: Annotated[str | None, typer.Option(help="ISO date/time, or a span back from now: 30m, 12h, 7d.")] = None,
+    since: Annotated[str | None, typer.Option(help=SINCE_HELP)] = None,
     action: Annotated[
         str | None,
         typer.Option(
@@ -279,7 +265,7 @@ def audit_command(
 ) -> None:
     """Read the audit log: who searched for what, opened which document, changed which access list or account."""
     params: dict[str, Any] = {"limit": limit}
-    if moment := _since(since):
+    if moment := moment_since(since):
         params["since"] = moment.isoformat()
     params.update({k: v for k, v in {"user": user, "action": action}.items() if v})
     entries = _api("GET", "/audit", api, params=params)

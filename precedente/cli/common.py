@@ -2,6 +2,7 @@
 wrap, and the services' log format."""
 
 import logging
+from datetime import UTC, datetime, timedelta
 from typing import Annotated
 
 import typer
@@ -77,3 +78,20 @@ def fetch_page(api: str | None, path: str, page: int, per_page: int) -> dict:
     with api_client(api) as client:
         params = {"limit": per_page, "offset": (page - 1) * per_page}
         return api_errors.check(client.get(path, params=params)).json()
+
+
+SINCE_HELP = "ISO date/time, or a span back from now: 30m, 12h, 7d."
+
+
+def moment_since(value: str | None) -> datetime | None:
+    """An ISO date or time, or a span back from now: 30m, 12h, 7d (what --since takes)."""
+    if not value:
+        return None
+    units = {"m": "minutes", "h": "hours", "d": "days"}
+    if value[-1] in units and value[:-1].isdigit():
+        return datetime.now(UTC) - timedelta(**{units[value[-1]]: int(value[:-1])})
+    try:
+        moment = datetime.fromisoformat(value)
+    except ValueError as err:
+        raise typer.BadParameter(f"{value!r}: an ISO date/time or a span such as 30m, 12h, 7d") from err
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)

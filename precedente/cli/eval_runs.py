@@ -20,6 +20,7 @@ import time
 from collections import Counter, defaultdict
 from contextlib import ExitStack, nullcontext
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -210,11 +211,15 @@ def topic_id(query_key: str, filters: dict[str, Any], sort: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:12]
 
 
-def fetch_judgments(client: httpx.Client, page: int = 1000) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    """Every judgment (the credential must be an administrator's to read everyone's), and the ranking now."""
+def fetch_judgments(
+    client: httpx.Client, since: datetime | None = None, page: int = 1000
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """Every judgment, or those made or changed since `since` (the credential must be an administrator's to read
+    everyone's), and the ranking now."""
     found: list[dict[str, Any]] = []
+    window = {"since": since.isoformat()} if since else {}
     while True:
-        response = client.get("/judgments", params={"limit": page, "offset": len(found)})
+        response = client.get("/judgments", params={"limit": page, "offset": len(found), **window})
         response.raise_for_status()
         body = response.json()
         found.extend(body["judgments"])
@@ -405,15 +410,17 @@ def run_judged_eval(
     trec_path: Path | None,
     console: Console,
     apply: bool = False,
+    since: datetime | None = None,
     client: httpx.Client | None = None,
 ) -> dict[str, Any]:
     """Re-run every judged query (its filters and sort) through POST /search with the CLI's credential, and
     measure the lists against the judgments. The searches see what the credential's groups see: use an admin
     key with the judges' groups, or judged passages behind a wall count as not found. With `apply`, the refit
-    becomes the active calibration (at least REFIT_MINIMUM judged results; else nothing changes). `client`: an
-    open client of the API instead of one made for `api` with the CLI's credential."""
+    becomes the active calibration (at least REFIT_MINIMUM judged results; else nothing changes). `since`: only the
+    judgments made or changed since then (after a change of the ranking, say). `client`: an open client of the API
+    instead of one made for `api` with the CLI's credential."""
     with api_client(api, timeout=120) if client is None else nullcontext(client) as client:
-        judgments, ranking = fetch_judgments(client)
+        judgments, ranking = fetch_judgments(client, since)
         state = fetch_calibration(client)
         active = state["active"] if state else None
         topics = topics_of(judgments)
@@ -476,7 +483,8 @@ def run_judged_eval(
         console.print(text, markup=False, highlight=False, soft_wrap=True)
 
     say(
-        f"{len(judgments)} judgments by {len(judges)} judges on {len(topics)} queries; ranking now {ranking['id']}"
+        f"{len(judgments)} judgments{f' since {since.isoformat()}' if since else ''} by {len(judges)} judges on"
+        f" {len(topics)} queries; ranking now {ranking['id']}"
         f" (judged under {', '.join(f'{k}: {v}' for k, v in under.most_common()) or 'none'})"
     )
     say(format_judged_table(summary))
@@ -508,6 +516,7 @@ def run_judged_eval(
         say(f"qrels in {trec_path}, queries in {queries_path_of(trec_path)}, run in {run_path_of(trec_path)}")
     report: dict[str, Any] = {
         "judgments": len(judgments),
+        "since": since.isoformat() if since else None,
         "judges": len(judges),
         "queries": len(topics),
         "ranking": ranking,

@@ -9,7 +9,7 @@ import httpx
 import typer
 
 from precedente import api_errors
-from precedente.cli.common import configure_logging, console
+from precedente.cli.common import SINCE_HELP, configure_logging, console, moment_since
 
 
 def eval_command(
@@ -48,6 +48,10 @@ def eval_command(
     reset: Annotated[
         bool, typer.Option("--reset", help="With --judgments (admin): the relevance grade as shipped again.")
     ] = False,
+    since: Annotated[
+        str | None,
+        typer.Option(help="With --judgments: only the judgments made or changed since then. " + SINCE_HELP),
+    ] = None,
 ) -> None:
     """Ingest a judged corpus through the pipeline and score every query through POST /search; or, with
     --judgments, re-run every query the firm's lawyers judged and measure the ranking on their judgments."""
@@ -62,12 +66,14 @@ def eval_command(
             if reset:
                 reset_calibration(api=api, console=console)
             else:
-                run_judged_eval(api=api, json_path=json_out, trec_path=trec, console=console, apply=apply)
+                run_judged_eval(
+                    api=api, json_path=json_out, trec_path=trec, console=console, apply=apply, since=moment_since(since)
+                )
         except httpx.HTTPError as err:
             api_errors.fail(api_errors.explain(err))
         return
-    if apply or reset:
-        raise typer.BadParameter("--apply and --reset go with --judgments")
+    if apply or reset or since:
+        raise typer.BadParameter("--apply, --reset and --since go with --judgments")
     if corpus is None or queries is None or qrels is None:
         raise typer.BadParameter("--corpus, --queries and --qrels are needed (or --judgments)")
     from precedente.cli.eval_runs import run_eval

@@ -4,6 +4,7 @@ import pytest
 
 from tests.helpers import shared_stacks
 from tests.helpers.gateway import PageStack, page_stack, require_tools
+from tests.helpers.stack import JudgedStack, judged_stack
 
 
 @pytest.fixture(scope="module")
@@ -12,3 +13,10 @@ def shared_page_stack(tmp_path_factory: pytest.TempPathFactory) -> PageStack:
     tests/helpers/shared_stacks.py): one start and one ingestion instead of three, ~35 CPU-s each on two EPYC cores."""
     require_tools()
     return shared_stacks.shared("shared_page_stack", lambda: page_stack(tmp_path_factory.mktemp("shared-page-stack")))
+
+
+@pytest.fixture(scope="module")
+def shared_judged_stack(tmp_path_factory: pytest.TempPathFactory) -> JudgedStack:
+    """One stack for `precedente eval --judgments` and `precedente panel` (one xdist group): the same five documents
+    ingested once instead of twice (151 chunks, ~70 CPU-s on two EPYC cores) and one start instead of two."""
+    return shared_stacks.shared("shared_judged_stack", lambda: judged_stack(tmp_path_factory.mktemp("judged-stack")))

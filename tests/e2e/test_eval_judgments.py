@@ -7,7 +7,7 @@ import math
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -15,17 +15,9 @@ import pytest
 
 from precedente.evaluation import evaluate, read_qrels, read_queries, read_run
 from precedente.harness import RunningStack
-from tests.helpers.samples import DOCS
+from tests.helpers.stack import JudgedStack
 
 pytestmark = pytest.mark.e2e
-
-OPEN = [
-    "stj_resp_1433940_mg_acordao.pdf",
-    "stj_resp_1543564_sp_acordao.pdf",
-    "stj_resp_1602076_sp_acordao.pdf",
-    "tjrj_agravo_instrumento_0017387-33.2017_acordao.pdf",
-]
-WALLED = "parecer_pgjmg_procon_16-2022.pdf"  # only "socios" may see it
 
 
 def judge(stack: RunningStack, who: dict[str, str], query: str, result: dict[str, Any], relevant: bool,
@@ -66,20 +58,12 @@ def settled(
     raise AssertionError("the rankings did not settle")
 
 
-@pytest.fixture(scope="module")
-def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningStack]:
-    """A stack of its own: the figures are computed by hand over exactly these documents, ranked alike when the
-    lawyers judge and when the command re-runs their queries (the suite's shared stack keeps changing)."""
-    with RunningStack(tmp_path_factory.mktemp("eval-judgments")) as running:
-        yield running
-
-
 def test_eval_judgments_reports_the_seed_s_figures_from_the_firm_s_judgments(
-    stack: RunningStack, tmp_path: Path
+    shared_judged_stack: JudgedStack, tmp_path: Path
 ) -> None:
-    ids: dict[str, str | None] = {stack.upload(DOCS / name)["document_id"]: None for name in OPEN}
-    walled_id = stack.upload(DOCS / WALLED, access="socios")["document_id"]
-    stack.wait_final({**ids, walled_id: "socios"})
+    """On the stack test_panel_cli shares (tests/e2e/conftest.py): its panel's judgments are the base's too, so the
+    command reads those made since this test began (--since), the figures computed by hand from these alone."""
+    stack, walled_id = shared_judged_stack.stack, shared_judged_stack.walled_id
     ana, bruno = stack.headers("contencioso", user="ana"), stack.headers("tributario", user="bruno")
 
     q1, q2, q3 = "recurso especial dano moral", "agravo de instrumento", "responsabilidade civil do fornecedor"
@@ -90,6 +74,9 @@ def test_eval_judgments_reports_the_seed_s_figures_from_the_firm_s_judgments(
     searches = {q1: ({}, admin), q2: ({}, admin), q3: ({"filters": {"document_type": "acordao"}}, admin)}
     lists = settled(stack, searches)
     assert len(lists[q1]) >= 2 and len(lists[q2]) >= 3 and lists[q3], {q: len(v) for q, v in lists.items()}
+    # A judgment from before: --since leaves it out (a third judge, who would have made q1's tie relevant).
+    judge(stack, stack.headers("contencioso", user="leticia"), q1, lists[q1][1], True)
+    since = datetime.now(UTC)
 
     # q1: its first result relevant (ana); its second judged both ways (ana no, bruno yes): a tie is not relevant.
     judge(stack, ana, q1, lists[q1][0], True, note="o precedente que eu procurava")
@@ -115,7 +102,7 @@ def test_eval_judgments_reports_the_seed_s_figures_from_the_firm_s_judgments(
     json_file, trec_file = tmp_path / "judged.json", tmp_path / "judged.qrels"
     result = subprocess.run(
         [sys.executable, "-m", "precedente.cli", "eval", "--judgments", "--api", stack.url, "--json", str(json_file),
-         "--trec", str(trec_file)],
+         "--trec", str(trec_file), "--since", since.isoformat()],
         capture_output=True, text=True, timeout=600, env=stack.cli_env(),
     )  # fmt: skip
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]

@@ -6,24 +6,16 @@ hand from what each was shown."""
 import json
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from precedente.harness import RunningStack
 from precedente.services.search.interleaving import sign_test
-from tests.helpers.samples import DOCS
+from tests.helpers.stack import JudgedStack
 
 pytestmark = pytest.mark.e2e
 
-OPEN = [
-    "stj_resp_1433940_mg_acordao.pdf",
-    "stj_resp_1543564_sp_acordao.pdf",
-    "stj_resp_1602076_sp_acordao.pdf",
-    "tjrj_agravo_instrumento_0017387-33.2017_acordao.pdf",
-]
-WALLED = "parecer_pgjmg_procon_16-2022.pdf"  # only "socios" may see it
 QUERIES = ["recurso especial dano moral", "agravo de instrumento", "responsabilidade civil do fornecedor"]
 
 
@@ -36,48 +28,40 @@ def cli(
     )  # fmt: skip
 
 
-@pytest.fixture(scope="module")
-def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningStack]:
-    """A stack of its own: the panel's lists and credits are counted over exactly these documents (the suite's
-    shared stack holds others, and other tests count what that one holds)."""
-    with RunningStack(tmp_path_factory.mktemp("panel-cli")) as running:
-        yield running
-
-
-def test_panel_create_judge_and_report_on_a_real_stack(stack: RunningStack, tmp_path: Path) -> None:
-    ids = {stack.upload(DOCS / name)["document_id"]: None for name in OPEN}
-    walled_id = stack.upload(DOCS / WALLED, access="socios")["document_id"]
-    stack.wait_final({**ids, walled_id: "socios"})
-    ana = stack.headers("contencioso", user="ana")
-    bruno = stack.headers("socios", user="bruno")
+def test_panel_create_judge_and_report_on_a_real_stack(shared_judged_stack: JudgedStack, tmp_path: Path) -> None:
+    """On the stack test_eval_judgments shares (tests/e2e/conftest.py): the lists and credits are counted over its
+    documents, and this panel's judgments are told apart by its id."""
+    stack, walled_id = shared_judged_stack.stack, shared_judged_stack.walled_id
+    carla = stack.headers("contencioso", user="carla")
+    dora = stack.headers("socios", user="dora")
     queries = tmp_path / "queries.txt"
     queries.write_text("\n".join(QUERIES) + "\n", encoding="utf-8")
 
     made = cli(stack, "create", "--queries", str(queries), "--a", "current", "--b", "keyword", "--judges",
-               "ana,bruno", "--depth", "5", "--seed", "11", "--json")  # fmt: skip
+               "carla,dora", "--depth", "5", "--seed", "11", "--json")  # fmt: skip
     assert made.returncode == 0, made.stdout[-2000:] + made.stderr[-2000:]
     panel = json.loads(made.stdout)
     assert panel["queries"] == QUERIES and panel["b"]["lexical_only"] is True
 
-    # ana at the terminal: "s" for the first result of each list, "n" for the rest.
+    # carla at the terminal: "s" for the first result of each list, "n" for the rest.
     answers = ("s\n" + "n\n" * 4) * len(QUERIES) + "n\n" * 20  # a list may be shorter than 5
-    judged = cli(stack, "judge", panel["id"], key=ana["Authorization"].split()[1], stdin=answers)
+    judged = cli(stack, "judge", panel["id"], key=carla["Authorization"].split()[1], stdin=answers)
     assert judged.returncode == 0, judged.stdout[-3000:] + judged.stderr[-3000:]
     assert "consulta 1 de 3" in judged.stdout and f"all {len(QUERIES)} queries judged" in judged.stdout
 
-    # bruno through the API: relevant where a result is the walled parecer or his list's second one.
-    seen_by_bruno = set()
-    while not (shown := stack.client.get(f"/panels/{panel['id']}/next", headers=bruno).json())["done"]:
+    # dora through the API: relevant where a result is the walled parecer or her list's second one.
+    seen_by_dora = set()
+    while not (shown := stack.client.get(f"/panels/{panel['id']}/next", headers=dora).json())["done"]:
         for result in shown["results"]:
-            seen_by_bruno.add(result["document_id"])
+            seen_by_dora.add(result["document_id"])
             body = {"position": shown["position"], "shown_rank": result["shown_rank"],
                     "relevant": result["document_id"] == walled_id or result["shown_rank"] == 2}  # fmt: skip
-            answer = stack.client.post(f"/panels/{panel['id']}/judgments", json=body, headers=bruno)
+            answer = stack.client.post(f"/panels/{panel['id']}/judgments", json=body, headers=dora)
             assert answer.status_code in (200, 201), answer.text
-    assert walled_id in seen_by_bruno  # the partners' list holds the parecer...
-    ana_saw = stack.sql(f"SELECT count(*) FROM panel_items WHERE panel_id = '{panel['id']}' AND judge = 'ana'"
+    assert walled_id in seen_by_dora  # the partners' list holds the parecer...
+    carla_saw = stack.sql(f"SELECT count(*) FROM panel_items WHERE panel_id = '{panel['id']}' AND judge = 'carla'"
                         f" AND document_id = '{walled_id}'")  # fmt: skip
-    assert ana_saw.strip() == "0"  # ...ana's never did
+    assert carla_saw.strip() == "0"  # ...carla's never did
 
     # By hand: each query's relevant picks per team, from what was shown and judged.
     rows = stack.sql(
@@ -102,5 +86,5 @@ def test_panel_create_judge_and_report_on_a_real_stack(stack: RunningStack, tmp_
     assert f"queries won: A {wins.count('a')}, B {wins.count('b')}, ties {wins.count('tie')}" in printed.stdout
     assert "sign test p =" in printed.stdout
 
-    refused = cli(stack, "report", panel["id"], key=ana["Authorization"].split()[1])
+    refused = cli(stack, "report", panel["id"], key=carla["Authorization"].split()[1])
     assert refused.returncode == 1 and "403" in refused.stderr

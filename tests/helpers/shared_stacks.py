@@ -1,10 +1,10 @@
 """Stacks that several test modules share, each up for as long as those modules run and no longer.
 
-A module that asks for a shared stack's fixture (`stack`, `shared_page_stack`) is put in that stack's xdist group
-(tests/conftest.py), so one worker runs all its modules one after another and the stack starts once; it stops after
-the last test that uses it, not at the end of the session. A session-scoped stack stayed up, idle, until its worker
-ended: an idle stack takes about 9% of a core (2.8 CPU-s in 30 s: the broker 0.95, each Python service 0.1-0.3, two
-EPYC cores), and a suite of ~30 minutes ran two of them idle for most of it beside the tests."""
+A module that asks for a shared stack's fixture (FIXTURES) is put in that stack's xdist group (tests/conftest.py), so
+one worker runs all its modules one after another and the stack starts once; it stops after the last test that uses
+it, not at the end of the session. A session-scoped stack stayed up, idle, until its worker ended: an idle stack takes
+about 9% of a core (2.8 CPU-s in 30 s: the broker 0.95, each Python service 0.1-0.3, two EPYC cores), and a suite of
+~30 minutes ran two of them idle for most of it beside the tests."""
 
 import contextlib
 from collections.abc import Callable
@@ -15,7 +15,7 @@ import pytest
 
 T = TypeVar("T")
 
-FIXTURES = ("stack", "shared_page_stack")
+FIXTURES = ("stack", "shared_page_stack", "shared_judged_stack")
 """The fixtures that hand out a shared stack; each is its modules' xdist group."""
 
 _running: dict[str, tuple[Any, contextlib.ExitStack]] = {}

@@ -2,9 +2,14 @@
 end-to-end tests of crashes, restarts and outages."""
 
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
 
 from precedente.harness import RunningStack
 from tests.helpers.pdfs import retitled
+from tests.helpers.samples import DOCS
 
 SMALL_PDFS = [
     "tjrj_agravo_instrumento_0017387-33.2017_acordao.pdf",
@@ -41,3 +46,30 @@ def assert_indexed_exactly_once(stack: RunningStack, ids: dict[str, str]) -> Non
         assert rows == ordinals == str(status["chunk_count"]), (ids[document_id], rows, ordinals)
         indexed = [h for h in status["history"] if h["stage"] == "indexed"]
         assert indexed, status["history"]
+
+
+JUDGED_OPEN = [
+    "stj_resp_1433940_mg_acordao.pdf",
+    "stj_resp_1543564_sp_acordao.pdf",
+    "stj_resp_1602076_sp_acordao.pdf",
+    "tjrj_agravo_instrumento_0017387-33.2017_acordao.pdf",
+]
+JUDGED_WALLED = "parecer_pgjmg_procon_16-2022.pdf"  # only "socios" may see it
+
+
+@dataclass(frozen=True)
+class JudgedStack:
+    stack: RunningStack
+    open_ids: list[str]
+    walled_id: str
+
+
+@contextmanager
+def judged_stack(directory: Path) -> Iterator[JudgedStack]:
+    """A stack holding exactly JUDGED_OPEN and JUDGED_WALLED, for the judgments' and the panels' figures, which are
+    counted by hand over exactly these documents (the suite's shared `stack` holds others)."""
+    with RunningStack(directory) as stack:
+        open_ids = [stack.upload(DOCS / name)["document_id"] for name in JUDGED_OPEN]
+        walled_id = stack.upload(DOCS / JUDGED_WALLED, access="socios")["document_id"]
+        stack.wait_final({**dict.fromkeys(open_ids), walled_id: "socios"})
+        yield JudgedStack(stack, open_ids, walled_id)

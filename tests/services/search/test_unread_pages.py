@@ -27,6 +27,7 @@ from tests.helpers.identity import person_headers, without_broker_lag
 from tests.helpers.pdfs import with_photo_page
 
 SENTENCA = "tjsp_sentenca_vara_empresarial_arbitragem.pdf"
+SHORT_ACORDAO = "stj_resp_1433940_mg_acordao.pdf"  # 9 pages: two ingestions of it are a third of the 20-page one's
 
 
 class Recorder:
@@ -190,13 +191,13 @@ def pipeline_topics() -> list[Topic]:
     return [step.input_topic for step in pipeline.STAGES[1:]]
 
 
-@pytest.mark.slow  # 45 s on two EPYC cores
+@pytest.mark.slow
 async def test_approving_unread_pages_accepts_them_as_they_are(
     world: tuple[Pipeline, httpx.AsyncClient], pool: asyncpg.Pool
 ) -> None:
     stages, client = world
     reviewer = await person_headers(pool, ["*"], user="dr.otavio")
-    photo = with_photo_page("stj_resp_1543564_sp_acordao.pdf", 1, "aprovar")
+    photo = with_photo_page(SHORT_ACORDAO, 1, "aprovar")
     first = await stages.submit(photo, "acordao_foto.pdf")
     chunks = await pool.fetchval("SELECT chunk_count FROM documents WHERE id = $1", first)
 
@@ -218,7 +219,7 @@ async def test_approving_unread_pages_accepts_them_as_they_are(
     assert (await client.post(f"/review/{first}/approve", headers=reviewer)).status_code == 409  # out of the queue
 
     # A page OCR read below the bar: approving indexes its text as OCR read it.
-    second = await stages.submit(with_photo_page("stj_resp_1543564_sp_acordao.pdf", 1, "anexo"), "acordao_anexo.pdf")
+    second = await stages.submit(with_photo_page(SHORT_ACORDAO, 1, "anexo"), "acordao_anexo.pdf")
     key = stage_key(second, 1, Stage.EXTRACTED)
     extracted = await get_model(pool, key, ExtractedDocument)
     annex = Page(
