@@ -123,7 +123,7 @@ def test_streams_embed_batches_at_once_to_the_same_vectors_and_nothing_is_pinned
     assert int(two._compiled.get_property("NUM_STREAMS")) == 2
     assert int(two._compiled.get_property("INFERENCE_NUM_THREADS")) == 2
     assert not one._compiled.get_property("ENABLE_CPU_PINNING") and not two._compiled.get_property("ENABLE_CPU_PINNING")
-    texts = passages * 3  # several batches of BATCH windows
+    texts = passages * 2  # three batches of BATCH windows (22 windows)
     used: set[str] = set()
     pooled = two._pooled
 
