@@ -33,7 +33,8 @@ __all__ = ["DOCS", "FINAL", "REPO", "SHARED_DATA", "RunningStack", "read_pages"]
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Every module is one xdist group (--dist loadgroup): its module-scoped stack stays on one worker. The modules
     that ask for a shared stack (tests/helpers/shared_stacks.py) are that stack's group instead, so one worker runs
-    them one after another and the stack starts once.
+    them one after another and the stack starts once. Modules with end-to-end or slow tests come first, so the
+    workers take the long groups early and end together on short ones (xdist hands out groups in collection order).
 
     The group is written into the node id here ("<id>@<group>", what xdist's scheduler splits on): pytest-xdist 3.8.0
     writes it to `item._nodeid`, which pytest 9 no longer reads (a node id is `item._id`), so no group held and every
@@ -42,6 +43,11 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         modules[item.nodeid.split("::", 1)[0]].append(item)
     grouping = bool(getattr(config.option, "loadgroup", False))  # set in xdist's workers under --dist loadgroup
+
+    def long(module_items: list[pytest.Item]) -> bool:
+        return any(item.get_closest_marker("e2e") or item.get_closest_marker("slow") for item in module_items)
+
+    items[:] = [item for heavy in (True, False) for m in modules.values() if long(m) == heavy for item in m]
     for module, module_items in modules.items():
         group = shared_stacks.group_of(module_items) or module
         for item in module_items:
