@@ -66,7 +66,7 @@ def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> 
 
 
 def pytest_sessionfinish() -> None:
-    shared_stacks.stop_all()  # a run cut short (-x, Ctrl-C) leaves no stack behind
+    shared_stacks.stop_after_group(None)  # a run cut short (-x, Ctrl-C) leaves no stack behind
 
 
 def _migrated(postgres: EmbeddedPostgres) -> None:

@@ -126,9 +126,11 @@ def test_only_precedente_is_imported_and_installed() -> None:
     assert config["package-dir"] == {f"precedente.{name}": name for name in INSTALLED_UNDER_PRECEDENTE}
 
 
-def test_under_loadgroup_a_module_is_one_xdist_group(request: pytest.FixtureRequest) -> None:
-    """`make test` runs --dist loadgroup so that a module's stack stays on one worker: the group must reach the node
-    id xdist schedules by (tests/conftest.py writes it; pytest-xdist's own write went unread under pytest 9)."""
-    if not getattr(request.config.option, "loadgroup", False):
-        pytest.skip("run without --dist loadgroup: nothing is scheduled by group")
-    assert request.node.nodeid.endswith("@tests/test_layout.py")
+def test_a_module_is_one_xdist_group_and_under_loadgroup_its_node_id_says_so(request: pytest.FixtureRequest) -> None:
+    """`make test` runs --dist loadgroup so that a module's stack stays on one worker: the module's group is marked,
+    and under loadgroup it reaches the node id xdist schedules by (tests/conftest.py writes it; pytest-xdist's own
+    write went unread under pytest 9)."""
+    marker = request.node.get_closest_marker("xdist_group")
+    assert marker is not None and marker.args[0] == "tests/test_layout.py"
+    if getattr(request.config.option, "loadgroup", False):
+        assert request.node.nodeid.endswith("@tests/test_layout.py")

@@ -30,16 +30,11 @@ def shared(name: str, start: Callable[[], AbstractContextManager[T]]) -> T:
 
 
 def stop_after_group(nextitem: pytest.Item | None) -> None:
-    """Stop each running shared stack whose group the next test is not in (None: this worker has no test left)."""
+    """Stop each running shared stack whose group the next test is not in (None: no test left, all of them)."""
     marker = nextitem.get_closest_marker("xdist_group") if nextitem is not None else None
     for name in list(_running):
         if marker is None or marker.args[0] != name:
             _running.pop(name)[1].close()
-
-
-def stop_all() -> None:
-    for name in list(_running):
-        _running.pop(name)[1].close()
 
 
 def group_of(module_items: list[pytest.Item]) -> str | None:
