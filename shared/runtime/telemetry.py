@@ -322,62 +322,106 @@ def start_metrics_server(settings: Settings) -> int | None:
     return settings.metrics_port
 
 
-async def measure_lag(bootstrap: str, groups: Mapping[str, Sequence[str]]) -> dict[str, dict[tuple[str, int], int]]:
-    """Consumer lag of each group on its topics, per (topic, partition): end offset minus committed offset.
+class LagMeter:
+    """Consumer lag of groups on their topics, per (topic, partition): end offset minus committed offset.
 
-    Where the group has committed nothing yet, its beginning offset counts as committed (what retention
-    removed is no longer there to consume). The one measurement behind precedente_consumer_lag and GET /status.
+    Where a group has committed nothing yet, its beginning offset counts as committed (what retention removed is no
+    longer there to consume). The one measurement behind precedente_consumer_lag and GET /status. Its two clients
+    live as long as the meter: a stage measures every lag_interval_s, and starting an admin client and a consumer
+    each time (six connections and a metadata load) was about a quarter of an idle stack's CPU (2.77 CPU-s in 30 s
+    with it, 2.1 without the measurement, AMD EPYC two cores, 2026-12-05).
     """
-    from aiokafka import AIOKafkaConsumer, TopicPartition
-    from aiokafka.admin import AIOKafkaAdminClient
 
-    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap)
-    reader = AIOKafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False)
-    await admin.start()
-    try:
-        await reader.start()
+    def __init__(self, bootstrap: str) -> None:
+        from aiokafka import AIOKafkaConsumer
+        from aiokafka.admin import AIOKafkaAdminClient
+
+        self.admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap)
+        self.reader = AIOKafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False)
+
+    async def start(self) -> LagMeter:
+        await self.admin.start()
         try:
-            await reader.topics()  # loads the cluster metadata
-            partitions = {
-                group: [TopicPartition(t, p) for t in topics for p in sorted(reader.partitions_for_topic(t) or [])]
-                for group, topics in groups.items()
-            }
-            every = sorted({tp for tps in partitions.values() for tp in tps})
-            if not every:
-                return {group: {} for group in groups}
-            ends = await reader.end_offsets(every)
-            starts = await reader.beginning_offsets(every)
+            await self.reader.start()
+        except BaseException:
+            await self.admin.close()
+            raise
+        return self
+
+    async def close(self) -> None:
+        try:
+            await self.reader.stop()
         finally:
-            await reader.stop()
+            await self.admin.close()
+
+    async def __aenter__(self) -> LagMeter:
+        return await self.start()
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    async def measure(self, groups: Mapping[str, Sequence[str]]) -> dict[str, dict[tuple[str, int], int]]:
+        from aiokafka import TopicPartition
+
+        await self.reader.topics()  # refreshes the cluster metadata: topics and partitions added since count
+        partitions = {
+            group: [TopicPartition(t, p) for t in topics for p in sorted(self.reader.partitions_for_topic(t) or [])]
+            for group, topics in groups.items()
+        }
+        every = sorted({tp for tps in partitions.values() for tp in tps})
+        if not every:
+            return {group: {} for group in groups}
+        ends = await self.reader.end_offsets(every)
+        starts = await self.reader.beginning_offsets(every)
         held = {group: tps for group, tps in partitions.items() if tps}
         committed = await asyncio.gather(
-            *(admin.list_consumer_group_offsets(group, partitions=tps) for group, tps in held.items())
+            *(self.admin.list_consumer_group_offsets(group, partitions=tps) for group, tps in held.items())
         )
-    finally:
-        await admin.close()
-    offsets = dict(zip(held, committed, strict=True))
-    lag: dict[str, dict[tuple[str, int], int]] = {}
-    for group, tps in partitions.items():
-        lag[group] = {}
-        for tp in tps:
-            meta = offsets[group].get(tp)
-            done = meta.offset if meta is not None and meta.offset >= 0 else starts[tp]
-            lag[group][(tp.topic, tp.partition)] = max(ends[tp] - done, 0)
-    return lag
+        offsets = dict(zip(held, committed, strict=True))
+        lag: dict[str, dict[tuple[str, int], int]] = {}
+        for group, tps in partitions.items():
+            lag[group] = {}
+            for tp in tps:
+                meta = offsets[group].get(tp)
+                done = meta.offset if meta is not None and meta.offset >= 0 else starts[tp]
+                lag[group][(tp.topic, tp.partition)] = max(ends[tp] - done, 0)
+        return lag
+
+
+async def measure_lag(bootstrap: str, groups: Mapping[str, Sequence[str]]) -> dict[str, dict[tuple[str, int], int]]:
+    """One measurement on clients of its own (GET /status asks now and then)."""
+    async with LagMeter(bootstrap) as meter:
+        return await meter.measure(groups)
 
 
 async def watch_lag(bootstrap: str, group: str, topics: list[str], every_s: float) -> None:
-    """Refresh precedente_consumer_lag for one group until cancelled."""
-    while True:
-        try:
-            measured = await measure_lag(bootstrap, {group: topics})
-            for (topic, partition), behind in measured[group].items():
-                CONSUMER_LAG.labels(group, topic, str(partition)).set(behind)
-        except asyncio.CancelledError:
-            raise
-        except Exception as err:  # noqa: BLE001 - a metric must never take the service down
-            log.debug("consumer lag of %s not measured: %s", group, err)
-        await asyncio.sleep(every_s)
+    """Refresh precedente_consumer_lag for one group until cancelled, on one meter; a failure (the broker away)
+    closes it, and the next round starts a new one."""
+    meter: LagMeter | None = None
+    try:
+        while True:
+            try:
+                if meter is None:
+                    meter = await LagMeter(bootstrap).start()
+                measured = await meter.measure({group: topics})
+                for (topic, partition), behind in measured[group].items():
+                    CONSUMER_LAG.labels(group, topic, str(partition)).set(behind)
+            except asyncio.CancelledError:
+                raise
+            except Exception as err:  # noqa: BLE001 - a metric must never take the service down
+                log.debug("consumer lag of %s not measured: %s", group, err)
+                if meter is not None:
+                    await _close_quietly(meter)
+                    meter = None
+            await asyncio.sleep(every_s)
+    finally:
+        if meter is not None:
+            await _close_quietly(meter)
+
+
+async def _close_quietly(meter: LagMeter) -> None:
+    with contextlib.suppress(Exception):
+        await meter.close()
 
 
 # --------------------------------------------------------------------------------------------

@@ -8,6 +8,7 @@ import re
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pymupdf
 import pytest
@@ -227,7 +228,9 @@ def kafka() -> Iterator[str]:
         broker.stop()
 
 
-async def test_consumer_lag_is_measured_once_for_the_metric_and_for_status(kafka: str) -> None:
+async def test_consumer_lag_is_measured_once_for_the_metric_and_for_status(
+    kafka: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """End minus committed offset per partition; nothing committed counts from the beginning. The stage's
     gauge and GET /status's numbers come from the same measurement."""
     from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
@@ -263,16 +266,33 @@ async def test_consumer_lag_is_measured_once_for_the_metric_and_for_status(kafka
     assert (status["annotator"].lag, status["annotator"].by_partition) == (1, {0: 0, 1: 1})
     assert all(status[name].lag == 0 for name in ("cleaner", "chunker", "indexer"))
 
+    # The stage's watcher measures round after round on one pair of clients, and closes them when cancelled.
+    starts, closes, rounds = [], [], []
+    monkeypatch.setattr(telemetry.LagMeter, "start", _spy(telemetry.LagMeter.start, starts))
+    monkeypatch.setattr(telemetry.LagMeter, "close", _spy(telemetry.LagMeter.close, closes))
+    monkeypatch.setattr(telemetry.LagMeter, "measure", _spy(telemetry.LagMeter.measure, rounds))
     watcher = asyncio.create_task(telemetry.watch_lag(kafka, extractor, [submitted], 0.1))
     try:
         gauge = telemetry.CONSUMER_LAG.labels(extractor, submitted, "0")
         for _ in range(100):
-            if gauge._value.get() == 1:  # noqa: SLF001 - prometheus_client has no public reader of one sample
+            if gauge._value.get() == 1 and len(rounds) >= 3:  # noqa: SLF001 - prometheus_client has no public reader
                 break
             await asyncio.sleep(0.1)
         assert gauge._value.get() == 1  # noqa: SLF001
         assert telemetry.CONSUMER_LAG.labels(extractor, submitted, "1")._value.get() == 1  # noqa: SLF001
+        assert len(rounds) >= 3 and len(starts) == 1 and not closes
     finally:
         watcher.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await watcher
+    assert len(closes) == 1
+
+
+def _spy(method: Any, calls: list[object]) -> Any:
+    """`method`, noting each call in `calls`."""
+
+    async def spied(self: object, *args: Any) -> Any:
+        calls.append(args)
+        return await method(self, *args)
+
+    return spied
