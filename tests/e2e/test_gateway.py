@@ -88,6 +88,16 @@ NOTES = [
     )
 ]
 BROAD_QUERY = "arbitragem e cláusula compromissória"
+# The demo stack's two documents: short notes, each written to be found by the browser script's query for it
+# (QUERY, RESTRICTED_QUERY in services/gateway/e2e/gateway.e2e.mjs), so the hidden one would show if the wall leaked.
+DEMO_VISIBLE_NOTE = (
+    "Nota pública do escritório sobre a nulidade da cláusula compromissória e do procedimento arbitral: quem alega a"
+    " nulidade deve fazê-lo na primeira oportunidade perante o próprio árbitro (art. 20 da Lei 9.307/1996)."
+)
+DEMO_HIDDEN_NOTE = (
+    "Parecer reservado aos sócios sobre a legitimidade passiva da câmara arbitral no procedimento arbitral: a"
+    " instituição que administra a arbitragem não responde pelos atos jurisdicionais do árbitro."
+)
 SECURITY_HEADERS = {
     "x-content-type-options": "nosniff",
     "referrer-policy": "same-origin",
@@ -181,14 +191,10 @@ def test_demo_mode_banner_everywhere_and_no_sign_in(node: str, tmp_path_factory:
         _assert_security_headers(response)
 
         visible = stack.upload(
-            content=unique_pdf("tjsp_sentenca_vara_empresarial_arbitragem.pdf", "demo-visible"),
-            filename="tjsp_sentenca_vara_empresarial_arbitragem.pdf",
-            access=DEMO_GROUP,
+            content=DEMO_VISIBLE_NOTE.encode(), filename="nota_publica_arbitragem.txt", access=DEMO_GROUP
         )["document_id"]
         hidden = stack.upload(
-            content=unique_pdf("stj_resp_1433940_mg_acordao.pdf", "demo-hidden"),
-            filename="stj_resp_1433940_mg_acordao.pdf",
-            access="socios",
+            content=DEMO_HIDDEN_NOTE.encode(), filename="parecer_reservado_camara.txt", access="socios"
         )["document_id"]
         assert stack.wait_final({visible: None})[visible]["stage"] == "indexed"
         assert _wait_stage(stack, hidden) == "indexed"

@@ -5,7 +5,6 @@ import uuid
 from pathlib import Path
 
 import asyncpg
-import pymupdf
 
 from precedente.inspect import inspect_file
 from precedente.services.annotator.service import ledger_fields
@@ -17,15 +16,6 @@ from precedente.shared.runtime import ledger
 from precedente.shared.runtime.stage import StageContext
 from precedente.shared.settings import Settings
 from tests.helpers.ledger import register
-
-
-def first_pages(path: Path, pages: int, folder: Path) -> Path:
-    """A copy of the file's first pages under its own name (as bench/archive_report.py --pages makes one)."""
-    copy = folder / path.name
-    with pymupdf.open(path) as doc, pymupdf.open() as part:
-        part.insert_pdf(doc, from_page=0, to_page=pages - 1)
-        part.save(copy)
-    return copy
 
 
 async def ingest(pool: asyncpg.Pool, settings: Settings, path: Path) -> uuid.UUID:

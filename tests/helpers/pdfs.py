@@ -1,9 +1,25 @@
 """PDFs built at test time (none is checked in): from scratch, by hand for shapes PyMuPDF will not write, and
 from the sample documents of ../shared/docs."""
 
+from pathlib import Path
+
 import pymupdf
 
 from tests.helpers.samples import DOCS
+
+
+def first_pages(path: Path, pages: int, folder: Path) -> Path:
+    """A copy of the file's first pages under its own name (as bench/archive_report.py --pages makes one)."""
+    copy = folder / path.name
+    copy.write_bytes(first_pages_bytes(path, pages))
+    return copy
+
+
+def first_pages_bytes(path: Path, pages: int) -> bytes:
+    """The file's first pages, as bytes to upload."""
+    with pymupdf.open(path) as doc, pymupdf.open() as part:
+        part.insert_pdf(doc, from_page=0, to_page=pages - 1)
+        return part.tobytes()
 
 
 def one_page_pdf(text: str) -> bytes:

@@ -23,7 +23,8 @@ from precedente.shared.infra.lexicon import refresh_statistics
 from precedente.shared.payloads import DocumentMetadata
 from precedente.shared.settings import Settings
 from tests.helpers.indexing import index_with_the_indexer
-from tests.helpers.inspected import first_pages, ingest
+from tests.helpers.inspected import ingest
+from tests.helpers.pdfs import first_pages
 from tests.helpers.samples import SHARED_DATA
 
 ARCHIVE = SHARED_DATA / "archive"

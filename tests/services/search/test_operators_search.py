@@ -19,7 +19,8 @@ from precedente.shared.infra.lexicon import refresh_statistics
 from precedente.shared.legal.text import fold_lower
 from precedente.shared.settings import Settings
 from tests.helpers.identity import person_headers
-from tests.helpers.inspected import first_pages, ingest
+from tests.helpers.inspected import ingest
+from tests.helpers.pdfs import first_pages
 from tests.helpers.samples import DOCS
 
 FILES = {

