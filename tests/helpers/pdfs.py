@@ -43,9 +43,12 @@ def hand_made_pdf(objects: list[bytes], root: int = 1) -> bytes:
     return bytes(out)
 
 
-def retitled(name: str, tag: str) -> bytes:
-    """A sample document under a new title, so a new content hash: a new document to the ledger."""
+def retitled(name: str, tag: str, pages: int | None = None) -> bytes:
+    """A sample document (its first `pages`, or whole) under a new title, so a new content hash: a new document to
+    the ledger."""
     with pymupdf.open(DOCS / name) as doc:
+        if pages is not None:
+            doc.select(range(min(pages, doc.page_count)))
         doc.set_metadata({"title": f"{name} {tag}"})
         return doc.tobytes()
 

@@ -18,9 +18,17 @@ SMALL_PDFS = [
 ]
 
 
+# The fault tests' documents are the first pages of SMALL_PDFS: three documents of several passages each keep
+# ingestion in flight while a fault strikes, and half the pages halve the embedding the five fault tests repeat.
+VARIANT_PAGES = 4
+
+
 def upload_variants(stack: RunningStack, tag: str) -> dict[str, str]:
-    """SMALL_PDFS under new titles (new documents each time): document id -> sample file name."""
-    return {stack.upload(content=retitled(name, tag), filename=name)["document_id"]: name for name in SMALL_PDFS}
+    """SMALL_PDFS' first VARIANT_PAGES under new titles (new documents each time): document id -> sample file name."""
+    return {
+        stack.upload(content=retitled(name, tag, VARIANT_PAGES), filename=name)["document_id"]: name
+        for name in SMALL_PDFS
+    }
 
 
 def wait_for_stage(stack: RunningStack, ids: dict[str, str], stages: set[str], timeout: float = 300) -> None:
