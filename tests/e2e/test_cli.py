@@ -17,7 +17,7 @@ from precedente.harness import RunningStack
 from precedente.shared.infra.embedded import free_port
 from tests.helpers.office import contract_docx
 from tests.helpers.pdfs import retitled
-from tests.helpers.stack import SMALL_PDFS
+from tests.helpers.stack import SMALL_PDFS, VARIANT_PAGES
 
 pytestmark = pytest.mark.e2e
 
@@ -159,7 +159,7 @@ def test_ingest_waits_with_one_status_request_per_interval_then_search_filters(
     folder = tmp_path / "decisoes"
     folder.mkdir()
     for name in SMALL_PDFS:
-        (folder / name).write_bytes(retitled(name, "cli-wait"))
+        (folder / name).write_bytes(retitled(name, "cli-wait", VARIANT_PAGES))
     (folder / "README.md").write_text("Estas são decisões de exemplo.\n")
     calls: list[tuple[str, str]] = []
     send = httpx.HTTPTransport.handle_request

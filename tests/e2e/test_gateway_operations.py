@@ -43,6 +43,7 @@ SCENARIO = GATEWAY_DIR / "e2e" / "operations.e2e.mjs"
 PASSWORDS = {"ana": "ana-senha-forte-1", "bruno": "bruno-senha-forte-2", "carla": "carla-senha-forte-3"}
 PEOPLE = {"ana": (["socios"], ["reviewer"]), "bruno": (["contencioso"], []), "carla": ([], ["admin"])}
 PUBLIC_FILE = "tjsp_sentenca_vara_empresarial_arbitragem.pdf"
+PUBLIC_PAGES = 4  # the pages only list and hold it: its first four of fourteen pages are a decision all the same
 REVIEW_FILE = "digitalizacao_operacoes.pdf"
 LOCKED_FILE = "acordao_com_senha.pdf"
 HELD_FILE = "decisao_retida_pela_busca.pdf"
@@ -79,7 +80,8 @@ def gateway(web_stack: RunningStack) -> str:
 
 @pytest.fixture(scope="module")
 def documents(web_stack: RunningStack) -> dict[str, str]:
-    public = web_stack.upload(content=unique_pdf(PUBLIC_FILE, "public"), filename=PUBLIC_FILE)["document_id"]
+    public_pdf = unique_pdf(PUBLIC_FILE, "public", PUBLIC_PAGES)
+    public = web_stack.upload(content=public_pdf, filename=PUBLIC_FILE)["document_id"]
     review = web_stack.upload(content=illegible_scan("operations"), filename=REVIEW_FILE)["document_id"]
     locked = web_stack.upload(content=encrypted_pdf(), filename=LOCKED_FILE)["document_id"]
     final = web_stack.wait_final({public: None, review: None, locked: None})
@@ -156,7 +158,8 @@ def test_ingestion_page_says_it_yields_to_search_while_search_is_busy(
         f" VALUES ('{replica}', {BUSY_IN_FLIGHT}, 1800, clock_timestamp())"
     )
     try:
-        held = web_stack.upload(content=unique_pdf(PUBLIC_FILE, "held"), filename=HELD_FILE)["document_id"]
+        held_pdf = unique_pdf(PUBLIC_FILE, "held", PUBLIC_PAGES)
+        held = web_stack.upload(content=held_pdf, filename=HELD_FILE)["document_id"]
         shown = None
         deadline = time.monotonic() + 60
         while shown is None and time.monotonic() < deadline:

@@ -67,9 +67,12 @@ def stack_with_people(
         yield running
 
 
-def unique_pdf(name: str, tag: str) -> bytes:
-    """A sample document with its own bytes (a metadata tag), so no other upload of it is reused."""
+def unique_pdf(name: str, tag: str, pages: int | None = None) -> bytes:
+    """A sample document (its first `pages`, or whole) with its own bytes (a metadata tag), so no other upload of it
+    is reused."""
     with pymupdf.open(DOCS / name) as doc:
+        if pages is not None:
+            doc.select(range(min(pages, doc.page_count)))
         doc.set_metadata({**doc.metadata, "keywords": f"precedente-e2e {tag}"})
         return doc.tobytes()
 
