@@ -1,25 +1,11 @@
 """The services' Kafka broker (shared/runtime/broker.py) on the embedded Tansu broker."""
 
-from collections.abc import Iterator
 from typing import Any
 
-import pytest
-
 from precedente.shared.contracts import Topic
-from precedente.shared.infra.embedded import EmbeddedBroker
 from precedente.shared.runtime.broker import ensure_topics, make_broker, topic_name
 from precedente.shared.settings import Settings
 from tests.helpers.tansu import stage_settings
-
-
-@pytest.fixture(scope="module")
-def kafka() -> Iterator[str]:
-    broker = EmbeddedBroker()
-    broker.start()
-    try:
-        yield broker.bootstrap
-    finally:
-        broker.stop()
 
 
 async def test_subscribers_join_their_groups_at_once_and_each_is_assigned_its_topic(kafka: str) -> None:

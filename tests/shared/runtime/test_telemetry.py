@@ -22,7 +22,6 @@ from precedente.services.extractor.logic import extract_timed
 from precedente.services.extractor.ocr import PageTiming
 from precedente.services.extractor.service import OCR_BATCH_PAGES, record_ocr
 from precedente.shared.contracts import DocumentExtracted, Topic
-from precedente.shared.infra.embedded import EmbeddedBroker
 from precedente.shared.runtime import pipeline, telemetry
 from precedente.shared.runtime.broker import ensure_topics, topic_name
 from precedente.shared.settings import Settings
@@ -216,16 +215,6 @@ def test_metrics_scrapes_are_not_traced(spans: InMemorySpanExporter) -> None:
         text = client.get("/metrics").text
     assert "precedente_search_results_count" in text and "precedente_consumer_lag" in text
     assert spans.get_finished_spans() == ()
-
-
-@pytest.fixture(scope="module")
-def kafka() -> Iterator[str]:
-    broker = EmbeddedBroker()
-    broker.start()
-    try:
-        yield broker.bootstrap
-    finally:
-        broker.stop()
 
 
 async def test_consumer_lag_is_measured_once_for_the_metric_and_for_status(
