@@ -251,6 +251,38 @@ def _fragment(line: _Line | None) -> bool:
     )
 
 
+_REFERENCE = re.compile(
+    r"\b(?:Acesso em|Disponivel em|Available at|Accessed on)\b|https?://|www\.|"
+    r"\b\d{1,2}\s+(?:jan|fev|mar|abr|mai|jun|jul|ago|set|out|nov|dez)\.?\s+\d{4}\b",
+    re.I,
+)
+"""A bibliographic reference's tail ("2. Acesso em: 08 dez. 2020."): a footnote's URL wrapped before its last
+digit left it at the head of a line (USP dissertation i1074, whose every page below p. 23 sat under it)."""
+_DANGLING = re.compile(
+    r"\b(?:a|o|as|os|de|do|da|dos|das|em|no|na|nos|nas|e|ou|que|para|por|pelo|pela|com|ao|aos|um|uma|se)$", re.I
+)
+"""A line that stops on an article, preposition or conjunction is a sentence wrapped mid-way, never a title:
+"i) que seja conferida interpretação de que a" (a request listed in an STF relatório, i277)."""
+
+
+def _not_a_title(title: str, previous: _Line | None, item: bool) -> bool:
+    """A numbered or lettered line that cannot be a heading: a reference's tail, a sentence wrapped mid-way, or,
+    for a one-level number or a letter (`item`), an item of a list its previous line opens ("... para:") or
+    continues ("...;"). A deeper number after a colon stays a heading ("... as seguintes premissas:" / "1.1.
+    Premissas", STF i278), and so does any number after a speaker's line in capitals."""
+    text = fold(title).rstrip()
+    return bool(
+        _REFERENCE.search(text)
+        or _DANGLING.search(text)
+        or (
+            item
+            and previous is not None
+            and previous.text.rstrip().endswith((":", ";"))
+            and any(c.islower() for c in previous.text)  # not a speaker: "O SENHOR MINISTRO ... (RELATOR):"
+        )
+    )
+
+
 def _sentence_like(title: str) -> bool:
     """A numbered line that reads as a sentence of a list rather than a title."""
     return title.rstrip().endswith(".") and len(title.split()) > 3 or len(title.split()) > 8
@@ -333,12 +365,20 @@ class _Detector:
         match = _PAREN_HEAD.match(text)
         if match and self._short_title(match["title"], 20):
             return "paren", raw, 1
-        match = _DECIMAL_HEAD.match(text) or (_BARE_DECIMAL_HEAD.match(text) if self.type == "doutrina" else None)
+        bare = self.type == "doutrina" and not _DECIMAL_HEAD.match(text)
+        match = _BARE_DECIMAL_HEAD.match(text) if bare else _DECIMAL_HEAD.match(text)
         if match and int(re.match(r"\d+", match["num"]).group()) <= 20:
             title = match["title"]
             caps = self._caps_title(title)
             deep = "." in match["num"].rstrip(".")
-            plain = self._short_title(title, 15) and ("," not in title or deep)
+            plain = (
+                self._short_title(title, 15)
+                and ("," not in title or deep)
+                and not _not_a_title(title, self.prev(i), item=not deep)
+                # an ABNT heading ("1 Introdução") never ends on a full stop; a footnote ("7 Abordaremos as
+                # teorias ... em nosso Capítulo 1.", USP i1074) does
+                and not (bare and title.rstrip().endswith("."))
+            )
             heading = (caps or plain) and not self._in_list(i, match["num"], _sentence_like(title))
             if heading and (caps or self._prose_follows(i)):
                 label, used = self._join_caps(i) if caps else (raw, 1)
@@ -347,7 +387,12 @@ class _Detector:
         match = _LETTER_HEAD.match(text)
         if match:
             title = match["title"]
-            if self._short_title(title, 16) and not title.rstrip().endswith(".") and self._prose_follows(i):
+            if (
+                self._short_title(title, 16)
+                and not title.rstrip().endswith(".")
+                and not _not_a_title(title, self.prev(i), item=True)
+                and self._prose_follows(i)
+            ):
                 return ("letterdec" if "." in match["num"] else "letter"), raw, 1
             return None
         caps_heading = _CAPS_HEAD.match(text) and self._caps_title(text) and 3 <= len(text.split()) <= 15

@@ -412,6 +412,48 @@ def test_a_works_chapters_number_on_so_footnotes_and_restarted_lists_are_no_chap
     ]
 
 
+def test_a_dissertations_chapters_are_its_own_not_a_footnote_or_a_wrapped_url() -> None:
+    """i1074 (USP): the footnote "7 Abordaremos as teorias ... em nosso Capítulo 1." had become the chapter of every
+    page from 23 on, and through the extractor a URL wrapped before its last digit ("...%2" / "2. Acesso em: 08 dez.
+    2020.") did the same: a card's place read "p. 146, 2. Acesso em: 08 dez. 2020. › 2.10.1 Plano de saúde ..."."""
+    chapters = [top for top in tops(detect_sections(archive_pages("i1074.pdf"), "doutrina")) if top[0].isdigit()]
+    assert chapters == [
+        "1. QUESTÕES ANTECEDENTES AO ESTUDO DAS REDES CONTRATUAIS",
+        "2. A TEORIA DAS REDES CONTRATUAIS",
+        "3. CONSEQUÊNCIAS DA APLICAÇÃO DA TEORIA DAS REDES CONTRATUAIS",
+    ]
+    wrapped = (
+        "1 INTRODUÇÃO\nO texto do capítulo começa aqui.\n"
+        "DREWS, Rafael. Redes contratuais. Disponível em:\nhttps://repositorio.usp.br/result.php?author=%22Drews%2\n"
+        "2. Acesso em: 08 dez. 2020.\nMais texto do capítulo.\n2 A TEORIA DAS REDES\nO texto.\n"
+        "2.1 Plano de saúde e medicina em grupo\nO plano."
+    )
+    assert [s.path for s in detect_sections([Page(number=1, text=wrapped)], "doutrina")] == [
+        "introducao",
+        "2 A TEORIA DAS REDES",
+        "2 A TEORIA DAS REDES > 2.1 Plano de saúde e medicina em grupo",
+    ]
+
+
+def test_list_items_and_wrapped_sentences_are_no_headings_and_headings_after_a_colon_stay() -> None:
+    """STF RE 1.366.243 ED (i277): the request "i) que seja conferida interpretação de que a", an item of the list
+    its previous line opens ("... para:") and cut mid-sentence, was a section of the relatório on the cards. A
+    deeper number after a colon (STF i278's "... as seguintes premissas e arremate:" / "1.1. Premissas") and a
+    number after the speaker's line ("O SENHOR MINISTRO ... (RELATOR):" / "1. Questão prefacial.") stay headings."""
+    listed = (
+        "RELATÓRIO\nOs embargantes pedem o provimento dos embargos, com efeitos infringentes, para:\n"
+        "i) que seja conferida interpretação de que a\nResolução n. 3 não se aplica aos fornecedores;\n"
+        "ii) a exclusão do subitem 3.2 da tese.\nÉ o relatório.\nVOTO\n"
+        "O SENHOR MINISTRO MARCO AURÉLIO BELLIZZE (RELATOR):\n1. Questão prefacial. Alegação de perda de objeto.\n"
+        "Antes de adentrar o exame da matéria, tem-se em conta as seguintes premissas e arremate:\n"
+        "1.1. Premissas\nPrimeira: o fato não induz à rediscussão da tese.\n"
+    )
+    paths = [s.path for s in detect_sections([Page(number=1, text=listed)], "acordao")]
+    assert not any("que seja conferida" in path for path in paths)
+    assert "voto > 1. Questão prefacial. Alegação de perda de objeto." in paths
+    assert "voto > 1. Questão prefacial. Alegação de perda de objeto. > 1.1. Premissas" in paths
+
+
 def test_a_caption_is_a_few_pages_so_a_long_opinions_numbered_parts_are_read() -> None:
     """i351, a 55-page parecer whose first catalogued heading is on page 35: its pages 1-34 were its "cabeçalho",
     and a card said "O cabeçalho identifica o caso" of a passage on page 16."""
