@@ -274,6 +274,7 @@ def _not_a_title(title: str, previous: _Line | None, item: bool) -> bool:
     return bool(
         _REFERENCE.search(text)
         or _DANGLING.search(text)
+        or text.endswith("-")  # a word broken over the line: "d) Pode ainda o terceiro negar que o docu-"
         or (
             item
             and previous is not None
@@ -390,6 +391,7 @@ class _Detector:
             if (
                 self._short_title(title, 16)
                 and not title.rstrip().endswith(".")
+                and not ("," in title and len(title.split()) >= 10)  # a sentence run on: an exam's options (i1038)
                 and not _not_a_title(title, self.prev(i), item=True)
                 and self._prose_follows(i)
             ):

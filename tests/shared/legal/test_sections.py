@@ -452,6 +452,14 @@ def test_list_items_and_wrapped_sentences_are_no_headings_and_headings_after_a_c
     assert not any("que seja conferida" in path for path in paths)
     assert "voto > 1. Questão prefacial. Alegação de perda de objeto." in paths
     assert "voto > 1. Questão prefacial. Alegação de perda de objeto. > 1.1. Premissas" in paths
+    # An exam's options run on over their lines (i1038) and a word broken at the line's end (i1062) are no headings.
+    options = (
+        "QUESTÃO 12\nSobre as escolas penais, assinale a correta.\n"
+        "b) na Escola Clássica, o crime era visto como um fato social e humano, enquanto na Escola\n"
+        "Positiva era um ente jurídico.\nTexto seguinte.\nd) Pode ainda o terceiro requerido negar que o docu-\n"
+        "Mento exista.\n"
+    )
+    assert [s.path for s in detect_sections([Page(number=1, text=options)], "doutrina")] == ["corpo"]
 
 
 def test_a_caption_is_a_few_pages_so_a_long_opinions_numbered_parts_are_read() -> None:
