@@ -63,11 +63,13 @@ test-gateway: install
 	cd $(GATEWAY) && npm test
 
 # Everything (.ci/run runs this): ruff, the page's unit tests, and every Python test, end-to-end ones included, on
-# two workers that each take whole modules (pytest-xdist --dist loadgroup, every module a group of its own, or of the
-# shared stack it asks for: a stack stays on one worker, tests/helpers/shared_stacks.py); the
+# three workers that each take whole modules (pytest-xdist --dist loadgroup, every module a group of its own, or of
+# the shared stack it asks for: a stack stays on one worker, tests/helpers/shared_stacks.py); the
 # slowest 25 tests and the time per module (tests/conftest.py) are printed at the end, so that a CI log says where
-# the suite's time goes.
-PYTEST_WORKERS ?= 2
+# the suite's time goes. Three workers on two cores: the end-to-end tests wait on brokers, stacks and browsers, so
+# two workers left a fifth of the CPU idle. The whole suite on two quiet AVX2 EPYC cores: 2 workers 1,170-1,209 s,
+# 3 workers 1,135 s (CPU 79% used), 4 workers 1,203 s (the shared stack's seven modules, one worker's, end last).
+PYTEST_WORKERS ?= 3
 test: install lint test-gateway
 	$(BIN)/python -m pytest -q -ra --durations=25 -n $(PYTEST_WORKERS) --dist loadgroup
 
