@@ -152,6 +152,9 @@ _CONTENTS_ENTRY = re.compile(r"(?:\.\s?){5,}\s*\d{1,4}$")
 _LETTER_HEAD = re.compile(r"^(?P<num>[a-z](?:\.\d{1,2})?)\)\s+(?P<title>\S.*)$")
 _PAREN_HEAD = re.compile(r"^\((?P<num>[ivxlc]{1,6}|[a-z])\)\s+(?P<title>D[oa]s?\s.*)$")
 _CAPS_HEAD = re.compile(r"^(?:DOS?|DAS?)\s+[A-Z].*$")
+_PARTY_LINE = re.compile(r"\((?:A/S|ES)\)|\b(?:PROC|ADV|RECTE|RECDO|INTDO)\.")
+"""A party of the STF's caption ("DOS ESTADOS E DO DISTRITO FEDERAL - CONPEG PROC.(A/S)(ES) :VIVIANE ..."): not a
+heading, though it opens with "DOS" in capitals."""
 _CAPTION = re.compile(
     r"^(?:(?:AgInt|AgRg|EDcl|AgR|ED)\s+n[oa]s?\s+)*(?:RECURSO|AGRAVO|APELACAO|EMBARGOS|HABEAS|MANDADO|ACAO|RECLAMACAO|"
     r"CONFLITO|REVISAO|PETICAO|MEDIDA|SUSPENSAO|TUTELA|ARGUICAO|EXECUCAO|REMESSA|INCIDENTE|PEDIDO|HOMOLOGACAO|"
@@ -322,7 +325,8 @@ class _Detector:
             return "resumo"
         if len(text) > 100 or _CONTENTS_ENTRY.search(text):
             return None
-        body = _NUMBERING.sub("", text, count=1) if _NUMBERING.match(text) else text
+        spaced = re.fullmatch(r"(?:\w ){2,}\w", text) is not None  # "V O T O": set out, no "V" numbering it
+        body = _NUMBERING.sub("", text, count=1) if _NUMBERING.match(text) and not spaced else text
         inline = None
         if re.match(r"^E\s?M\s?E\s?N\s?T\s?A\s*[:–-]", body, re.I):
             inline = "ementa"
@@ -340,8 +344,8 @@ class _Detector:
             return None
         if code == "decisao" and self.type in ("acordao", "peticao", "parecer"):
             return None
-        if _fragment(self.prev(i)) or _fragment(self.next(i)):
-            return None  # a word of an ementa broken word by word, not a heading
+        if not spaced and (_fragment(self.prev(i)) or _fragment(self.next(i))):
+            return None  # a word of an ementa broken word by word (a heading set out letter by letter never is)
         return code
 
     def subheading(self, i: int, in_ementa: bool) -> tuple[str, str, int] | None:
@@ -397,7 +401,13 @@ class _Detector:
             ):
                 return ("letterdec" if "." in match["num"] else "letter"), raw, 1
             return None
-        caps_heading = _CAPS_HEAD.match(text) and self._caps_title(text) and 3 <= len(text.split()) <= 15
+        caps_heading = (
+            _CAPS_HEAD.match(text)
+            and self._caps_title(text)
+            and 3 <= len(text.split()) <= 15
+            and not _PARTY_LINE.search(text)
+            and not (nxt is not None and _PARTY_LINE.search(nxt.text))  # a party's name wrapped over its lines
+        )
         if caps_heading and not text.endswith(".") and self._prose_follows(i):
             label, used = self._join_caps(i)
             return "caps", label, used

@@ -435,6 +435,20 @@ def test_a_dissertations_chapters_are_its_own_not_a_footnote_or_a_wrapped_url() 
     ]
 
 
+def test_an_stf_vote_set_out_letter_by_letter_opens_the_voto_and_a_party_is_no_heading() -> None:
+    """STF RE 1.366.243 ED (i277): "V O T O" read as the Roman numeral "V" numbering "O T O", and its caption's last
+    line ("SANTA / CATARINA") as an ementa broken word by word, so the Relator's vote (pp. 32-56) was "no relatório" on
+    the cards; and a party wrapped over two lines ("DOS ESTADOS E DO DISTRITO FEDERAL - CONPEG" / "PROC.(A/S)(ES)
+    :VIVIANE ...") was a heading of the relatório and of the dispositivo."""
+    sections = detect_sections(archive_pages("i277.pdf"), "acordao")
+    assert [s.top for s in sections if s.page_start == 32][-1] == "voto"
+    assert any(s.path == "voto > 1) Não conhecimento dos embargos de declaração opostos pelos amici curiae"
+               for s in sections)  # fmt: skip
+    assert not [s.path for s in sections if "CONPEG" in s.path]
+    fux = detect_sections(archive_pages("i278.pdf"), "acordao")  # RE 855.178 ED: three votes, each "V O T O"
+    assert [s.page_start for s in fux if s.path == "voto"][:1] == [5]
+
+
 def test_list_items_and_wrapped_sentences_are_no_headings_and_headings_after_a_colon_stay() -> None:
     """STF RE 1.366.243 ED (i277): the request "i) que seja conferida interpretação de que a", an item of the list
     its previous line opens ("... para:") and cut mid-sentence, was a section of the relatório on the cards. A
