@@ -78,13 +78,14 @@ def _read_sei_signature(text: str, found: Found) -> None:
 
 def _read_codes(text: str, found: Found) -> None:
     """Verification codes: SEI/eproc "código verificador N e (do) código CRC X", e-SAJ "código X",
-    STF "sob o número N", "código de verificação X", "Código de Controle do Documento: X"."""
+    STF "sob o número N" / "sob o código X", "código de verificação X", "Código de Controle do Documento: X"."""
     for pattern in (
         r"c[óo]digo verificador:?\s*([\w-]+)",
         r"c[óo]digo CRC:?\s*([\w-]+)",
         r"c[óo]digo de (?:verifica[çc][ãa]o|autenticidade|controle do documento|acesso):?\s*([\w-]+)",
         r"informe o processo [\d.\-/]+ e (?:o )?c[óo]digo:?\s*([\w-]+)",
         r"sob o n[úu]mero:?\s*([\w-]+)",
+        r"sob o c[óo]digo:?\s*([\w-]+)",
     ):
         for match in re.finditer(pattern, text, re.IGNORECASE):
             found.add(code=match.group(1))
@@ -214,7 +215,9 @@ RULES: tuple[_Rule, ...] = (
         _rx(r"^Documento assinado digitalmente conforme MP n?[º°o.]*\s*2\.200-2"),
         _read_codes,
         max_lines=5,
-        end=_SENTENCE_END,
+        # the STF's second line ends on its password, not a full stop ("... autenticarDocumento.asp sob o código
+        # 5BD4-9ACC-ECF6-37B1 e senha E5CA-9D9E-AB7C-1F4D"): it stayed on every page of every STF inteiro teor
+        end=re.compile(r"[.]\s*$|\bsenha:?\s*[\w-]+\s*$", re.IGNORECASE),
     ),
     _Rule(_rx(r"^Processo SEI:?\s.*Documento SEI:?\s*\d*$"), _read_nothing),
     _Rule(_rx(r"^Refer[êe]ncia: Processo n[º°o]?\s.*SEI n[º°o]?\s*\d+$"), _read_nothing),

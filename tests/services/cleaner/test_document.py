@@ -214,6 +214,20 @@ def test_esaj_pje_stamps_are_removed_and_read() -> None:
     assert doc.stamps.verification_codes == ["21031210111200000000012345678"]
 
 
+def test_the_stfs_signature_stamp_leaves_with_its_address_line() -> None:
+    """Every page of an STF inteiro teor ends on the MP 2.200-2 stamp, whose second line ends on a password, not a full
+    stop: it stayed in the text, and on the cards ("Embargos de http://www.stf.jus.br/portal/autenticacao/...")."""
+    text = (
+        "“Direito constitucional e tributário. Embargos de\n"
+        "Documento assinado digitalmente conforme MP n° 2.200-2/2001 de 24/08/2001. O documento pode ser acessado "
+        "pelo endereço\nhttp://www.stf.jus.br/portal/autenticacao/autenticarDocumento.asp sob o código "
+        "5BD4-9ACC-ECF6-37B1 e senha E5CA-9D9E-AB7C-1F4D\n"
+    )
+    doc = clean_document([Page(number=1, text=text)])
+    assert doc.pages[0].text == "“Direito constitucional e tributário. Embargos de"
+    assert doc.stamps.verification_codes == ["5BD4-9ACC-ECF6-37B1"]
+
+
 def test_a_stamp_without_its_end_takes_only_its_first_line() -> None:
     text = "Documento assinado eletronicamente por FULANO, em 01/02/2020\nsegue o texto do voto sem ponto\nE mais"
     doc = clean_document([Page(number=1, text=text)])
