@@ -468,9 +468,21 @@ def test_a_bare_heading_with_its_speaker_is_no_reason() -> None:
     )
 
 
+STF_STAMP_LINE = (
+    "http://www.stf.jus.br/portal/autenticacao/autenticarDocumento.asp sob o código BA44-9021-8EB0-8D98 e senha "
+    "7620-8569-EC83-155B"
+)
+
+
 def test_an_authentication_stamp_is_no_reason_but_a_sentence_around_one_is() -> None:
-    """Seen in search: "código" of "sob o código BA44-..." stood for the query's "código", "voto" for its "voto"."""
-    text = passage(*STAMPED)
+    """Seen in search: "código" of "sob o código BA44-..." stood for the query's "código", "voto" for its "voto".
+    The cleaner now drops the STF's stamp whole (tests/services/cleaner/test_document.py); a passage indexed before
+    it did carries the stamp's address line on both of the page's text layers, as put back here."""
+    cleaned = passage(*STAMPED)
+    assert "autenticarDocumento" not in cleaned
+    first = cleaned.replace("É como voto.\n16\n", f"É como voto.\n16 {STF_STAMP_LINE}\n", 1)  # the page's two layers
+    second = first.index("É como voto.\n", first.index(STF_STAMP_LINE)) + len("É como voto.\n")
+    text = f"{first[:second]}{STF_STAMP_LINE}\n{first[second:]}"
     stamp = "É como voto. http://www.stf.jus.br/portal/autenticacao/autenticarDocumento.asp sob o código BA44-9021-8EB0"
     assert stamp in " ".join(text.split())
     got = explain("voto sobre o código de atendimento", text, "voto")
