@@ -15,6 +15,11 @@ one per line so a row's values lose each other. Those pages are rebuilt from MuP
   because PyMuPDF's find_tables costs about 0.3 s a page. Each row becomes one line, cells
   joined by " | " as in the DOCX reader, with the cell text taken from MuPDF's words (cleaner
   than find_tables' own text, which glues words together).
+
+A line drawn again over itself is read once: the STF's inteiro teor draws every page twice (each line came out
+twice, and the running headers of the second copy sat mid-page), some articles draw their titles twice a point apart
+as a fake bold. The STF's 1-point white section labels ("Ementa e Acórdão", "Voto - MIN. GILMAR MENDES") stay: they
+are the court's own markers, and the type guess reads them.
 """
 
 from __future__ import annotations
@@ -36,6 +41,8 @@ MAX_GRID_PATHS = 3000
 """A page with more vector paths is a drawing or a plan, not a ruled table; find_tables is not tried."""
 MAX_DEPTH = 2
 """A column split again (three columns) but no deeper; pages are not recursive art."""
+OVERPRINT_SLACK = 1.5
+"""Points within which a line drawn again with the same text is the same line (a page drawn twice, fake bold)."""
 
 
 @dataclass
@@ -62,7 +69,8 @@ def page_text(page: pymupdf.Page) -> str:
     """The page's text in reading order; page.get_text() itself when the page needs no reordering."""
     textpage = page.get_textpage(flags=pymupdf.TEXTFLAGS_TEXT)
     plain = page.get_text("text", textpage=textpage)
-    items = _lines(page, textpage)
+    drawn = _lines(page, textpage)
+    items = _seen_once(drawn)
     tables = _tables(page, textpage) if _draws_a_grid(page) else []
     if tables:
         for table in tables:  # a table takes the place of its first line in the drawing order
@@ -70,7 +78,7 @@ def page_text(page: pymupdf.Page) -> str:
         items = [it for it in items if not any(_inside(it, t) for t in tables)] + tables
         items.sort(key=lambda it: it.seq)
     ordered = _order(items, 0)
-    if ordered is None and not tables:
+    if ordered is None and not tables and len(items) == len(drawn):
         return plain
     return "".join(f"{it.text}\n" for it in (ordered if ordered is not None else items))
 
@@ -84,6 +92,24 @@ def _lines(page: pymupdf.Page, textpage: pymupdf.TextPage) -> list[_Item]:
             text = "".join(span["text"] for span in line["spans"])
             items.append(_Item(x0, y0, x1, y1, text, len(items)))
     return items
+
+
+def _seen_once(items: list[_Item]) -> list[_Item]:
+    """Each line once: a line drawn again with the same text in the same place is the same line."""
+    kept: list[_Item] = []
+    boxes: dict[str, list[_Item]] = {}
+    for it in items:
+        same_text = boxes.setdefault(it.text, [])
+        if any(_overlaps(it, other) for other in same_text):
+            continue
+        same_text.append(it)
+        kept.append(it)
+    return kept
+
+
+def _overlaps(a: _Item, b: _Item) -> bool:
+    corners = zip((a.x0, a.y0, a.x1, a.y1), (b.x0, b.y0, b.x1, b.y1), strict=True)
+    return all(abs(u - v) <= OVERPRINT_SLACK for u, v in corners)
 
 
 def _order(items: list[_Item], depth: int) -> list[_Item] | None:

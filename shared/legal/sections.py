@@ -163,7 +163,10 @@ _CAPTION = re.compile(
 _ROLE_LINE = re.compile(
     r"^(?:RECORRENTE|RECORRID[OA]|AGRAVANTE|AGRAVAD[OA]|APELANTE|APELAD[OA]|EMBARGANTE|EMBARGAD[OA]|IMPETRANTE|"
     r"IMPETRAD[OA]|AUTORA?|REU|RE|REQUERENTE|REQUERID[OA]|INTERESSAD[OA]|INTERES\.|ORIGEM|RELATORA?|ADVOGAD[OA]S?|"
-    r"PROCURADOR(?:ES|A)?|PACIENTE|EXEQUENTE|EXECUTAD[OA]|JUIZO|LITISCONSORTE)\b[^\n]*",
+    r"PROCURADOR(?:ES|A)?|PACIENTE|EXEQUENTE|EXECUTAD[OA]|JUIZO|LITISCONSORTE)\b[^\n]*"
+    # The STF's abbreviated roles, each value on the line after its label ("EMBTE.(S)" / ":SINDICATO ...")
+    r"|^(?:(?:EMBTE|EMBDO|RECTE|RECDO|AGTE|AGDO|INTDO|ADV|PROC|IMPTE|IMPDO|REQTE|REQDO|PACTE|LIT\.PAS)\."
+    r"|AM\. CURIAE\.|:)",
     re.I,
 )
 _DISPOSITIVO = re.compile(
@@ -346,6 +349,9 @@ class _Detector:
             return None
         if not spaced and (_fragment(self.prev(i)) or _fragment(self.next(i))):
             return None  # a word of an ementa broken word by word (a heading set out letter by letter never is)
+        nxt = self.next(i)
+        if nxt is not None and nxt.text.startswith(":"):
+            return None  # a caption's label, its value on the next line ("REDATOR DO" / "ACÓRDÃO" / ": MIN. ...")
         return code
 
     def subheading(self, i: int, in_ementa: bool) -> tuple[str, str, int] | None:

@@ -31,6 +31,7 @@ from tests.helpers.hostile import make_ole
 from tests.helpers.office import docx_bytes, small_docx
 
 DOCS = Path(__file__).resolve().parents[3].parent / "shared" / "docs"
+ARCHIVE = DOCS.parent / "archive"
 SOFFICE = find_soffice()
 # `make install` puts LibreOffice there (Debian libreoffice-writer-nogui); without it these tests fail.
 needs_soffice = pytest.mark.usefixtures("soffice_installed")
@@ -101,6 +102,32 @@ def test_single_column_court_documents_keep_mupdfs_text_exactly():
         with pymupdf.open(path) as doc:
             for page in doc:
                 assert page_text(page) == page.get_text(), (path.name, page.number + 1)
+
+
+def test_a_line_drawn_again_over_itself_is_read_once() -> None:
+    """The STF's inteiro teor draws every page twice (i277: 5,153 lines, 2,450 of them again in the same place, so a
+    passage repeated itself and the second copy's running header "RE 1366243 ED-SEGUNDOS / SC" sat mid-page); some
+    articles draw a title twice a point apart as a fake bold (i1060). A reader sees each line once."""
+    page = pymupdf.open().new_page()
+    page.insert_text((72, 60), "LEGAL APPROACHES TO LIABILITY", fontsize=16)
+    page.insert_text((73, 60), "LEGAL APPROACHES TO LIABILITY", fontsize=16)  # fake bold
+    body = [f"Linha {i} do voto sobre a coisa julgada tributária." for i in range(8)]
+    for _ in range(2):  # the page drawn twice
+        page.insert_text((114, 90), "RE 1366243 ED-SEGUNDOS / SC", fontsize=13)
+        for i, line in enumerate(body):
+            page.insert_text((72, 120 + 16 * i), line, fontsize=12)
+    page.insert_text((72, 300), "Linha 0 do voto sobre a coisa julgada tributária.", fontsize=12)  # said again below
+    assert page_text(page).splitlines() == [
+        "LEGAL APPROACHES TO LIABILITY",
+        "RE 1366243 ED-SEGUNDOS / SC",
+        *body,
+        body[0],
+    ]
+
+    with pymupdf.open(ARCHIVE / "i277.pdf") as doc:
+        lines = page_text(doc[32]).splitlines()
+    assert lines.count("RE 1366243 ED-SEGUNDOS / SC ") == 1
+    assert sum("Caso em exame 1. Embargos de declaração" in line for line in lines) == 1
 
 
 SIDE = ["Trabalho do Tribunal Regional", "do Trabalho da Nona Região, e", "Mestre em Direito Empresarial", "e mais."]

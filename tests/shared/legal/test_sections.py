@@ -339,14 +339,19 @@ def test_eu_act_articles_paragraphs_and_points() -> None:
     assert [s.path for s in detect_sections([Page(number=1, text=pt)])][1:] == ["Artigo 3.º", "Artigo 3.º > 1."]
 
 
-def archive_pages(name: str) -> list[Page]:
-    """A PDF of ../shared/archive, text layer cleaned as the cleaner leaves it."""
+def archive_pages(name: str, as_extracted: bool = False, max_pages: int | None = None) -> list[Page]:
+    """A PDF of ../shared/archive, text layer cleaned as the cleaner leaves it: MuPDF's plain text, or with
+    `as_extracted` the extractor's reading order (overprinted lines once; ~0.3 s a ruled page, so only where a test
+    is about what it changes)."""
     import pymupdf
+
+    from precedente.services.extractor.pdf_layout import page_text
 
     path = SHARED_DATA / "archive" / name
     assert path.exists(), f"{path} is missing: ../shared must sit beside the checkout"
     with pymupdf.open(path) as doc:
-        return clean_pages([Page(number=i + 1, text=p.get_text()) for i, p in enumerate(doc)])
+        read = page_text if as_extracted else pymupdf.Page.get_text
+        return clean_pages([Page(number=i + 1, text=read(doc[i])) for i in range(min(len(doc), max_pages or len(doc)))])
 
 
 @pytest.mark.parametrize(
@@ -447,6 +452,23 @@ def test_an_stf_vote_set_out_letter_by_letter_opens_the_voto_and_a_party_is_no_h
     assert not [s.path for s in sections if "CONPEG" in s.path]
     fux = detect_sections(archive_pages("i278.pdf"), "acordao")  # RE 855.178 ED: three votes, each "V O T O"
     assert [s.page_start for s in fux if s.path == "voto"][:1] == [5]
+
+
+def test_an_stf_ementa_follows_its_caption_s_abbreviated_parties_and_a_wrapped_label_is_no_heading() -> None:
+    """The STF lists parties as abbreviated labels, each value on the next line ("EMBTE.(S)" / ":SINDICATO ..."):
+    none was read as a role, so i277's ementa (pp. 2-5, after two pages of amici curiae) began on p. 4 and the caption
+    ran over it. "REDATOR DO" / "ACÓRDÃO" / ": MIN. ROBERTO BARROSO" opened an "acórdão" inside the caption, and the
+    ementas of i278 (RE 855.178 ED, Tema 793) and i279 (RE 657.718, Tema 500) were "no acórdão" on the cards."""
+    sections = detect_sections(archive_pages("i277.pdf", as_extracted=True), "acordao")
+    assert [(s.top, s.page_start, s.page_end) for s in sections[:3]] == [
+        ("cabecalho", 1, 2),
+        ("ementa", 2, 5),
+        ("acordao", 5, 6),
+    ]
+    for name, page in (("i278.pdf", 1), ("i279.pdf", 3)):
+        pages = archive_pages(name, as_extracted=True, max_pages=8)
+        tops = [(s.top, s.page_start) for s in detect_sections(pages, "acordao")]
+        assert tops[:3] == [("cabecalho", 1), ("ementa", page), ("acordao", tops[2][1])], name
 
 
 def test_list_items_and_wrapped_sentences_are_no_headings_and_headings_after_a_colon_stay() -> None:
