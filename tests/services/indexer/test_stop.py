@@ -23,16 +23,24 @@ CHUNKS = 14
 
 
 async def test_a_stop_mid_document_persists_what_the_call_in_hand_computed_and_hands_the_rest_back(
-    pool: asyncpg.Pool,
+    pool: asyncpg.Pool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     event = await annotated(pool, passages(CHUNKS))
     ctx = StageContext(settings=Settings(indexer_batch_size=BATCH), db=pool, broker=None)  # type: ignore[arg-type]
     body = event.model_dump(mode="json")
+    embedder = get_embedder(ctx.settings)
+    real, in_pass = embedder.passages, threading.Event()
 
+    def entered(texts: list[str]) -> np.ndarray:
+        in_pass.set()
+        return real(texts)
+
+    # The stop comes once the first pass is being computed. Waiting for the batcher's call alone raced its thread:
+    # on a loaded machine the thread first looked at the stop after it came and made no pass (kept 0).
+    monkeypatch.setattr(embedder, "passages", entered)
     working = asyncio.create_task(process(SERVICE, ctx, body))
-    for _ in range(6000):  # the first embedder call is under way: the stop comes now
-        batcher = ctx.state.get("embedding_batcher")
-        if (batcher is not None and batcher[2].in_call) or working.done():
+    for _ in range(6000):
+        if in_pass.is_set() or working.done():
             break
         await asyncio.sleep(0.01)
     assert not working.done(), "the handler ended before its first embedder call"
