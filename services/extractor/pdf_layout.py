@@ -16,10 +16,11 @@ one per line so a row's values lose each other. Those pages are rebuilt from MuP
   joined by " | " as in the DOCX reader, with the cell text taken from MuPDF's words (cleaner
   than find_tables' own text, which glues words together).
 
-A line drawn again over itself is read once: the STF's inteiro teor draws every page twice (each line came out
-twice, and the running headers of the second copy sat mid-page), some articles draw their titles twice a point apart
-as a fake bold. The STF's 1-point white section labels ("Ementa e Acórdão", "Voto - MIN. GILMAR MENDES") stay: they
-are the court's own markers, and the type guess reads them.
+Only what a reader sees is read, once: a line drawn again over itself (the STF's inteiro teor draws every page
+twice, so each line came out twice and the second copy's running headers sat mid-page; some articles draw their
+titles twice a point apart as a fake bold), and no type under 2 points (the same STF pages label their part in
+1-point white letters, "Voto - MIN. GILMAR MENDES", which then ran into card passages mid-sentence: "Embargos de
+Voto - MIN. GILMAR MENDES declaração").
 """
 
 from __future__ import annotations
@@ -41,6 +42,8 @@ MAX_GRID_PATHS = 3000
 """A page with more vector paths is a drawing or a plan, not a ruled table; find_tables is not tried."""
 MAX_DEPTH = 2
 """A column split again (three columns) but no deeper; pages are not recursive art."""
+MIN_READABLE_SIZE = 2.0
+"""Points: smaller type is a hidden label, not text on the page."""
 OVERPRINT_SLACK = 1.5
 """Points within which a line drawn again with the same text is the same line (a page drawn twice, fake bold)."""
 
@@ -55,6 +58,8 @@ class _Item:
     y1: float
     text: str
     seq: float
+    size: float = MIN_READABLE_SIZE
+    """The line's largest type, in points."""
 
     @property
     def width(self) -> float:
@@ -70,7 +75,7 @@ def page_text(page: pymupdf.Page) -> str:
     textpage = page.get_textpage(flags=pymupdf.TEXTFLAGS_TEXT)
     plain = page.get_text("text", textpage=textpage)
     drawn = _lines(page, textpage)
-    items = _seen_once(drawn)
+    items = _visible_once(drawn)
     tables = _tables(page, textpage) if _draws_a_grid(page) else []
     if tables:
         for table in tables:  # a table takes the place of its first line in the drawing order
@@ -90,15 +95,22 @@ def _lines(page: pymupdf.Page, textpage: pymupdf.TextPage) -> list[_Item]:
         for line in block.get("lines", ()):
             x0, y0, x1, y1 = line["bbox"]
             text = "".join(span["text"] for span in line["spans"])
-            items.append(_Item(x0, y0, x1, y1, text, len(items)))
+            size = max((span["size"] for span in line["spans"]), default=MIN_READABLE_SIZE)
+            items.append(_Item(x0, y0, x1, y1, text, len(items), size))
     return items
 
 
-def _seen_once(items: list[_Item]) -> list[_Item]:
-    """Each line once: a line drawn again with the same text in the same place is the same line."""
+def _visible_once(items: list[_Item]) -> list[_Item]:
+    """The lines a reader sees, each once: none under MIN_READABLE_SIZE, and a line drawn again with the same text
+    in the same place is the same line."""
     kept: list[_Item] = []
     boxes: dict[str, list[_Item]] = {}
     for it in items:
+        if not it.text.strip():  # blank lines stay as MuPDF gives them: they are spacing, not text
+            kept.append(it)
+            continue
+        if it.size < MIN_READABLE_SIZE:
+            continue
         same_text = boxes.setdefault(it.text, [])
         if any(_overlaps(it, other) for other in same_text):
             continue

@@ -27,6 +27,9 @@ _ACORDAO = re.compile(
     r"^(?:JUDGMENT\s+OF\s+THE\s+(?:GENERAL\s+)?COURT|ACORDAO\s+DO\s+TRIBUNAL(?:\s+GERAL)?)\b",
     re.I | re.M,
 )
+# The STF's inteiro teor opens on the session's date and the collegiate body ("16/12/2024" / "PLENÁRIO"): an
+# acórdão, whose "Vistos, relatados e discutidos" may come after three pages of parties (i277, Tema 1.234).
+COLLEGIATE_SESSION = re.compile(r"^\d{2}/\d{2}/\d{4}\s*\n(?:PLENARIO|PRIMEIRA TURMA|SEGUNDA TURMA)\s*$", re.I | re.M)
 # Part of a collegiate judgment without its ementa: a report and a vote signed by a minister or judge.
 _REPORT_BY = re.compile(r"^(?:O|A)\s+(?:SENHOR|SENHORA|EXMO\.?|EXMA\.?)\s+(?:MINISTR[OA]|DESEMBARGADOR[A]?)\b", re.M)
 _JULGO = re.compile(r"\bJULGO\b|\bjulgo\s+(?:procedente|improcedente|extint)", re.I)
@@ -165,7 +168,12 @@ def guess_type(doc: DocumentText) -> str:
         return "ato_normativo"
     if _is_doctrine(doc):
         return "doutrina"
-    if "ACORDAO" in headings or "EMENTAEACORDAO" in headings or _ACORDAO.search(text):
+    if (
+        "ACORDAO" in headings
+        or "EMENTAEACORDAO" in headings
+        or _ACORDAO.search(text)
+        or COLLEGIATE_SESSION.search(text)
+    ):
         return "acordao"
     if "RELATORIO" in headings and _REPORT_BY.search(text):
         return "acordao"

@@ -34,6 +34,7 @@ import re
 from dataclasses import dataclass, field
 
 from precedente.shared.legal.citations import find_precedents, find_sumulas
+from precedente.shared.legal.document_types import COLLEGIATE_SESSION
 from precedente.shared.legal.text import fold
 
 __all__ = ["KIND_LABELS", "QualifiedPrecedent", "find_qualified_precedents", "label"]
@@ -188,8 +189,10 @@ def _role(ftext: str, start: int, end: int, heading: tuple[int, int]) -> str | N
 _HEADING_CHARS = 700
 _EMENTA = re.compile(r"\bEMENTA\b(?!\s+e\s+Acordao)\s*:?", re.I)
 _STF_RUNNING_HEAD = re.compile(r"^\W*Ementa\s+e\s+Acordao\b", re.I)
-"""The STF's inteiro teor heads every page "Ementa e Acórdão" and lists the parties (pages of them where the States
-intervene, as in RE 657.718, ../shared/archive/i279.pdf) before its "Ementa:": the ementa is looked for further on."""
+"""The STF's inteiro teor heads every page "Ementa e Acórdão" (a hidden label the extractor no longer reads; indexes
+made before keep it) or opens on its session ("22/05/2019" / "PLENÁRIO", COLLEGIATE_SESSION), and lists the parties
+(pages of them where the States intervene, as in RE 657.718, ../shared/archive/i279.pdf) before its "Ementa:": the
+ementa is looked for further on."""
 _STF_EMENTA_WITHIN = 15000
 _NOT_A_LEADING_CASE = re.compile(
     r"^\W*(?:agravo|ag\s*r|agint|agrg|embargos|edcl|apelacao|habeas|conflito|reclamacao|"
@@ -267,7 +270,8 @@ def _heading(ftext: str, court: str | None) -> tuple[int, int]:
 
     Without an "EMENTA" marker the text's opening counts as a heading only when it reads like one: written in
     capitals (the higher courts' ementas are) or from a court whose records open with their ementa (STF, STJ)."""
-    match = _EMENTA.search(ftext, 0, _STF_EMENTA_WITHIN if _STF_RUNNING_HEAD.match(ftext) else 1500)
+    stf = _STF_RUNNING_HEAD.match(ftext) or COLLEGIATE_SESSION.match(ftext)
+    match = _EMENTA.search(ftext, 0, _STF_EMENTA_WITHIN if stf else 1500)
     start = match.end() if match else 0
     if not match and court not in ("stf", "stj", "tst"):
         letters = [c for c in ftext[:200] if c.isalpha()]

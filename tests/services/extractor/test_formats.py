@@ -104,10 +104,11 @@ def test_single_column_court_documents_keep_mupdfs_text_exactly():
                 assert page_text(page) == page.get_text(), (path.name, page.number + 1)
 
 
-def test_a_line_drawn_again_over_itself_is_read_once() -> None:
+def test_a_line_drawn_again_over_itself_is_read_once_and_hidden_type_not_at_all() -> None:
     """The STF's inteiro teor draws every page twice (i277: 5,153 lines, 2,450 of them again in the same place, so a
     passage repeated itself and the second copy's running header "RE 1366243 ED-SEGUNDOS / SC" sat mid-page); some
-    articles draw a title twice a point apart as a fake bold (i1060). A reader sees each line once."""
+    articles draw a title twice a point apart as a fake bold (i1060). A reader sees each line once, and no 1-point
+    label (the STF's "Voto - MIN. GILMAR MENDES", which ran into passages mid-sentence)."""
     page = pymupdf.open().new_page()
     page.insert_text((72, 60), "LEGAL APPROACHES TO LIABILITY", fontsize=16)
     page.insert_text((73, 60), "LEGAL APPROACHES TO LIABILITY", fontsize=16)  # fake bold
@@ -117,6 +118,7 @@ def test_a_line_drawn_again_over_itself_is_read_once() -> None:
         for i, line in enumerate(body):
             page.insert_text((72, 120 + 16 * i), line, fontsize=12)
     page.insert_text((72, 300), "Linha 0 do voto sobre a coisa julgada tributária.", fontsize=12)  # said again below
+    page.insert_text((36, 36), "Voto - MIN. GILMAR MENDES", fontsize=1, color=(1, 1, 1))
     assert page_text(page).splitlines() == [
         "LEGAL APPROACHES TO LIABILITY",
         "RE 1366243 ED-SEGUNDOS / SC",
@@ -128,6 +130,7 @@ def test_a_line_drawn_again_over_itself_is_read_once() -> None:
         lines = page_text(doc[32]).splitlines()
     assert lines.count("RE 1366243 ED-SEGUNDOS / SC ") == 1
     assert sum("Caso em exame 1. Embargos de declaração" in line for line in lines) == 1
+    assert "Voto - MIN. GILMAR MENDES" not in lines  # the page's hidden label, in 1-point white type
 
 
 SIDE = ["Trabalho do Tribunal Regional", "do Trabalho da Nona Região, e", "Mestre em Direito Empresarial", "e mais."]

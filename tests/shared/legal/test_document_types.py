@@ -140,14 +140,19 @@ ARCHIVE_SUBTYPES = {
 
 @pytest.fixture(scope="module")
 def archive() -> dict[str, DocumentText]:
+    """The first four pages of each file, as the extractor reads them (the STF's hidden "Ementa e Acórdão" label is
+    not read: i277 is an acórdão by its session's opening, "16/12/2024" / "PLENÁRIO")."""
     import pymupdf
+
+    from precedente.services.extractor.pdf_layout import page_text
 
     assert ARCHIVE.exists(), f"{ARCHIVE} is missing: ../shared must sit beside the checkout"
     names = {name for names in ARCHIVE_TYPES.values() for name in names.split()}
     out = {}
     for name in sorted(names):
         with pymupdf.open(ARCHIVE / f"{name}.pdf") as pdf:
-            out[name] = DocumentText([Page(number=i + 1, text=p.get_text()) for i, p in enumerate(pdf) if i < 4])
+            pages = [Page(number=i + 1, text=page_text(pdf[i])) for i in range(min(4, len(pdf)))]
+            out[name] = DocumentText(pages)
     return out
 
 

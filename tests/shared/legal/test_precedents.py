@@ -44,17 +44,22 @@ def found(text: str, court: str | None = None) -> list[tuple[str, str]]:
             "stf",
             [("Repercussão geral – Tema 793", "is")],
         ),
-        (  # the STF's inteiro teor: "Ementa e Acórdão" heads each page, pages of parties come before the ementa,
-            # and the acórdão names the Tema it judged (as RE 657.718, ../shared/archive/i279.pdf)
-            "Ementa e Acórdão\n22/05/2019\nPLENÁRIO\nRECURSO EXTRAORDINÁRIO 657.718 MINAS GERAIS\nRELATOR : MIN. X\n"
-            + "ASSIST.(S) : ESTADO DO ACRE\nADV.(A/S) : PROCURADOR-GERAL DO ESTADO DO ACRE\n" * 30
-            + "Ementa: DIREITO CONSTITUCIONAL. RECURSO EXTRAORDINÁRIO COM REPERCUSSÃO GERAL. MEDICAMENTOS NÃO "
-            "REGISTRADOS NA ANVISA. 1. O Estado não pode ser obrigado a fornecer medicamentos experimentais. "
-            "A C Ó R D Ã O "
-            "Vistos, relatados e discutidos estes autos, acordam os Ministros, apreciando o Tema 500 da repercussão "
-            "geral, em dar parcial provimento ao recurso extraordinário.",
-            "stf",
-            [("Repercussão geral – Tema 500", "is")],
+        *(
+            (  # the STF's inteiro teor: pages of parties come before the ementa, and the acórdão names the Tema it
+                # judged (as RE 657.718, ../shared/archive/i279.pdf); each page headed by a hidden "Ementa e Acórdão"
+                # in an index made before the extractor dropped 1-point type, on its session's date since
+                label
+                + "22/05/2019\nPLENÁRIO\nRECURSO EXTRAORDINÁRIO 657.718 MINAS GERAIS\nRELATOR : MIN. X\n"
+                + "ASSIST.(S) : ESTADO DO ACRE\nADV.(A/S) : PROCURADOR-GERAL DO ESTADO DO ACRE\n" * 30
+                + "Ementa: DIREITO CONSTITUCIONAL. RECURSO EXTRAORDINÁRIO COM REPERCUSSÃO GERAL. MEDICAMENTOS NÃO "
+                "REGISTRADOS NA ANVISA. 1. O Estado não pode ser obrigado a fornecer medicamentos experimentais. "
+                "A C Ó R D Ã O "
+                "Vistos, relatados e discutidos estes autos, acordam os Ministros, apreciando o Tema 500 da "
+                "repercussão geral, em dar parcial provimento ao recurso extraordinário.",
+                "stf",
+                [("Repercussão geral – Tema 500", "is")],
+            )
+            for label in ("Ementa e Acórdão\n", "")
         ),
         (  # embargos in which the Plenário fixed the thesis (the STF's ED no RE 855.178, Tema 793)
             "EMENTA: CONSTITUCIONAL E ADMINISTRATIVO. EMBARGOS DE DECLARAÇÃO EM RECURSO EXTRAORDINÁRIO COM "
