@@ -14,7 +14,7 @@ refused from their declared sizes before any reader unpacks them (limits.py).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import pymupdf
@@ -30,7 +30,7 @@ from precedente.services.extractor.limits import (
 )
 from precedente.services.extractor.ocr import OcrConfig, PageTiming, ocr_pdf_pages, record_page_timings
 from precedente.services.extractor.office import convert_to_docx
-from precedente.services.extractor.pdf_layout import page_text
+from precedente.services.extractor.pdf_layout import read_page
 from precedente.services.extractor.preprocess import PreprocessOptions
 from precedente.services.extractor.text_layer import garbled_reason
 from precedente.services.extractor.text_reader import extract_html, extract_txt
@@ -140,6 +140,7 @@ class _PdfPage:
     number: int
     text: str
     needs_ocr: bool
+    label: str = ""  # the page's hidden label (pdf_layout.read_page)
 
 
 def _open_pdf(data: bytes, filename: str) -> pymupdf.Document:
@@ -195,7 +196,7 @@ def _extract_pdf(
                 f"the PDF holds JavaScript ({scripts} object(s)); it was never run: "
                 "the text was extracted as from any PDF and the scripts were ignored"
             )
-        first_pass = [_read_text_layer(doc, index, filename) for index in range(count)]
+        first_pass = _with_part_labels([_read_text_layer(doc, index, filename) for index in range(count)])
         ocr = OcrConfig(
             language=ocr_language,
             dpi=ocr_dpi,
@@ -226,18 +227,32 @@ def _read_text_layer(doc: pymupdf.Document, index: int, filename: str) -> _PdfPa
     """Text layer of one page, and whether the page looks like a scan that needs OCR."""
     try:
         page = doc.load_page(index)
-        text = page_text(page)  # reading order: columns one after the other, tables as rows
+        reading = read_page(page)  # reading order: columns one after the other, tables as rows
+        text = reading.text
         has_images = bool(page.get_images())
     except Exception as exc:  # only MuPDF calls above
         raise damaged_pdf(filename, f"page {index + 1} cannot be read ({type(exc).__name__}: {exc})") from exc
     solid = len(re.sub(r"\s+", "", text))
     if solid >= MIN_TEXT_CHARS:
         # A text layer can be garbage (broken font maps, mojibake, no spaces): OCR reads the page instead.
-        return _PdfPage(index + 1, text, needs_ocr=garbled_reason(text) is not None)
+        return _PdfPage(index + 1, text, needs_ocr=garbled_reason(text) is not None, label=reading.label)
     if solid == 0 and not has_images and _is_blank(page, filename):
         # A separator page: nothing to read, and nothing to be unsure about.
         return _PdfPage(index + 1, "", needs_ocr=False)
-    return _PdfPage(index + 1, text, needs_ocr=has_images or solid == 0)
+    return _PdfPage(index + 1, text, needs_ocr=has_images or solid == 0, label=reading.label)
+
+
+def _with_part_labels(pages: list[_PdfPage]) -> list[_PdfPage]:
+    """A page whose hidden label differs from the page before's opens with it, on a line of its own: the STF's
+    inteiro teor names each part so ("Relatório", "Voto - MIN. LUIZ FUX", "Debate", "Extrato de Ata - 05/08/2015"),
+    the only mark of where one minister's vote ends and a debate begins (sections.py reads it)."""
+    labelled, previous = [], ""
+    for page in pages:
+        if page.label and page.label != previous and not page.needs_ocr:
+            page = replace(page, text=f"{page.label}\n{page.text}")
+        previous = page.label
+        labelled.append(page)
+    return labelled
 
 
 def _is_blank(page: pymupdf.Page, filename: str) -> bool:

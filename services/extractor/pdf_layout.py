@@ -18,9 +18,10 @@ one per line so a row's values lose each other. Those pages are rebuilt from MuP
 
 Only what a reader sees is read, once: a line drawn again over itself (the STF's inteiro teor draws every page
 twice, so each line came out twice and the second copy's running headers sat mid-page; some articles draw their
-titles twice a point apart as a fake bold), and no type under 2 points (the same STF pages label their part in
-1-point white letters, "Voto - MIN. GILMAR MENDES", which then ran into card passages mid-sentence: "Embargos de
-Voto - MIN. GILMAR MENDES declaração").
+titles twice a point apart as a fake bold), and no type under 2 points. The STF's pages name their part in 1-point
+white letters ("Ementa e Acórdão", "Relatório", "Voto - MIN. GILMAR MENDES", "Debate", "Extrato de Ata"), which ran
+into card passages mid-sentence ("Embargos de Voto - MIN. GILMAR MENDES declaração"); read_page returns that label
+apart, and the extractor writes it where the part begins (logic.py), the court's own map of its inteiro teor.
 """
 
 from __future__ import annotations
@@ -44,6 +45,8 @@ MAX_DEPTH = 2
 """A column split again (three columns) but no deeper; pages are not recursive art."""
 MIN_READABLE_SIZE = 2.0
 """Points: smaller type is a hidden label, not text on the page."""
+MAX_LABEL_CHARS = 80
+"""A page's hidden type longer than this is not a part's name (hidden text of another kind): it is not read."""
 OVERPRINT_SLACK = 1.5
 """Points within which a line drawn again with the same text is the same line (a page drawn twice, fake bold)."""
 
@@ -70,11 +73,28 @@ class _Item:
         return (self.y0 + self.y1) / 2
 
 
-def page_text(page: pymupdf.Page) -> str:
+@dataclass(frozen=True)
+class PageReading:
+    text: str
     """The page's text in reading order; page.get_text() itself when the page needs no reordering."""
+    label: str = ""
+    """The page's hidden label (its type under MIN_READABLE_SIZE), "" when none: the STF's name of the part."""
+
+
+def page_text(page: pymupdf.Page) -> str:
+    """The page's text in reading order (read_page's text)."""
+    return read_page(page).text
+
+
+def read_page(page: pymupdf.Page) -> PageReading:
     textpage = page.get_textpage(flags=pymupdf.TEXTFLAGS_TEXT)
-    plain = page.get_text("text", textpage=textpage)
     drawn = _lines(page, textpage)
+    hidden = " ".join(it.text.strip() for it in drawn if it.size < MIN_READABLE_SIZE and it.text.strip())
+    return PageReading(_text(page, textpage, drawn), hidden if len(hidden) <= MAX_LABEL_CHARS else "")
+
+
+def _text(page: pymupdf.Page, textpage: pymupdf.TextPage, drawn: list[_Item]) -> str:
+    plain = page.get_text("text", textpage=textpage)
     items = _visible_once(drawn)
     tables = _tables(page, textpage) if _draws_a_grid(page) else []
     if tables:

@@ -430,6 +430,7 @@ _ROLES: dict[str, tuple[str, str]] = {
     "voto_vista": ("O voto-vista sustenta", "do voto-vista"),
     "voto_vogal": ("O voto vogal sustenta", "do voto vogal"),
     "voto_vencido": ("O voto vencido, que não prevaleceu, sustenta", "do voto vencido"),
+    "debate": ("Nos debates do julgamento, consta", "dos debates"),
     "fundamentacao": ("A fundamentação sustenta", "da fundamentação"),
     "direito": ("A fundamentação sustenta", "da fundamentação"),
     "decisao": ("A decisão sustenta", "da decisão"),

@@ -189,10 +189,10 @@ def _role(ftext: str, start: int, end: int, heading: tuple[int, int]) -> str | N
 _HEADING_CHARS = 700
 _EMENTA = re.compile(r"\bEMENTA\b(?!\s+e\s+Acordao)\s*:?", re.I)
 _STF_RUNNING_HEAD = re.compile(r"^\W*Ementa\s+e\s+Acordao\b", re.I)
-"""The STF's inteiro teor heads every page "Ementa e Acórdão" (a hidden label the extractor no longer reads; indexes
-made before keep it) or opens on its session ("22/05/2019" / "PLENÁRIO", COLLEGIATE_SESSION), and lists the parties
-(pages of them where the States intervene, as in RE 657.718, ../shared/archive/i279.pdf) before its "Ementa:": the
-ementa is looked for further on."""
+"""The STF's inteiro teor opens with its part's name, "Ementa e Acórdão" (the page's hidden label, which the extractor
+writes where a part begins), or, read without it, on its session ("22/05/2019" / "PLENÁRIO", COLLEGIATE_SESSION), and
+lists the parties (pages of them where the States intervene, as in RE 657.718, ../shared/archive/i279.pdf) before its
+"Ementa:": the ementa is looked for further on."""
 _STF_EMENTA_WITHIN = 15000
 _NOT_A_LEADING_CASE = re.compile(
     r"^\W*(?:agravo|ag\s*r|agint|agrg|embargos|edcl|apelacao|habeas|conflito|reclamacao|"

@@ -93,7 +93,20 @@ _CATALOGUE: list[tuple[str, str]] = [
     (r"INTRODUCAO|INTRODUCTION", "introducao"),
 ]
 _CATALOGUE_RE = [(re.compile(p), code) for p, code in _CATALOGUE]
-_ACORDAO_ONLY = frozenset({"acordao", "voto_vencido", "voto_vista", "voto_vogal"})
+_STF_PARTS: list[tuple[str, str]] = [
+    (r"Relatorio", "relatorio"),
+    (r"Voto(?: - MIN\. .+)?|(?:Antecipacao|Aditamento) ao Voto|(?:Retificacao|Confirmacao|Reajuste) de Voto|"
+     r"Voto s/ Proposta", "voto"),
+    (r"Voto Vista", "voto_vista"),
+    (r"Voto Vogal", "voto_vogal"),
+    (r"Debates?|Vista|Esclarecimentos?|Observacao|Explicacao|Proposta|Aparte|Questao de Ordem", "debate"),
+    (r"Extrato de Ata(?: - \d{2}/\d{2}/\d{4})?", "certidao"),
+]  # fmt: skip
+"""The names the STF's inteiro teor gives its parts, each written by the extractor as the first line of the page
+where the part begins (services/extractor/logic.py, from the page's hidden label): the only mark of where one
+minister's vote ends and the session's debate begins ("Debate", "Vista", "Esclarecimento" are oral interventions)."""
+_STF_PARTS_RE = [(re.compile(p), code) for p, code in _STF_PARTS]
+_ACORDAO_ONLY = frozenset({"acordao", "voto_vencido", "voto_vista", "voto_vogal", "debate"})
 _ACT_ONLY = frozenset({"decide"})
 _DOCTRINE_ONLY = frozenset({"resumo", "introducao"})
 _LEADING_PARTS = ("cabecalho", "corpo", "resumo", "introducao")
@@ -326,6 +339,11 @@ class _Detector:
         text = line.text
         if self.type == "doutrina" and _INLINE_ABSTRACT.match(line.raw):
             return "resumo"
+        previous = self.prev(i)
+        if self.type == "acordao" and (previous is None or previous.page != line.page):
+            stf = next((code for pattern, code in _STF_PARTS_RE if pattern.fullmatch(text)), None)
+            if stf:
+                return stf
         if len(text) > 100 or _CONTENTS_ENTRY.search(text):
             return None
         spaced = re.fullmatch(r"(?:\w ){2,}\w", text) is not None  # "V O T O": set out, no "V" numbering it
@@ -901,6 +919,7 @@ SECTION_LABELS = {
     "voto_vencido": "Voto vencido",
     "voto_vista": "Voto-vista",
     "voto_vogal": "Voto vogal",
+    "debate": "Debates",
     "certidao": "Certidão de julgamento",
     "dispositivo": "Dispositivo",
     "decisao": "Decisão",
@@ -941,6 +960,7 @@ SECTION_PLACES = {
     "voto_vencido": "no voto vencido",
     "voto_vista": "no voto-vista",
     "voto_vogal": "no voto vogal",
+    "debate": "nos debates",
     "certidao": "na certidão de julgamento",
     "dispositivo": "no dispositivo",
     "decisao": "na decisão",

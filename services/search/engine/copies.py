@@ -16,7 +16,8 @@ import asyncpg
 # The parts of a decision's or opinion's reasoning (shared/legal/sections.py's names, the first part of a chunk's
 # section_path): a file with one of them holds the full text, not an extract.
 BODY_PARTS = (
-    "relatorio", "voto", "voto_vencido", "voto_vista", "voto_vogal", "fundamentacao", "dispositivo", "decisao",
+    "relatorio", "voto", "voto_vencido", "voto_vista", "voto_vogal", "debate", "fundamentacao", "dispositivo",
+    "decisao",
 )  # fmt: skip
 EXTRACT_PAGES = 3
 """An ementa-only extract is one or two pages (the archive's three: 2 pages each; their full texts: 20); a third

@@ -133,6 +133,30 @@ def test_a_line_drawn_again_over_itself_is_read_once_and_hidden_type_not_at_all(
     assert "Voto - MIN. GILMAR MENDES" not in lines  # the page's hidden label, in 1-point white type
 
 
+def test_a_part_s_hidden_name_opens_the_page_where_the_part_begins() -> None:
+    """The STF names each page's part in 1-point white type; the extractor writes the name once, as the first line of
+    the page where it changes (sections.py reads it there), and never mid-page. Longer hidden text is no name."""
+    doc = pymupdf.open()
+    for label, body in [
+        ("Relatório", "O recorrente narra."),
+        ("Relatório", "E prossegue."),
+        ("Debate", "Peço a palavra."),
+    ]:
+        page = doc.new_page()
+        page.insert_text((36, 36), label, fontsize=1, color=(1, 1, 1))
+        page.insert_text((72, 100), body, fontsize=12)
+    page = doc.new_page()
+    page.insert_text((36, 36), "texto oculto " * 10, fontsize=1, color=(1, 1, 1))
+    page.insert_text((72, 100), "Sem nome.", fontsize=12)
+    texts = [p.text.splitlines() for p in extract(doc.tobytes(), "partes.pdf").pages]
+    assert texts == [
+        ["Relatório", "O recorrente narra."],
+        ["E prossegue."],
+        ["Debate", "Peço a palavra."],
+        ["Sem nome."],
+    ]
+
+
 SIDE = ["Trabalho do Tribunal Regional", "do Trabalho da Nona Região, e", "Mestre em Direito Empresarial", "e mais."]
 """A side column's justified lines (in Courier: as wide as they are long), all but the last ending on its edge."""
 MAIN = [f"Linha {i} do sumário e da introdução, que corre pela coluna" if i % 4 else f"Fim {i}." for i in range(16)]

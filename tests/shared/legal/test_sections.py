@@ -7,6 +7,7 @@ from itertools import pairwise
 import pytest
 
 from precedente.services.cleaner.logic import clean_pages
+from precedente.services.extractor.logic import extract
 from precedente.shared.legal.sections import (
     SECTION_LABELS,
     SECTION_PLACES,
@@ -466,6 +467,29 @@ def test_an_stf_ementa_follows_its_caption_s_abbreviated_parties_and_a_wrapped_l
         pages = archive_pages(name, as_extracted=True, max_pages=8)
         tops = [(s.top, s.page_start) for s in detect_sections(pages, "acordao")]
         assert tops[:3] == [("cabecalho", 1), ("ementa", page), ("acordao", tops[2][1])], name
+
+
+def test_the_stf_s_names_of_its_parts_open_them_debates_votes_and_the_minutes() -> None:
+    """The STF's inteiro teor names each part on its pages in hidden type, which the extractor writes as the first
+    line of the page where the part begins. RE 855.178 ED (i278, Tema 793): the session's debate (pp. 14-29) was
+    "no voto › Dispositivo" of the Relator, with "O dispositivo dá o resultado" over a minister's aside on the cards;
+    Justice Moraes's vote (p. 78) was in Justice Fachin's voto-vista. A part's name mid-page is no part."""
+    pages = extract((SHARED_DATA / "archive" / "i278.pdf").read_bytes(), "i278.pdf").pages
+    sections = detect_sections(clean_pages(pages), "acordao")
+    part = {page: [s.top for s in sections if s.page_start == page] for page in (5, 14, 30, 34, 78, 98, 165)}
+    assert part == {
+        5: ["voto", "voto"],  # "Voto - MIN. LUIZ FUX", then the page's own "V O T O"
+        14: ["debate"],
+        30: ["certidao"],  # "Extrato de Ata - 05/08/2015"
+        34: ["voto_vista"] * 3,  # its own headings nest under it
+        78: ["voto", "voto"],
+        98: ["debate"],
+        165: ["certidao"],
+    }
+    assert "debate" not in {s.top for s in sections if 5 < s.page_start < 14}
+    said = "Relatório\nO recorrente narra.\n\fDebate\nO SENHOR MINISTRO X - Peço a palavra.\nVista\nPeço vista.\n"
+    two = [Page(number=n, text=t) for n, t in enumerate(said.split("\f"), start=1)]
+    assert [(s.top, s.page_start) for s in detect_sections(two, "acordao")] == [("relatorio", 1), ("debate", 2)]
 
 
 def test_list_items_and_wrapped_sentences_are_no_headings_and_headings_after_a_colon_stay() -> None:
