@@ -87,6 +87,7 @@ def page_text(page: pymupdf.Page) -> str:
 
 
 def read_page(page: pymupdf.Page) -> PageReading:
+    """The page's text and its hidden label, from one MuPDF text page."""
     textpage = page.get_textpage(flags=pymupdf.TEXTFLAGS_TEXT)
     drawn = _lines(page, textpage)
     hidden = " ".join(it.text.strip() for it in drawn if it.size < MIN_READABLE_SIZE and it.text.strip())
