@@ -165,7 +165,9 @@ _CONTENTS_ENTRY = re.compile(r"(?:\.\s?){5,}\s*\d{1,4}$")
 _LETTER_HEAD = re.compile(r"^(?P<num>[a-z](?:\.\d{1,2})?)\)\s+(?P<title>\S.*)$")
 _PAREN_HEAD = re.compile(r"^\((?P<num>[ivxlc]{1,6}|[a-z])\)\s+(?P<title>D[oa]s?\s.*)$")
 _CAPS_HEAD = re.compile(r"^(?:DOS?|DAS?)\s+[A-Z].*$")
-_PARTY_LINE = re.compile(r"\((?:A/S|ES)\)|\b(?:PROC|ADV|RECTE|RECDO|INTDO)\.")
+_STF_ROLES = r"(?:EMBTE|EMBDO|RECTE|RECDO|AGTE|AGDO|INTDO|ADV|PROC|IMPTE|IMPDO|REQTE|REQDO|PACTE|LIT\.PAS)\."
+"""The STF caption's abbreviated roles ("EMBTE.(S)", "PROC.(A/S)(ES)"), each value on the line after its label."""
+_PARTY_LINE = re.compile(r"\((?:A/S|ES)\)|\b" + _STF_ROLES)
 """A party of the STF's caption ("DOS ESTADOS E DO DISTRITO FEDERAL - CONPEG PROC.(A/S)(ES) :VIVIANE ..."): not a
 heading, though it opens with "DOS" in capitals."""
 _CAPTION = re.compile(
@@ -177,9 +179,7 @@ _ROLE_LINE = re.compile(
     r"^(?:RECORRENTE|RECORRID[OA]|AGRAVANTE|AGRAVAD[OA]|APELANTE|APELAD[OA]|EMBARGANTE|EMBARGAD[OA]|IMPETRANTE|"
     r"IMPETRAD[OA]|AUTORA?|REU|RE|REQUERENTE|REQUERID[OA]|INTERESSAD[OA]|INTERES\.|ORIGEM|RELATORA?|ADVOGAD[OA]S?|"
     r"PROCURADOR(?:ES|A)?|PACIENTE|EXEQUENTE|EXECUTAD[OA]|JUIZO|LITISCONSORTE)\b[^\n]*"
-    # The STF's abbreviated roles, each value on the line after its label ("EMBTE.(S)" / ":SINDICATO ...")
-    r"|^(?:(?:EMBTE|EMBDO|RECTE|RECDO|AGTE|AGDO|INTDO|ADV|PROC|IMPTE|IMPDO|REQTE|REQDO|PACTE|LIT\.PAS)\."
-    r"|AM\. CURIAE\.|:)",
+    r"|^(?:" + _STF_ROLES + r"|AM\. CURIAE\.|:)",  # the STF's, and its values (":SINDICATO ...")
     re.I,
 )
 _DISPOSITIVO = re.compile(
