@@ -9,11 +9,12 @@ and they make every chunk of a document look alike to the search. A real heading
 2. Lines are compared by a key: case-folded, whitespace collapsed, every run of digits masked
    ("Página 3 de 20" and "Página 4 de 20" share one key).
 3. A key found in the edge zone of at least RUNNING_SHARE of the pages, and of at least
-   RUNNING_MIN_PAGES pages, is a running line; its lines in the edge zones go. So is one found on
-   ALTERNATE_SHARE of the even (or odd) pages: a journal prints its authors atop every even page and the
-   article's title atop every odd one ("C. SANTOS ET AL." on 23 of i1057's 48 pages, one short of half,
-   stayed in the text and became a section). Section names ("EMENTA", "RELATÓRIO", "VOTO") never count
-   as running lines.
+   RUNNING_MIN_PAGES pages, is a running line, unless it has three words or more and half as many pages
+   or more hold it away from their edges (an entry's opening line in a compilation); its lines in the
+   edge zones go. So is one found on ALTERNATE_SHARE of the even (or odd) pages: a journal prints its
+   authors atop every even page and the article's title atop every odd one ("C. SANTOS ET AL." on 23
+   of i1057's 48 pages, one short of half, stayed in the text and became a section). Section names
+   ("EMENTA", "RELATÓRIO", "VOTO") never count as running lines.
 4. Page numbers go from the outermost PAGE_NUMBER_LINES lines of the edge zone: "Página 3 de 20",
    "pg. 3", "fls. 12", "- 3 -" always; a bare "3" when it is the page's own number (otherwise only
    if it recurs, by rule 3).
@@ -47,6 +48,7 @@ _MAX_ROUNDS = 8
 _FUZZY_MIN_CHARS = 8
 
 _DIGITS = re.compile(r"\d+")
+_WORDS = re.compile(r"[^\W\d_]{2,}")
 _SPACES = re.compile(r"\s+")
 _DASH = "-\u2010\u2011\u2012\u2013\u2014"
 _BARE_NUMBER = re.compile(rf"^[{_DASH}]?\s*(\d{{1,4}})\s*[{_DASH}]?$")
@@ -112,6 +114,25 @@ def _outermost(lines: Sequence[str], dropped: set[int]) -> set[int]:
     return set(live[:PAGE_NUMBER_LINES] + live[-PAGE_NUMBER_LINES:])
 
 
+def _worded(key: str) -> bool:
+    """A key of three words or more: an entry's opening line can be one; a page number ("#", "#.", "- # -") or a
+    language mark ("EN") cannot, and a journal's paragraph numbers inside its pages must not keep its page numbers."""
+    return len(_WORDS.findall(key)) >= 3
+
+
+def _inside_counts(pages: Sequence[Sequence[str]], zones: list[list[int]], dropped: list[set[int]]) -> Counter[str]:
+    """Per key, the pages that hold it away from their edges (rule 3's exception): a layout line is printed at the
+    edge and nowhere else, while the opening line of each entry of a compilation ("Processo Disciplinar Nº 244168/2007
+    - por unanimidade", the OAB tribunal's ementário, i343: numbers masked, one key) stands wherever an entry begins,
+    at the edge of most pages and inside nearly all of them. Compared exactly: a page's inner lines are many."""
+    counts: Counter[str] = Counter()
+    for p, lines in enumerate(pages):
+        edge = set(zones[p])
+        inner = (line for i, line in enumerate(lines) if line and i not in edge and i not in dropped[p])
+        counts.update({line_key(line) for line in inner})
+    return counts
+
+
 class _Clusters:
     """Keys grouped by similarity (rule 6): each key maps to the most similar key seen before it (rapidfuzz's
     normalised Indel ratio, at least FUZZY_RATIO), or stands for itself.
@@ -170,11 +191,13 @@ def find_layout_lines(pages: Sequence[Sequence[str]], numbers: Sequence[int], oc
             for p, page_keys in enumerate(keys):
                 counts.update(set(page_keys.values()))
                 on_parity[numbers[p] % 2].update(set(page_keys.values()))
+            inside = _inside_counts(pages, zones, dropped)
             running = {
                 k
                 for k, n in counts.items()
                 if (n >= threshold or any(side[k] >= alternate[q] for q, side in enumerate(on_parity)))
                 and not _is_section_name(k)
+                and not (_worded(k) and 2 * inside[k] >= n)
             }
         changed = False
         for p, lines in enumerate(pages):
