@@ -730,6 +730,9 @@ _SUMULA = re.compile(
     + r"|(?:Corte|Tribunal)(?:\s+Superior)?)\b)?",
     re.I,
 )
+_PROPOSED = re.compile(r"\b(?:propost[ao]s?|projetos?)\s+de\s+$", re.I)
+"""Before "Súmula ...": a proposal, not a súmula. "Proposta de Súmula Vinculante no 4" (the entes' solidarity in health,
+cited by a doctrine article, i274) was read as Súmula Vinculante 4, which is on the minimum wage."""
 _ENUNCIADO_ADM = re.compile(r"\bEnunciado\s+Administrativo\s+(?:n[º°o.]*\s*)?(?P<n>\d{1,4})", re.I)
 _SUPERIOR = {"stj": "STJ", "stf": "STF", "tst": "TST", "tse": "TSE", "stm": "STM"}
 
@@ -752,6 +755,8 @@ def find_sumulas(ftext: str, own_court: str | None, precedent_courts: list[tuple
 
     for match in _SUMULA.finditer(ftext):
         if match.group().lower().startswith("enunciado") and not re.search(r"s[uú]mula", match.group(), re.I):
+            continue
+        if _PROPOSED.search(ftext, max(0, match.start() - 20), match.start()):
             continue
         tail_court = _court_word(match["court"]) if match["court"] else None
         if match["court"] and not tail_court:

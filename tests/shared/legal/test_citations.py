@@ -49,6 +49,9 @@ def cites(text: str, **kwargs) -> list[str]:
         ("SÚMULAS N. 5 E 7-STJ. SÚMULA N. 283-STF", ["Súmula 5/STJ", "Súmula 7/STJ", "Súmula 283/STF"]),
         ("Súmula 331 do TST", ["Súmula 331/TST"]),
         ("Súmula Vinculante 10", ["Súmula Vinculante 10"]),
+        # a proposal is no súmula: PSV 4 (the entes' solidarity in health, i274) is not SV 4 (the minimum wage)
+        ("tramita no STF a proposta de se criar uma súmula vinculante (Proposta de Súmula Vinculante no 4)", []),
+        ("o Projeto de Súmula 12 do TST", []),
         ("(REsp 1602076/SP, Rel. Min. Nancy Andrighi)", ["REsp 1.602.076/SP"]),
         ("AgInt no AREsp n. 2.024.123/MG", ["AgInt no AREsp 2.024.123/MG"]),
         ("AgRg nos EDcl no Ag 1.132.332/SP", ["AgRg nos EDcl no Ag 1.132.332/SP"]),
