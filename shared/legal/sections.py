@@ -432,10 +432,22 @@ class _Detector:
             and not _PARTY_LINE.search(text)
             and not (nxt is not None and _PARTY_LINE.search(nxt.text))  # a party's name wrapped over its lines
         )
-        if caps_heading and not text.endswith(".") and self._prose_follows(i):
+        if caps_heading and not text.endswith(".") and self._prose_follows(i) and not self._caps_runs_on(i):
             label, used = self._join_caps(i)
             return "caps", label, used
         return None
+
+    def _caps_runs_on(self, i: int) -> bool:
+        """Whether line i goes on with the capitals line before it, a sentence not finished and no heading of its
+        own: an ementa in capitals quoted in a relatório ("... NECESSIDADE DE AMPLIAÇÃO" / "DO DIÁLOGO, DADA A
+        COMPLEXIDADE DO TEMA, ...", STF i277, whose pages 9-31 sat under that "heading")."""
+        previous = self.prev(i)
+        return (
+            previous is not None
+            and i - 1 not in self.events
+            and self._caps_title(previous.text)
+            and not re.search(r"[.:;!?]\W*$", previous.text)
+        )
 
     @staticmethod
     def _caps_title(text: str) -> bool:

@@ -492,6 +492,22 @@ def test_the_stf_s_names_of_its_parts_open_them_debates_votes_and_the_minutes() 
     assert [(s.top, s.page_start) for s in detect_sections(two, "acordao")] == [("relatorio", 1), ("debate", 2)]
 
 
+def test_a_quoted_ementa_in_capitals_opens_no_heading_where_its_sentence_runs_on() -> None:
+    """STF RE 1.366.243 ED (i277): the relatório quotes an ementa in capitals, and its line "DO DIÁLOGO, DADA A
+    COMPLEXIDADE DO TEMA," (after "... NECESSIDADE DE AMPLIAÇÃO") was a heading over pages 9-31 of the cards. A line
+    of capitals that goes on from the one before it, unfinished and no heading itself, opens none; a heading after a
+    finished line still does."""
+    sections = detect_sections(archive_pages("i277.pdf", as_extracted=True, max_pages=31), "acordao")
+    assert [s.path for s in sections if s.top == "relatorio"] == ["relatorio"]
+    quoted = (
+        "RELATÓRIO\nA decisão embargada tem esta ementa:\n“RECURSO EXTRAORDINÁRIO. NECESSIDADE DE AMPLIAÇÃO\n"
+        "DO DIÁLOGO, DADA A COMPLEXIDADE DO TEMA\nEntre os entes federativos.”\nÉ o relatório.\n"
+        "DO MÉRITO DOS EMBARGOS DE DECLARAÇÃO\nOs embargos não merecem acolhida.\n"
+    )
+    paths = [s.path for s in detect_sections([Page(number=1, text=quoted)], "acordao")]
+    assert paths == ["relatorio", "relatorio > DO MÉRITO DOS EMBARGOS DE DECLARAÇÃO"]
+
+
 def test_list_items_and_wrapped_sentences_are_no_headings_and_headings_after_a_colon_stay() -> None:
     """STF RE 1.366.243 ED (i277): the request "i) que seja conferida interpretação de que a", an item of the list
     its previous line opens ("... para:") and cut mid-sentence, was a section of the relatório on the cards. A
