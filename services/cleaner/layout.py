@@ -120,16 +120,16 @@ def _worded(key: str) -> bool:
     return len(_WORDS.findall(key)) >= 3
 
 
-def _inside_counts(pages: Sequence[Sequence[str]], zones: list[list[int]], dropped: list[set[int]]) -> Counter[str]:
+def _inside_counts(exact: list[list[str]], zones: list[list[int]], dropped: list[set[int]]) -> Counter[str]:
     """Per key, the pages that hold it away from their edges (rule 3's exception): a layout line is printed at the
     edge and nowhere else, while the opening line of each entry of a compilation ("Processo Disciplinar Nº 244168/2007
     - por unanimidade", the OAB tribunal's ementário, i343: numbers masked, one key) stands wherever an entry begins,
-    at the edge of most pages and inside nearly all of them. Compared exactly: a page's inner lines are many."""
+    at the edge of most pages and inside nearly all of them. Compared exactly (`exact`: each line's line_key, "" for
+    a blank one): a page's inner lines are many."""
     counts: Counter[str] = Counter()
-    for p, lines in enumerate(pages):
+    for p, keys in enumerate(exact):
         edge = set(zones[p])
-        inner = (line for i, line in enumerate(lines) if line and i not in edge and i not in dropped[p])
-        counts.update({line_key(line) for line in inner})
+        counts.update({key for i, key in enumerate(keys) if key and i not in edge and i not in dropped[p]})
     return counts
 
 
@@ -175,15 +175,15 @@ def find_layout_lines(pages: Sequence[Sequence[str]], numbers: Sequence[int], oc
     alternate = [max(RUNNING_MIN_PAGES, math.ceil(ALTERNATE_SHARE * n)) for n in by_parity]
     detect_running = with_text >= RUNNING_MIN_PAGES
     clusters = _Clusters()
+    exact = [[line_key(line) if line else "" for line in lines] for lines in pages]  # once: rounds only drop lines
     fuzzy = any(ocr)
 
-    def key_of(line: str, page_is_ocr: bool) -> str:
-        key = line_key(line)
+    def key_of(key: str, page_is_ocr: bool) -> str:
         return clusters.of(key) if fuzzy and (page_is_ocr or len(key) >= _FUZZY_MIN_CHARS) else key
 
     for _ in range(_MAX_ROUNDS):
         zones = [_edge_zone(lines, dropped[p]) for p, lines in enumerate(pages)]
-        keys = [{i: key_of(pages[p][i], ocr[p]) for i in zone} for p, zone in enumerate(zones)]
+        keys = [{i: key_of(exact[p][i], ocr[p]) for i in zone} for p, zone in enumerate(zones)]
         running: set[str] = set()
         if detect_running:
             counts: Counter[str] = Counter()
@@ -191,7 +191,7 @@ def find_layout_lines(pages: Sequence[Sequence[str]], numbers: Sequence[int], oc
             for p, page_keys in enumerate(keys):
                 counts.update(set(page_keys.values()))
                 on_parity[numbers[p] % 2].update(set(page_keys.values()))
-            inside = _inside_counts(pages, zones, dropped)
+            inside = _inside_counts(exact, zones, dropped)
             running = {
                 k
                 for k, n in counts.items()
