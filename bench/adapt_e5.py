@@ -3,6 +3,7 @@ the CPU, and measure dense-only retrieval before and after, on the frozen paraph
 
     .venv/bin/python bench/adapt_e5.py mine --out /tmp/pairs.jsonl --firm-db postgresql://...FIRM
     .venv/bin/python bench/adapt_e5.py train --pairs /tmp/pairs.jsonl --out /tmp/adapter.npz [--lr 5e-5 --tau 0.02]
+        [--start shared/embeddings/data/e5_legal_adapter.npz] [--near-topic 2]
     .venv/bin/python bench/adapt_e5.py evaluate --firm-db postgresql://...FIRM [--adapter /tmp/adapter.npz]
 
 Pairs (query, passage) come from ../shared/corpus only (its README: public court decisions), three kinds:
@@ -20,6 +21,9 @@ database's chunks are embedded again by the model under test, so both models are
 at the defaults here (lr 5e-5, tau 0.02, 163 steps of 32, 27 min under load) every dense figure rose, and in the full
 ranking JurisTCU held and the paraphrases gained: shipped as shared/embeddings/data/e5_legal_adapter.npz
 (shared/embeddings/e5_adapter.py merges it; an adapter trained here serves as PRECEDENTE_EMBEDDING_ADAPTER=<its path>).
+`--near-topic N` makes every Nth batch the subject-ementa pairs of one area of law, one per subject (near-topic
+negatives), and the validation reports that ranking too; measured from the shipped adapter on 2026-12-06 and not kept
+(docs/search.md: the controls separate less and JurisTCU falls).
 """
 
 import argparse
@@ -190,6 +194,43 @@ def batches(pairs: list[dict[str, str]], size: int, rng: random.Random):  # noqa
                 batch = []
 
 
+def stf_area(subject: str) -> str:
+    """The area of an STF subject heading ("direito processual civil" of "direito processual civil instrumento de
+    mandato..."): the headings run area, group and leaf together without a separator."""
+    words = subject.split()
+    return " ".join(words[:3] if len(words) > 2 and words[1] in ("processual", "do", "da", "de") else words[:2])
+
+
+def near_topic_batches(pairs: list[dict[str, str]], size: int, rng: random.Random):  # noqa: ANN201 - endless
+    """Subject-ementa batches of one area of law, one pair per subject: every in-batch negative is another question of
+    the same area, as a near-topic control is. Areas of fewer than 8 subjects are left out."""
+    by_area: dict[str, dict[str, list[dict[str, str]]]] = defaultdict(lambda: defaultdict(list))
+    for pair in pairs:
+        if pair["kind"] == "subject-ementa":
+            by_area[stf_area(pair["query"])][pair["query"]].append(pair)
+    areas = sorted(area for area, subjects in by_area.items() if len(subjects) >= 8)
+    while True:
+        subjects = by_area[rng.choice(areas)]
+        picked = sorted(subjects)
+        rng.shuffle(picked)
+        yield [rng.choice(subjects[subject]) for subject in picked[:size]]
+
+
+def near_topic_ranks(sims: torch.Tensor, pairs: list[dict[str, str]]) -> list[int]:
+    """Each subject-ementa pair's rank (0 = first) of its own ementa among the other pairs' ementas of the same area
+    and another subject (another ementa of the same subject answers it too): its rank against near-topic passages."""
+    areas = [stf_area(p["query"]) if p["kind"] == "subject-ementa" else None for p in pairs]
+    return [
+        sum(
+            float(sims[i, j]) > float(sims[i, i])
+            for j, other in enumerate(pairs)
+            if areas[j] == areas[i] and other["query"] != pair["query"]
+        )
+        for i, pair in enumerate(pairs)
+        if areas[i]
+    ]
+
+
 def held_out_sources(records: list[dict[str, Any]], rng: random.Random) -> set[str]:
     """A twentieth of the source decisions, drawn by `rng`: held out whole, so no decision is both trained on and
     validated on (the adapter's and the cross-encoder's training split them the same way)."""
@@ -206,6 +247,10 @@ def train(args: argparse.Namespace) -> None:
     training = [p for p in pairs if p["source"] not in held]
     validation = [p for p in pairs if p["source"] in held][:256]
     model = LoraE5(args.rank, args.alpha)
+    if args.start:
+        model.load(args.start)
+        for value in model.params.values():
+            value.requires_grad_()
     optimiser = torch.optim.AdamW(list(model.params.values()), lr=args.lr, weight_decay=0.0)
     steps = int(len(training) * args.epochs / args.batch)
     schedule = torch.optim.lr_scheduler.LambdaLR(optimiser, lambda s: min(1.0, (s + 1) / 20) * max(0.0, 1 - s / steps))
@@ -218,12 +263,17 @@ def train(args: argparse.Namespace) -> None:
             p = model.embed([p["passage"] for p in validation], False, args.max_passage).float()
         sims = q @ p.T
         ranks = (sims > sims.diag()[:, None]).sum(1)
-        return f"acc@1 {float((ranks == 0).float().mean()):.3f} MRR {float((1.0 / (ranks + 1)).mean()):.3f}"
+        near = near_topic_ranks(sims, validation)
+        return (
+            f"acc@1 {float((ranks == 0).float().mean()):.3f} MRR {float((1.0 / (ranks + 1)).mean()):.3f}; "
+            f"near-topic ({len(near)}) MRR {float(np.mean([1 / (r + 1) for r in near])):.3f}"
+        )
 
     print(f"{len(training)} training pairs, {len(validation)} held out; before: {validate()}", flush=True)
-    started, stream = time.time(), batches(training, args.batch, rng)
+    stream, near = batches(training, args.batch, rng), near_topic_batches(training, args.batch, rng)
+    started = time.time()
     for step in range(steps):
-        batch = next(stream)
+        batch = next(near) if args.near_topic and step % args.near_topic == 0 else next(stream)
         with autocast:
             model.merge()
             q = model.embed([p["query"] for p in batch], True, args.max_query)
@@ -241,6 +291,8 @@ def train(args: argparse.Namespace) -> None:
         "pairs": len(training),
         "source": "../shared/corpus (its README: court decisions, Lei 9.610/98 art. 8, IV)",
         **{k: getattr(args, k) for k in ("rank", "alpha", "lr", "tau", "batch", "epochs", "max_query", "max_passage")},
+        **({"near_topic": args.near_topic} if args.near_topic else {}),
+        **({"start": args.start.name} if args.start else {}),
     }
     model.save(args.out, provenance)
     print(f"saved {args.out}")
@@ -361,6 +413,10 @@ def main() -> None:
         ("--batch", int, 32), ("--epochs", float, 1.0), ("--max-query", int, 64), ("--max-passage", int, 192),
     ):  # fmt: skip
         training.add_argument(flag, type=kind, default=default)
+    training.add_argument("--start", type=Path, help="train on from this adapter (e.g. the shipped one)")
+    training.add_argument(
+        "--near-topic", type=int, default=0, metavar="N", help="every Nth batch one area's subjects (0: none)"
+    )
     evaluating = commands.add_parser("evaluate")
     evaluating.add_argument("--firm-db", required=True)
     evaluating.add_argument("--adapter", type=Path)

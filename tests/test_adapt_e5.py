@@ -52,3 +52,47 @@ def test_a_delta_starts_as_the_base_model_and_is_read_back_from_its_file(tmp_pat
     with torch.no_grad():
         again.merge()
         assert np.allclose(again.embed(text, True, 64).numpy(), moved.numpy(), atol=1e-6)
+
+
+def test_a_near_topic_batch_holds_one_area_and_one_pair_per_subject() -> None:
+    bench = adapt()
+    assert bench.stf_area("direito processual civil instrumento de mandato juntado por cópia") == (
+        "direito processual civil"
+    )
+    assert bench.stf_area("direito tributário imunidade de templos") == "direito tributário"
+    pairs = [
+        {"kind": "subject-ementa", "source": f"{area}{k}{n}", "query": f"direito {area} assunto {k}", "passage": "x"}
+        for area, subjects in (("penal", 10), ("tributário", 9), ("eleitoral", 3))
+        for k in range(subjects)
+        for n in range(2)
+    ] + [{"kind": "heading-body", "source": "h", "query": "direito penal assunto 0", "passage": "y"}]
+    stream = bench.near_topic_batches(pairs, 6, random.Random(0))
+    seen = set()
+    for _ in range(30):
+        batch = next(stream)
+        areas = {bench.stf_area(p["query"]) for p in batch}
+        assert len(batch) == 6 and len(areas) == 1 and len({p["query"] for p in batch}) == 6
+        assert all(p["kind"] == "subject-ementa" for p in batch)
+        seen |= areas
+    assert seen == {"direito penal", "direito tributário"}  # an area of 3 subjects offers no near-topic batch
+
+
+def test_the_near_topic_rank_counts_only_other_subjects_of_the_same_area() -> None:
+    bench = adapt()
+    pairs = [
+        {"kind": "subject-ementa", "query": "direito penal furto"},
+        {"kind": "subject-ementa", "query": "direito penal furto"},  # the same subject: answers it too
+        {"kind": "subject-ementa", "query": "direito penal roubo"},
+        {"kind": "subject-ementa", "query": "direito tributário icms"},  # another area
+        {"kind": "heading-body", "query": "furto qualificado"},
+    ]
+    sims = torch.tensor(
+        [
+            [0.5, 0.9, 0.6, 0.9, 0.9],
+            [0.9, 0.5, 0.4, 0.9, 0.9],
+            [0.9, 0.9, 0.5, 0.9, 0.9],
+            [0.9, 0.9, 0.9, 0.5, 0.9],
+            [0.9, 0.9, 0.9, 0.9, 0.5],
+        ]
+    )
+    assert bench.near_topic_ranks(sims, pairs) == [1, 0, 2, 0]
