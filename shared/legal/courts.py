@@ -80,6 +80,11 @@ _CLASS_COURT = [
     ),
     (re.compile(rf"^{_CLASS_PREFIX}(?:RECURSO DE REVISTA|AIRR\b)"), "TST"),
 ]
+_STJ_REGISTRATION = re.compile(r"^[^\n]{3,80}?\bN[º°o]?\.?\s*\d[\d.]*\s*-\s*[A-Z]{2}\s*\(\d{4}/\d{7}-\d\)", re.M)
+"""The STJ's caption: class, number, UF and the court's own registration number, "HABEAS CORPUS Nº 1038671 - RJ
+(2025/0372192-1)"; no other court numbers its cases so. On ../shared/corpus it opens all 2,687 STJ monocráticas and no
+other court's record; over the archive and docs PDFs it opens the STJ's acórdãos only. An opening line: the STJ site's
+copy puts its own fields first ("Processo", "Relator(a)", "Data da Publicação", "Decisão", then the caption)."""
 
 
 # Agencies and councils named in full in a letterhead (precedente.shared.legal.codes.AGENCIES).
@@ -199,6 +204,8 @@ def _find_court(doc: DocumentText) -> str | None:
 
     1. the court named in the judgment formula "acordam os ... do <Tribunal>";
     2. an EU act's heading ("REGULAMENTO (UE) 2022/1925 DO PARLAMENTO EUROPEU E DO CONSELHO");
+       the STJ's registration number in the caption ("HABEAS CORPUS Nº 1038671 - RJ (2025/0372192-1)"): the
+       lines under it name the court a habeas corpus is against, and the origin's CNJ number;
        the first court, office or agency named in full in the letterhead zone of page 1, on a short line
        that is not a party's ("AM. CURIAE. : MINISTÉRIO PÚBLICO DO ESTADO DE MINAS GERAIS");
     3. a case class only one court judges ("RECURSO ESPECIAL" -> STJ, "SEGUNDOS EMB.DECL. NO RECURSO
@@ -214,6 +221,8 @@ def _find_court(doc: DocumentText) -> str | None:
             return named[0]
     if _EU_ACT_HEADING.search(doc.fhead[:3000]):
         return "ue"
+    if _STJ_REGISTRATION.search("\n".join(doc.opening_lines(OPENING_LINES + 2)).replace("\n(", " (")):
+        return "STJ"
     named = _court_names(_letterhead(doc.fheader))
     if named:
         return named[0]

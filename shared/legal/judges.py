@@ -117,7 +117,17 @@ def relator(doc: DocumentText, document_type: str) -> str | None:
             name = _clean_name(all_lines[i - 1])
             if name and not re.search(r"\d", name):
                 return name
+    if all_lines and (signed := _SIGNED_INLINE.search(all_lines[-1])):
+        name = _clean_name(signed["name"])
+        if name and not re.search(r"\d", name):
+            return name
     return None
+
+
+_SIGNED_INLINE = re.compile(r"(?:^|[.;]\s+)(?P<name>[^.;:,\d]{5,80}?),?\s+(?:RELATOR|Relator)(?:A|a|\(a\))?\.?$")
+"""The signature run onto the decision's last line, as a text copy of a monocrática ends: "Publique-se. Intimem-se.
+Brasília, 30 de setembro de 2025. Ministro REYNALDO SOARES DA FONSECA Relator" (or "MINISTRO X, Relator").
+A decision signed "Presidente" (the STJ's presidency rules on inadmissible appeals) names no relator here."""
 
 
 # ---------------------------------------------------------------------------------- redator

@@ -159,3 +159,20 @@ def test_an_appeal_against_a_decision_names_no_decision_as_a_party() -> None:
 )
 def test_a_relator_is_a_person_found_after_the_label(text: str, expected: str | None) -> None:
     assert judges.relator(DocumentText([Page(number=1, text=text)]), "acordao") == expected
+
+
+@pytest.mark.parametrize(
+    ("ending", "expected"),
+    [
+        ("Brasília, 30 de setembro de 2025. Ministro PAULO DE TARSO VIEIRA Relator", "Paulo de Tarso Vieira"),
+        ("Brasília, 28 de setembro de 2025. MARIA DA GLÓRIA TEIXEIRA Relatora", "Maria da Glória Teixeira"),
+        ("Brasília, 29 de setembro de 2025. MINISTRO PAULO DE TARSO VIEIRA, Relator", "Paulo de Tarso Vieira"),
+        ("Brasília, 26 de dezembro de 2024. Ministro PAULO DE TARSO VIEIRA Presidente", None),  # not the relator
+        ("Publique-se. Intimem-se. Relator", None),
+    ],
+)
+def test_a_signature_run_onto_the_last_line_names_the_relator(ending: str, expected: str | None) -> None:
+    """A text copy of a monocrática ends on one line with its signature (bench/metadata_corpus.py: 0 of 300 STJ
+    relators read before, 178 after, none wrong)."""
+    text = "HABEAS CORPUS Nº 1012345 - RJ (2025/0312345-1)\nDECISÃO\nNão conheço do habeas corpus. " + ending
+    assert judges.relator(DocumentText([Page(number=1, text=text)]), "decisao_monocratica") == expected

@@ -109,3 +109,25 @@ def test_a_corrigendum_of_an_eu_act_is_the_eus() -> None:
     )
     assert court_of(text, "ato_normativo") == "ue"
     assert court_of("O Regulamento do Conselho Superior foi alterado.", "ato_normativo") is None
+
+
+HABEAS_CORPUS = (
+    "HABEAS CORPUS Nº 1012345 - RJ (2025/0312345-1)\n"
+    "RELATOR : MINISTRO PAULO DE TARSO VIEIRA\n"
+    "IMPETRADO : TRIBUNAL DE JUSTIÇA DO ESTADO DO RIO DE JANEIRO\n"
+    "DECISÃO\n"
+    "Trata-se de habeas corpus impetrado contra acórdão do\n"
+    "Tribunal de Justiça do Estado do Rio de Janeiro (Apelação n. 0806981-66.2024.8.19.0066).\n"
+)
+
+
+def test_the_stjs_registration_number_in_the_caption_names_the_stj() -> None:
+    """An STJ habeas corpus names the court it is against and that court's CNJ number under its caption: a card read
+    'TJRJ' for the STJ's decision (26 of 300 STJ monocráticas of ../shared/corpus, bench/metadata_corpus.py)."""
+    assert court_of(HABEAS_CORPUS, "decisao_monocratica") == "stj"
+    assert court_of(HABEAS_CORPUS.replace(" (2025", "\n(2025"), "decisao_monocratica") == "stj"  # wrapped
+    # a text copy with the whole decision on one line, and the STJ site's copy with its own fields first
+    assert court_of(HABEAS_CORPUS.replace("\n", " "), "decisao_monocratica") == "stj"
+    assert court_of("Processo\nHC 1012345\nRelator(a)\nMinistro Paulo\nDecisão\n" + HABEAS_CORPUS) == "stj"
+    # without the registration number the CNJ number of the origin is all there is, as before
+    assert court_of(HABEAS_CORPUS.replace(" (2025/0312345-1)", ""), "decisao_monocratica") == "tjrj"
