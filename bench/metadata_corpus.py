@@ -13,6 +13,10 @@ metadata the corpus carries. Per field, three counts:
 - wrong: a value that disagrees (the costly case: a card that prints it);
 - absent: no value (the citation leaves the field out: honest, but a miss).
 
+A process number is the record's CNJ number, else the one after "Nº", else its last word. Four LeNER-Br records give
+another number than the CNJ number their text prints (an acórdão's own number, the TJDFT's and TJMG's older
+numbering): the CNJ number read counts as wrong there (2026-12-06, each checked by hand).
+
 "relator (person)" counts the relators given that are not a person's name by
 precedente.shared.legal.people.is_person_name, and "citation PII" the citations holding a personal identifier
 (precedente.shared.legal.identifiers): both must be 0."""
@@ -74,8 +78,12 @@ def compare(record: dict, got: DocumentMetadata) -> dict[str, str]:
     def judge(field: str, value: object, right: bool) -> None:
         verdicts[field] = "absent" if value in (None, "") else "right" if right else "wrong"
 
-    number = record["number"]
-    digits = re.sub(r"\D", "", number.split()[-1] if number else "")
+    number = record["number"] or ""
+    # the case's own number: a CNJ number, else the one after "Nº" (an STJ caption ends on the registration number,
+    # "HABEAS CORPUS Nº 418.951 - PR (2017/0255149-8)"), else the last word
+    cnj = re.search(r"\d{7}-\d{2}\.\d{4}\.\d\.\d{2}\.\d{4}", number)
+    numbered = re.search(r"\bN[º°o]\.?\s*(\d[\d.]*)", number)
+    digits = re.sub(r"\D", "", cnj[0] if cnj else numbered[1] if numbered else number.split()[-1] if number else "")
     if digits:
         judge("process_number", got.process_number, digits in re.sub(r"\D", "", got.process_number or ""))
     if record["class"] and record["court"] == "STJ":
