@@ -80,13 +80,6 @@ _CLASS_COURT = [
     ),
     (re.compile(rf"^{_CLASS_PREFIX}(?:RECURSO DE REVISTA|AIRR\b)"), "TST"),
 ]
-_STJ_REGISTRATION = re.compile(r"^[^\n]{3,80}?\bN[º°o]?\.?\s*\d[\d.]*\s*-\s*[A-Z]{2}\s*\(\d{4}/\d{7}-\d\)", re.M)
-"""The STJ's caption: class, number, UF and the court's own registration number, "HABEAS CORPUS Nº 1038671 - RJ
-(2025/0372192-1)"; no other court numbers its cases so. On ../shared/corpus it opens all 2,687 STJ monocráticas and no
-other court's record; over the archive and docs PDFs it opens the STJ's acórdãos only. An opening line: the STJ site's
-copy puts its own fields first ("Processo", "Relator(a)", "Data da Publicação", "Decisão", then the caption)."""
-
-
 # Agencies and councils named in full in a letterhead (precedente.shared.legal.codes.AGENCIES).
 _AGENCY_NAMES: list[tuple[re.Pattern[str], str]] = [
     (_names("Agencia Nacional de Telecomunicacoes"), "anatel"),
@@ -221,7 +214,7 @@ def _find_court(doc: DocumentText) -> str | None:
             return named[0]
     if _EU_ACT_HEADING.search(doc.fhead[:3000]):
         return "ue"
-    if _STJ_REGISTRATION.search("\n".join(doc.opening_lines(OPENING_LINES + 2)).replace("\n(", " (")):
+    if process_numbers.has_stj_caption(doc.opening_lines(OPENING_LINES + 2)):
         return "STJ"
     named = _court_names(_letterhead(doc.fheader))
     if named:

@@ -11,6 +11,7 @@ is read by guess_subtype.
 
 import re
 
+from precedente.shared.legal import process_numbers
 from precedente.shared.legal.doctrine import is_byline
 from precedente.shared.legal.document_text import DocumentText
 from precedente.shared.payloads import Page
@@ -35,16 +36,14 @@ _REPORT_BY = re.compile(r"^(?:O|A)\s+(?:SENHOR|SENHORA|EXMO\.?|EXMA\.?)\s+(?:MIN
 _JULGO = re.compile(r"\bJULGO\b|\bjulgo\s+(?:procedente|improcedente|extint)", re.I)
 _DECIDO = re.compile(r"\bdecido\b|\bmonocr[aá]tica", re.I)
 _RULES_ALONE = re.compile(
-    r"\b(?:nego|dou)\s+(?:parcial\s+)?provimento\b|\bnao\s+conheco\b|\bconheco\s+d[oa]s?\b|\b(?:in)?defiro\b|"
-    r"\bhomologo\b|\bjulgo\s+prejudicad",
+    r"\b(?:nego|dou)(?:-lhes?)?\s+(?:parcial\s+)?provimento\b|\bnao\s+conheco\b|\bconheco\s+(?:em\s+parte\s+)?d[oa]s?\b|"
+    r"\b(?:in)?defiro\b|\bhomologo\b|\bjulgo\s+prejudicad|\b(?:acolho|rejeito)\s+os\s+embargos\b|"
+    r"\b(?:concedo|denego)\s+a\s+ordem\b",
     re.I,
 )
-"""A single judge ruling in the first person ("não conheço do habeas corpus", "nego provimento ao recurso"), in the
-folded text of a decision's last pages: an STJ monocrática says "decido" nowhere in 47 of 150 sampled
-(../shared/corpus)."""
-_DECISION_CAPTION = re.compile(r"\(\d{4}/\d{7}-\d\)\s*DECISAO\b")
-"""A text copy that runs the STJ's caption into its heading: "HABEAS CORPUS Nº 1038671 - RJ (2025/0372192-1)
-DECISÃO"."""
+"""A single judge ruling in the first person ("não conheço do habeas corpus", "nego-lhe provimento", "acolho os
+embargos"), in the folded text of a decision's last pages: an STJ monocrática says "decido" nowhere in 47 of 150
+sampled (../shared/corpus), and since 2024 many open with an EMENTA where the DECISÃO heading was."""
 _PARECER = re.compile(r"^PARECER\b", re.I)
 _CONTRATO = re.compile(r"^(?:CONTRATO|Contrato)\b")
 _CLAUSULA = re.compile(r"\bcl[aá]usula\b", re.I)
@@ -191,7 +190,7 @@ def guess_type(doc: DocumentText) -> str:
     if "SENTENCA" in headings or (re.search(r"\bVistos\.", text) and _JULGO.search(text)):
         return "sentenca"
     if "DECISAOMONOCRATICA" in headings or (
-        ("DECISAO" in headings or _DECISION_CAPTION.search(" ".join(first)))
+        ("DECISAO" in headings or process_numbers.has_stj_caption(opening))
         and (_DECIDO.search(text) or _RULES_ALONE.search(doc.ffull[-6000:]))
     ):
         return "decisao_monocratica"

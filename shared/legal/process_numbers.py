@@ -12,6 +12,19 @@ from precedente.shared.legal.codes import UFS
 
 CNJ_PATTERN = r"(?<![\d.-])(?P<n>\d{7})-\s?(?P<dd>\d{2})\.(?P<a>\d{4})\.(?P<j>\d)\.(?P<tr>\d{2})\.(?P<o>\d{4})(?![\d])"
 CNJ = re.compile(CNJ_PATTERN)
+STJ_CAPTION = re.compile(r"^[^\n]{3,80}?\bN[º°o]?\.?\s*\d[\d.]*\s*-\s*[A-Z]{2}\s*\(\d{4}/\d{7}-\d\)", re.M)
+"""The STJ's caption: class, number, UF and the court's own registration number, "HABEAS CORPUS Nº 1038671 - RJ
+(2025/0372192-1)"; no other court numbers its cases so. On ../shared/corpus it opens all 2,687 STJ monocráticas and no
+other court's record; over the archive and docs PDFs it opens the STJ's acórdãos only. Search it in a document's
+opening lines joined by stj_caption_lines: the STJ site's copy puts its own fields first ("Processo", "Relator(a)",
+"Data da Publicação", "Decisão", then the caption), and the registration number may wrap to the next line."""
+
+
+def has_stj_caption(opening_lines: list[str]) -> bool:
+    """Whether the STJ's caption (STJ_CAPTION) is among these (folded) opening lines."""
+    return bool(STJ_CAPTION.search("\n".join(opening_lines).replace("\n(", " (")))
+
+
 EU_CASE = re.compile(r"\b(?:[Pp]rocesso|PROCESSO|[Cc]ase|CASE|[Aa]ssunto)\s+(?P<num>[CTF]-\d{1,4}/\d{2})\b")
 """A case of the EU courts, after the word that announces it ("Processo C-311/18"): its number, and a sign that
 the document is the CJEU's (its rapporteur is read differently: shared/legal/judges.py)."""

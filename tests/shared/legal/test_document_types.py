@@ -64,6 +64,9 @@ CASES = [
      "conheço do habeas corpus.\nIntimem-se.", "decisao_monocratica", None),
     ("AGRAVO EM RECURSO ESPECIAL Nº 2900000 - PR (2025/0250000-7) DECISÃO Cuida-se de agravo. Ante o exposto, nego "
      "provimento ao agravo. Publique-se.", "decisao_monocratica", None),  # a text copy on one line
+    # since 2024 an STJ monocrática may open with its EMENTA: the caption and a ruling in the first person say it
+    ("RECURSO ESPECIAL Nº 2200000 - RS (2025/0090000-0)\nEMENTA\nRECURSO ESPECIAL. PREVIDENCIÁRIO. JUROS.\nAnte o "
+     "exposto, conheço em parte do recurso especial e nego-lhe provimento.\nPublique-se.", "decisao_monocratica", None),
     ("DECISÃO\nTrata-se de pedido de reconsideração.\nA parte pede nova análise.", "outro", None),  # no ruling
 ]  # fmt: skip
 
