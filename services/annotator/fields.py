@@ -77,6 +77,11 @@ def process_number(doc: DocumentText, document_type: str, caption: Caption | Non
             return number, process_numbers.is_valid(number)
     if caption is not None and caption.short and not process_numbers.CNJ.fullmatch(caption.number):
         return _higher_court_id(caption), False
+    # the TST names its own case in its caption or in "Vistos, relatados e discutidos estes autos de ... n° TST-RR-..."
+    for match in process_numbers.TST_NUMBER.finditer(doc.head):
+        before = doc.head[max(0, match.start() - 160) : match.start()]
+        if re.search(r"\b(?:autos\s+d[eo]\b|PROCESSO\b|Processo\s+n)[^\n]*$", before.replace("\n", " "), re.I):
+            return process_numbers.tst_number(match)
     if document_type in ("peticao",):
         return None, False
     eu_case = process_numbers.EU_CASE.search(doc.head[:3000])
@@ -168,9 +173,11 @@ def procedural_class(doc: DocumentText, document_type: str, caption: Caption | N
         eu_class = _EU_CLASS.search(fold(doc.head[:3000]))
         if eu_class:
             return _EU_CLASSES[eu_class.lastgroup or ""]
-    esaj = re.search(r"Classe(?:\s*-\s*Assunto)?\s*:?\s*\n?\s*(?P<cls>[^\n]+?)\s*(?:\s-\s|\n|$)", doc.head, re.I)
-    if esaj:
-        return title_case(esaj["cls"])
+    esaj = re.search(
+        r"Classe(?:\s*-\s*Assunto)?\s*:?\s*\n?\s*(?P<cls>[^\n]+?)\s*(?:\s-\s|\n|$)(?P<next>[^\n]*)", doc.head, re.I
+    )
+    if esaj and (cls := _labelled_class(esaj["cls"], esaj["next"])):
+        return title_case(cls)
     for _, line in doc.head_lines[:60]:
         folded = fold(line).upper()
         if not folded.startswith("ACAO") and not folded.startswith(("MANDADO", "HABEAS", "EXECUCAO", "EMBARGOS")):
@@ -181,6 +188,28 @@ def procedural_class(doc: DocumentText, document_type: str, caption: Caption | N
         caps = re.match(r"[A-ZÀ-Ý ]{6,}", line)
         return title_case(caps.group().strip()) if caps else None
     return None
+
+
+_CLASS_RUNS_ON = re.compile(r"\b(?:de|do|da|dos|das|em|no|na|e)$", re.I)
+_CLASS_NUMBER = re.compile(r"\s+n(?:[º°o]|\.)?\s*(?:[º°]\s*)?[\d.\-/]*$", re.I)
+
+
+def _labelled_class(value: str, next_line: str) -> str | None:
+    """A "Classe :" label's value as the class alone: a wrapped one joined ("AÇÃO DIRETA DE" / "INCONSTITUCIONALIDADE"),
+    the case number after it dropped ("Apelação n. 0715337-93.2014.8.01.0001", "Embargos de Declaração n."), and an
+    acronym before the words it stands for ("ADI Ação Direta de Inconstitucionalidade"). Seen on the LeNER-Br acórdãos
+    of ../shared/corpus (TJAC, TJDFT): the citation read "Ação Direta de 0016947-70.2017.8.07.0000"."""
+    value = value.strip()
+    follows = next_line.strip()
+    if _CLASS_RUNS_ON.search(value) and follows and ":" not in follows and not re.search(r"\d", follows):
+        value = f"{value} {follows}"
+    value = _CLASS_NUMBER.sub("", value).strip()
+    words = value.split()
+    if len(words) > 2 and re.fullmatch(r"[A-Z]{2,6}", words[0]):
+        initials = "".join(w[0] for w in words[1:] if not re.fullmatch(r"d[aeo]s?|e|em|n[oa]s?", w, re.I))
+        if fold(initials).upper().startswith(words[0]):
+            value = " ".join(words[1:])
+    return value or None
 
 
 # ------------------------------------------------------------------------------ judging body

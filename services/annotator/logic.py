@@ -63,6 +63,10 @@ def annotate(
             court = process_numbers.court_of(process_number)
     judgment_date = guess_date(doc, document_type) or guess_date(raw, document_type)
     publication_date = fields.publication_date(doc) or fields.publication_date(raw)
+    if judgment_date and publication_date and publication_date < judgment_date:
+        # published before it was judged: the "DJe:" read was a quoted decision's (a TJDFT acórdão of 2018 cited
+        # "DJe 18/04/2013"); the judgment date is read from the decision's own formula and signature
+        publication_date = None
     title = guess_title(doc, document_type)
     sources["title"] = "rules" if title else "rules:filename"
     own = [process_number or "", title or ""]

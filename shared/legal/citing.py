@@ -252,8 +252,26 @@ def judged_alone(kind: str | None, judging_body: str | None) -> bool:
     return kind == "sentenca" or at_a_vara
 
 
+_PARTY_LABEL = re.compile(
+    r"^(?:PACIENTE|IMPETRANTE|IMPETRAD[OA]|AGRAVANTE|AGRAVAD[OA]|APELANTE|APELAD[OA]|AUTORA?|R[EÉ]U?|REQUERENTE|"
+    r"REQUERID[OA]|RECORRENTE|RECORRID[OA]|EMBARGANTE|EMBARGAD[OA]|INTERESSAD[OA]|ADVOGAD[OA])S?(?:\(S\))?\s*:",
+    re.I,
+)
+
+
+def _names_a_case(title: str) -> bool:
+    """Whether a decision's title can stand for its case where no process number was read: it carries a number
+    ("AgR na Ação Cível Originária 2.821") and is neither a part heading with something after it ("A C Ó R D Ã O
+    SBDI-1") nor a caption's party line ("PACIENTE: <name>", a person's name in the citation). An STM habeas corpus
+    was cited by its ementa's cut words, "DE INTIMAÇÃO PESSOAL DA ADVOGADA..." (LeNER-Br, ../shared/corpus)."""
+    cut = re.match(r"(?:DE|DA|DO|DAS|DOS|E|EM|NO|NA)\s", title)  # a heading's cut words, not its start
+    return bool(re.search(r"\d", title)) and not (cut or _PARTY_LABEL.match(title) or _PART_HEADING.match(fold(title)))
+
+
 def _decision(fields: CitationFields, kind: str, title: str | None, origin: str | None) -> str | None:
     number, cls = _clean(fields.process_number), _clean(fields.procedural_class)
+    if number is None and title is not None and not _names_a_case(title):
+        title = None
     case = f"{cls} {number}" if number and cls and number[0].isdigit() else number or title
     if case is None:
         return None

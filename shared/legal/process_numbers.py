@@ -12,6 +12,22 @@ from precedente.shared.legal.codes import UFS
 
 CNJ_PATTERN = r"(?<![\d.-])(?P<n>\d{7})-\s?(?P<dd>\d{2})\.(?P<a>\d{4})\.(?P<j>\d)\.(?P<tr>\d{2})\.(?P<o>\d{4})(?![\d])"
 CNJ = re.compile(CNJ_PATTERN)
+TST_NUMBER = re.compile(
+    r"\bTST-(?P<cls>(?:[A-Z][A-Za-z]{0,5}-)+)(?P<n>\d{1,7})-(?P<dd>\d{2})\.(?P<a>\d{4})\.(?P<j>5)\.(?P<tr>\d{2})\."
+    r"(?P<o>\d{4})(?!\d)"
+)
+"""The TST's own designation of a case: its classes and the CNJ number without the sequence's leading zeros,
+"TST-AIRR-1000669-10.2013.5.02.0322", "TST-ED-RR-151-93.2010.5.09.0242" (the CNJ pattern does not see a number
+run onto a class by a hyphen, nor an unpadded one)."""
+
+
+def tst_number(match: re.Match[str]) -> tuple[str, bool]:
+    """A TST_NUMBER match as the TST cites it ("AIRR-1000669-10.2013.5.02.0322") and whether its check digits hold."""
+    g = match.groupdict()
+    tail = f"{g['dd']}.{g['a']}.{g['j']}.{g['tr']}.{g['o']}"
+    return f"{g['cls']}{g['n']}-{tail}", is_valid(f"{int(g['n']):07d}-{tail}")
+
+
 STJ_CAPTION = re.compile(r"^[^\n]{3,80}?\bN[º°o]?\.?\s*\d[\d.]*\s*-\s*[A-Z]{2}\s*\(\d{4}/\d{7}-\d\)", re.M)
 """The STJ's caption: class, number, UF and the court's own registration number, "HABEAS CORPUS Nº 1038671 - RJ
 (2025/0372192-1)"; no other court numbers its cases so. On ../shared/corpus it opens all 2,687 STJ monocráticas and no

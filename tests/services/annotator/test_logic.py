@@ -360,3 +360,54 @@ Rio de Janeiro, 07 de junho de 2017.
     assert merged.citations[-1] == "Lei 9.307/1996, art. 33"
     hinted = annotate(one_page(text), "a.pdf", MetadataHints(title="Meu título"))
     assert merge(hinted, other).title == "Meu título"  # hints are never overridden
+
+
+TJ_CAPTION = """PODER JUDICIÁRIO DO ESTADO DO ACRE
+Segunda Câmara Cível
+Acórdão n. : 5.580
+Classe : {cls}
+Órgão : Segunda Câmara Cível
+Relatora : Desª. Fulana de Tal Souza
+APELAÇÃO CÍVEL. LOCAÇÃO. DESPEJO.
+Vistos, relatados e discutidos estes autos, acordam os Desembargadores da Segunda Câmara Cível do Tribunal de
+Justiça do Estado do Acre em negar provimento ao recurso.
+Rio Branco, 27 de março de 2018.
+Precedente: Apelação 0000001-00.2014.8.01.0001, Rel. Des. Beltrano
+DJe: 26/05/2015
+"""
+
+
+@pytest.mark.parametrize(
+    ("cls", "expected"),
+    [
+        ("Apelação n. 0715337-93.2014.8.01.0001", "Apelação"),
+        ("AÇÃO DIRETA DE\nINCONSTITUCIONALIDADE", "Ação Direta de Inconstitucionalidade"),
+        ("ADI Ação Direta de Inconstitucionalidade", "Ação Direta de Inconstitucionalidade"),
+        ("Embargos de Declaração n.\n1002199-81.2017.8.01.0000/50000", "Embargos de Declaração"),
+    ],
+)
+def test_a_classe_label_gives_the_class_alone(cls: str, expected: str) -> None:
+    """The TJAC's and TJDFT's caption labels (LeNER-Br, ../shared/corpus): the citation read "Apelação N.
+    0715337-93.2014.8.01.0001 0715337-93.2014.8.01.0001" and "Ação Direta de 0016947-70.2017.8.07.0000"."""
+    metadata = annotate([Page(number=1, text=TJ_CAPTION.format(cls=cls))], "acordao.pdf")
+    assert metadata.document_type == "acordao" and metadata.procedural_class == expected
+
+
+def test_a_decision_is_not_published_before_it_is_judged() -> None:
+    """A "DJe:" further down is a quoted precedent's: the TJDFT's 2018 acórdão was cited "DJe 18/04/2013"."""
+    metadata = annotate([Page(number=1, text=TJ_CAPTION.format(cls="Apelação"))], "acordao.pdf")
+    assert metadata.judgment_date == date(2018, 3, 27) and metadata.publication_date is None
+
+
+def test_the_tst_names_its_case_in_its_own_form() -> None:
+    """The TST runs its classes onto the CNJ number and drops the sequence's zeros ("TST-ED-RR-151-93.2010.5.09.0242"):
+    no number was read, and the citation fell back to a heading (10 of LeNER-Br's 19 TST acórdãos)."""
+    text = (
+        "A C Ó R D Ã O\n(2ª Turma)\nEMBARGOS DE DECLARAÇÃO. ESCLARECIMENTOS.\nVistos, relatados e discutidos estes "
+        "autos de Embargos de Declaração em Recurso de Revista n.° TST-ED-RR-151-93.2010.5.09.0242, em que é "
+        "Embargante Fulana.\nACORDAM os Ministros da Segunda Turma do Tribunal Superior do Trabalho, por unanimidade, "
+        "dar provimento aos embargos.\nBrasília, 2 de março de 2016."
+    )
+    metadata = annotate([Page(number=1, text=text)], "tst.pdf")
+    assert (metadata.court, metadata.process_number) == ("tst", "ED-RR-151-93.2010.5.09.0242")
+    assert metadata.sources["process_number"] == VERIFIED  # its check digits hold once the zeros are back

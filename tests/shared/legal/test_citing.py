@@ -476,3 +476,18 @@ def test_a_judge_decided_alone_at_a_sentenca_or_a_varas_decision_never_at_an_aco
     assert not judged_alone("decisao_monocratica", "Terceira Turma")  # a minister's monocratic decision: relator
     assert not judged_alone("acordao", "18ª Câmara Cível")
     assert not judged_alone("acordao", "Juizado Especial Cível")  # a turma recursal's acórdão still has a relator
+
+
+def test_a_decision_without_a_number_is_named_by_a_title_only_when_it_names_a_case() -> None:
+    """LeNER-Br's STM habeas corpus (../shared/corpus) were cited by a party's caption line and by the ementa's cut
+    words; a TST acórdão by its part heading."""
+    base = CitationFields(
+        title=None, court="stm", document_type="acordao", relator="Fulano de Tal", judgment_date=date(2018, 2, 1)
+    )
+    cut = "DE INTIMAÇÃO PESSOAL DA ADVOGADA. ART. 288 DO CPPM"
+    for title in ("PACIENTE: FULANO DE TAL SOUZA.", cut, "Habeas Corpus"):
+        assert format_citation(replace(base, title=title)) is None
+    assert format_citation(replace(base, court="tst", title="A C Ó R D Ã O SBDI-1")) is None
+    assert format_citation(replace(base, title="AgR na Ação Cível Originária 2.821")) == (
+        "STM, AgR na Ação Cível Originária 2.821, Rel. Min. Fulano de Tal, j. 01/02/2018"
+    )
