@@ -13,9 +13,9 @@ metadata the corpus carries. Per field, three counts:
 - wrong: a value that disagrees (the costly case: a card that prints it);
 - absent: no value (the citation leaves the field out: honest, but a miss).
 
-A process number is the record's CNJ number, else the one after "Nº", else its last word. Four LeNER-Br records give
-another number than the CNJ number their text prints (an acórdão's own number, the TJDFT's and TJMG's older
-numbering): the CNJ number read counts as wrong there (2026-12-06, each checked by hand).
+A process number is the record's CNJ number, else the one after "Nº", else its last word. Five LeNER-Br records give
+another numbering of the case than the one read (an acórdão's own number, the TJDFT's older numbering, the TJMG's own
+beside the CNJ's): both print in the text, and those count as wrong (2026-12-06, each checked by hand).
 
 "relator (person)" counts the relators given that are not a person's name by
 precedente.shared.legal.people.is_person_name, and "citation PII" the citations holding a personal identifier

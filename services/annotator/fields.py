@@ -82,6 +82,8 @@ def process_number(doc: DocumentText, document_type: str, caption: Caption | Non
         before = doc.head[max(0, match.start() - 160) : match.start()]
         if re.search(r"\b(?:autos\s+d[eo]\b|PROCESSO\b|Processo\s+n)[^\n]*$", before.replace("\n", " "), re.I):
             return process_numbers.tst_number(match)
+    if tjmg := _TJMG_CAPTION.search(doc.head):
+        return tjmg["num"], False
     if document_type in ("peticao",):
         return None, False
     eu_case = process_numbers.EU_CASE.search(doc.head[:3000])
@@ -92,6 +94,15 @@ def process_number(doc: DocumentText, document_type: str, caption: Caption | Non
         if not _in_body(head, match.start()):
             return match["num"].rstrip("/-"), False
     return None, False
+
+
+_TJMG_CAPTION = re.compile(
+    r"^(?P<cls>[A-ZÀ-Ý][A-ZÀ-Ý ]{4,60}?)(?:-(?:CV|CR))?\s+N[º°o]\.?\s*(?P<num>\d\.\d{4}\.\d{2}\.\d{6}-\d/\d{3})\s+-\s+"
+    r"COMARCA\b",
+    re.M,
+)
+"""The TJMG's caption, its own numbering before the CNJ's: "AGRAVO DE INSTRUMENTO-CV Nº 1.0000.17.073359-6/001 -
+COMARCA DE CONTAGEM - AGRAVANTE(S): ..." (LeNER-Br's TJMG acórdãos, ../shared/corpus: no number nor class was read)."""
 
 
 def _higher_court_id(caption: Caption) -> str:
@@ -178,6 +189,8 @@ def procedural_class(doc: DocumentText, document_type: str, caption: Caption | N
     )
     if esaj and (cls := _labelled_class(esaj["cls"], esaj["next"])):
         return title_case(cls)
+    if tjmg := _TJMG_CAPTION.search(doc.head):
+        return title_case(tjmg["cls"].strip())
     for _, line in doc.head_lines[:60]:
         folded = fold(line).upper()
         if not folded.startswith("ACAO") and not folded.startswith(("MANDADO", "HABEAS", "EXECUCAO", "EMBARGOS")):
@@ -227,7 +240,7 @@ _BODY = (
     r"|(?P<named>Corte\s+Especial|[OÓ]rg[aã]o\s+Especial|Tribunal\s+Pleno|Plen[aá]rio)"
 )
 _FORMULA = re.compile(
-    r"\b(?:acordam|decide|decidiu|certifico\s+que\s+a\s+egregia)\b[^.]{0,160}?\b(?:" + _BODY + r")", re.I
+    r"\b(?:acordam?|decide|decidiu|certifico\s+que\s+a\s+egregia)\b[^.]{0,160}?\b(?:" + _BODY + r")", re.I
 )
 _BODY_LINE = re.compile(r"^\s*(?:" + _BODY + r")\b", re.I)
 _VARA = re.compile(r"^\s*(?P<n>\d{1,3})\s*[ªºa]?\s+(?P<rest>(?:VARA|JUIZADO)\b[^\n]{0,80})$", re.I | re.M)

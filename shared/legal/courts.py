@@ -195,7 +195,8 @@ def _letterhead(text: str) -> str:
 def _find_court(doc: DocumentText) -> str | None:
     """The court (or prosecution office) the document comes from, by decreasing evidence:
 
-    1. the court named in the judgment formula "acordam os ... do <Tribunal>";
+    1. the court named in the judgment formula "acordam os ... do <Tribunal>" (the TJMG's "acorda, em Turma, a 10ª
+       CÂMARA CÍVEL do Tribunal de Justiça do Estado de Minas Gerais");
     2. an EU act's heading ("REGULAMENTO (UE) 2022/1925 DO PARLAMENTO EUROPEU E DO CONSELHO");
        the STJ's registration number in the caption ("HABEAS CORPUS Nº 1038671 - RJ (2025/0372192-1)"): the
        lines under it name the court a habeas corpus is against, and the origin's CNJ number;
@@ -208,7 +209,7 @@ def _find_court(doc: DocumentText) -> str | None:
        except one naming a judge's home court ("Desembargador convocado TJRS").
     Courts only cited further down the text are not taken: citations name other courts.
     """
-    for match in re.finditer(r"\bacordam\b", doc.fhead, re.I):
+    for match in re.finditer(r"\bacordam?\b", doc.fhead, re.I):  # "acorda, em Turma, a 10ª CÂMARA" (TJMG)
         named = _court_names(doc.fhead[match.end() : match.end() + 400])
         if named:
             return named[0]

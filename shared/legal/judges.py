@@ -25,7 +25,7 @@ _RELATOR_LABEL = re.compile(r"^RELATOR(?:A|\(A\))?\s*(?:DO\s+(?!AC[OÓ]RD[AÃ]O\
 """The caption's "RELATOR(A) :", "RELATOR DO PROCESSO :"; never "RELATORA DO ACÓRDÃO", the redator's (_REDATOR)."""
 _JUDGE_LABEL = re.compile(r"^Ju[ií]z(?:a|\(a\))?(?:\s+de\s+Direito)?(?:\s+Substitut[oa])?\s*:\s*(?P<name>.+)$", re.I)
 _SIGNS_AS = re.compile(
-    r"^(?:(?:DESEMBARGADOR|Desembargador|MINISTR[OA]|Ministr[oa]|JUIZ|Juiz)[A-Za-z()]*\s+)?(?:RELATOR|Relator)(?:A|a|\(a\))?$"
+    r"^(?:(?:DESEMBARGADOR|Desembargador|MINISTR[OA]|Ministr[oa]|JUIZ|Juiz)[A-Za-z()]*\s+)?(?:RELATOR|Relator)(?:A|a|\(a\))?\.?$"
     r"|^(?:JU[IÍ]Z|Ju[ií]z)(?:A|a|\(a\))?\s+(?:DE\s+DIREITO|de\s+Direito|FEDERAL|Federal)(?:\s+SUBSTITUT[OA]|\s+Substitut[oa])?$"
 )
 _ROLE_LABELS = re.compile(

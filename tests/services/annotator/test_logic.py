@@ -411,3 +411,22 @@ def test_the_tst_names_its_case_in_its_own_form() -> None:
     metadata = annotate([Page(number=1, text=text)], "tst.pdf")
     assert (metadata.court, metadata.process_number) == ("tst", "ED-RR-151-93.2010.5.09.0242")
     assert metadata.sources["process_number"] == VERIFIED  # its check digits hold once the zeros are back
+
+
+def test_a_tjmg_acordao_is_read_from_its_own_caption_formula_and_signature() -> None:
+    """The TJMG writes "acorda, em Turma, a 2ª CÂMARA CÍVEL", numbers its cases its own way and signs "RELATOR.": 9
+    LeNER-Br acórdãos (../shared/corpus) were cited by their ementa's heading or not at all."""
+    text = (
+        "EMENTA: AGRAVO DE INSTRUMENTO - FORNECIMENTO DE ÁGUA - RESTABELECIMENTO.\n\n"
+        "AGRAVO DE INSTRUMENTO-CV Nº 1.0000.17.073359-6/001 - COMARCA DE CONTAGEM - AGRAVANTE(S): CONDOMÍNIO X - "
+        "AGRAVADO(A)(S): COMPANHIA Y\n\nA C Ó R D Ã O\n\nVistos etc., acorda, em Turma, a 2ª CÂMARA CÍVEL do Tribunal "
+        "de Justiça do Estado de Minas Gerais, na conformidade da ata, em DAR PROVIMENTO AO RECURSO.\n\n"
+        "DES. FULANO DE TAL SOUZA\n\nRELATOR.\n\nV O T O\n\nTrata-se de agravo de instrumento."
+    )
+    metadata = annotate([Page(number=1, text=text)], "tjmg.pdf")
+    assert (metadata.court, metadata.procedural_class, metadata.process_number) == (
+        "tjmg",
+        "Agravo de Instrumento",
+        "1.0000.17.073359-6/001",
+    )
+    assert (metadata.relator, metadata.judging_body) == ("Fulano de Tal Souza", "2ª Câmara Cível")
