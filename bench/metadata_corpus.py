@@ -65,7 +65,9 @@ def _body_key(value: str) -> str:
     text = norm(value)
     ordinal = re.search(r"\b(\d{1,2})\s*[ao]?\b", text)
     words = {"primeira": 1, "segunda": 2, "terceira": 3, "quarta": 4, "quinta": 5, "sexta": 6, "setima": 7}
-    n = int(ordinal[1]) if ordinal else next((v for w, v in words.items() if w in text.split()), 0)
+    roman = re.search(r"\b(i{1,3})\b", text)  # "Subseção I Especializada em Dissídios Individuais"
+    spelt = next((v for w, v in words.items() if w in text.split()), 0)
+    n = int(ordinal[1]) if ordinal else len(roman[1]) if roman else spelt
     kind = next((k for k in ("turma", "camara", "secao", "corte especial", "pleno", "plenario") if k in text), "")
     return f"{n} {kind}"
 

@@ -237,7 +237,8 @@ _BODY = (
     + r")\s+(?P<kind>Turma(?:\s+(?:Recursal|Civel|Criminal|Especializada))?|"
     r"C[aâ]mara(?:\s+(?:Civel|Criminal|de\s+Direito\s+(?:Privado|Publico|Empresarial)|Especial|Reservada[\w\s]{0,40}?))?|"
     r"Se[cç][aã]o(?:\s+(?:Civel|Criminal))?|Grupo\s+de\s+C[aâ]maras(?:\s+Civeis)?)"
-    r"|(?P<named>Corte\s+Especial|[OÓ]rg[aã]o\s+Especial|Tribunal\s+Pleno|Plen[aá]rio)"
+    r"|(?P<named>Corte\s+Especial|[OÓ]rg[aã]o\s+Especial|Tribunal\s+Pleno|Plen[aá]rio|Conselho\s+Especial|"
+    r"Subse[cç][aã]o\s+I{1,2}\s+Especializada\s+em\s+Diss[ií]dios\s+Individuais)"
 )
 _FORMULA = re.compile(
     r"\b(?:acordam?|decide|decidiu|certifico\s+que\s+a\s+egregia)\b[^.]{0,160}?\b(?:" + _BODY + r")", re.I
@@ -260,7 +261,14 @@ def _ordinal(text: str) -> int | None:
 
 def _body_name(match: re.Match[str]) -> str:
     if match["named"]:
-        return title_case(fold(match["named"])).replace("Orgao", "Órgão").replace("Plenario", "Plenário")
+        named = title_case(fold(re.sub(r"\s+", " ", match["named"])))
+        named = re.sub(r"\bIi\b", "II", named)  # "Subseção II Especializada em Dissídios Individuais"
+        return (
+            named.replace("Orgao", "Órgão")
+            .replace("Plenario", "Plenário")
+            .replace("Subsecao", "Subseção")
+            .replace("Dissidios", "Dissídios")
+        )
     kind = title_case(re.sub(r"\s+", " ", match["kind"]))
     kind = (
         kind.replace("Camara", "Câmara")

@@ -176,3 +176,20 @@ def test_a_signature_run_onto_the_last_line_names_the_relator(ending: str, expec
     relators read before, 178 after, none wrong)."""
     text = "HABEAS CORPUS Nº 1012345 - RJ (2025/0312345-1)\nDECISÃO\nNão conheço do habeas corpus. " + ending
     assert judges.relator(DocumentText([Page(number=1, text=text)]), "decisao_monocratica") == expected
+
+
+@pytest.mark.parametrize(
+    ("formula", "body"),
+    [
+        (
+            "ACORDAM os Ministros da Subseção II Especializada em Dissídios Individuais do Tribunal",
+            "Subseção II Especializada em Dissídios Individuais",
+        ),
+        ("ACORDAM os Ministros da SUBSEÇÃO I ESPECIALIZADA EM DISSÍDIOS INDIVIDUAIS do Tribunal", None),
+        ("Acordam os Desembargadores do Conselho Especial do Tribunal de Justiça", "Conselho Especial"),
+    ],
+)
+def test_the_tsts_subsections_and_the_tjdfts_council_are_judging_bodies(formula: str, body: str | None) -> None:
+    """LeNER-Br's TST SBDI-1 and TJDFT ADI acórdãos (../shared/corpus) were cited without the body that judged."""
+    expected = body or "Subseção I Especializada em Dissídios Individuais"
+    assert fields.judging_body(DocumentText([Page(number=1, text=formula)]), "acordao") == expected
