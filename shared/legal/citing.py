@@ -61,6 +61,7 @@ from precedente.shared.legal.codes import (
 )
 from precedente.shared.legal.dates import ENGLISH_MONTHS, MONTH_NAMES, MONTHS
 from precedente.shared.legal.identifiers import remove_identifiers
+from precedente.shared.legal.judges import ROLE_LABELS
 from precedente.shared.legal.people import is_person_name
 from precedente.shared.legal.text import fold
 from precedente.shared.legal.titles import NARRATIVE
@@ -252,20 +253,13 @@ def judged_alone(kind: str | None, judging_body: str | None) -> bool:
     return kind == "sentenca" or at_a_vara
 
 
-_PARTY_LABEL = re.compile(
-    r"^(?:PACIENTE|IMPETRANTE|IMPETRAD[OA]|AGRAVANTE|AGRAVAD[OA]|APELANTE|APELAD[OA]|AUTORA?|R[EÉ]U?|REQUERENTE|"
-    r"REQUERID[OA]|RECORRENTE|RECORRID[OA]|EMBARGANTE|EMBARGAD[OA]|INTERESSAD[OA]|ADVOGAD[OA])S?(?:\(S\))?\s*:",
-    re.I,
-)
-
-
 def _names_a_case(title: str) -> bool:
     """Whether a decision's title can stand for its case where no process number was read: it carries a number
     ("AgR na Ação Cível Originária 2.821") and is neither a part heading with something after it ("A C Ó R D Ã O
     SBDI-1") nor a caption's party line ("PACIENTE: <name>", a person's name in the citation). An STM habeas corpus
     was cited by its ementa's cut words, "DE INTIMAÇÃO PESSOAL DA ADVOGADA..." (LeNER-Br, ../shared/corpus)."""
     cut = re.match(r"(?:DE|DA|DO|DAS|DOS|E|EM|NO|NA)\s", title)  # a heading's cut words, not its start
-    return bool(re.search(r"\d", title)) and not (cut or _PARTY_LABEL.match(title) or _PART_HEADING.match(fold(title)))
+    return bool(re.search(r"\d", title)) and not (cut or ROLE_LABELS.match(title) or _PART_HEADING.match(fold(title)))
 
 
 def _decision(fields: CitationFields, kind: str, title: str | None, origin: str | None) -> str | None:

@@ -80,6 +80,8 @@ _CLASS_COURT = [
     ),
     (re.compile(rf"^{_CLASS_PREFIX}(?:RECURSO DE REVISTA|AIRR\b)"), "TST"),
 ]
+
+
 # Agencies and councils named in full in a letterhead (precedente.shared.legal.codes.AGENCIES).
 _AGENCY_NAMES: list[tuple[re.Pattern[str], str]] = [
     (_names("Agencia Nacional de Telecomunicacoes"), "anatel"),

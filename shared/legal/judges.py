@@ -28,12 +28,13 @@ _SIGNS_AS = re.compile(
     r"^(?:(?:DESEMBARGADOR|Desembargador|MINISTR[OA]|Ministr[oa]|JUIZ|Juiz)[A-Za-z()]*\s+)?(?:RELATOR|Relator)(?:A|a|\(a\))?\.?$"
     r"|^(?:JU[IÍ]Z|Ju[ií]z)(?:A|a|\(a\))?\s+(?:DE\s+DIREITO|de\s+Direito|FEDERAL|Federal)(?:\s+SUBSTITUT[OA]|\s+Substitut[oa])?$"
 )
-_ROLE_LABELS = re.compile(
+ROLE_LABELS = re.compile(
     r"^(?:RECORRENTE|RECORRID[OA]|AGRAVANTE|AGRAVAD[OA]|APELANTE|APELAD[OA]|EMBARGANTE|EMBARGAD[OA]|IMPETRANTE|"
     r"IMPETRAD[OA]|AUTORA?|R[EÉ]U|R[EÉ]|REQUERENTE|REQUERID[OA]|INTERES\w*|ADVOGAD[OA]S?|PROCURADOR\w*|PACIENTE|"
     r"EXEQUENTE|EXECUTAD[OA]|REDATOR\w*|EMBTE|EMBDO|RECTE|RECDO|AGTE|AGDO|ASSIST|AM\.\s*CURIAE|PROC|ADV|REQTE|REQDO|"
     r"IMPTE|IMPDO|PACTE|INTDO)\.?(?:\([A-Z/]+\))*\.?\s*(?::|$|\s+D[OA]\b)"
 )
+"""A caption's party label ("AGRAVANTE :", "PACIENTE", "AGTE."): what follows is a party, never a judge or a title."""
 _REPORTER = re.compile(
     r"^(?:O|A)\s+(?:SENHOR|SENHORA|Senhor|Senhora|EXM[OA]\.?\s+SR[A]?\.?|Exm[oa]\.?\s+Sr[a]?\.?)\s+"
     r"(?:MINISTR[OA]|Ministr[oa]|DESEMBARGADOR[A]?|Desembargador[a]?)\s+(?P<name>[^:(]{3,80}?)\s*"
@@ -90,7 +91,7 @@ def relator(doc: DocumentText, document_type: str) -> str | None:
             continue
         parts = [label["inline"]] if label["inline"] else []
         for following in lines[i + 1 : i + 8]:
-            if parts and (_ROLE_LABELS.match(following) or following.startswith("(")):
+            if parts and (ROLE_LABELS.match(following) or following.startswith("(")):
                 break
             if not parts and not following.startswith(":"):
                 break
@@ -184,7 +185,7 @@ def redator(doc: DocumentText, document_type: str) -> str | None:
             continue
         parts = [line[label.start("inline") :]] if label["inline"] else []
         for following in lines[i + 1 + skip : i + 6 + skip]:
-            if parts and (_ROLE_LABELS.match(following) or following.startswith("(")):
+            if parts and (ROLE_LABELS.match(following) or following.startswith("(")):
                 break
             if not parts and not following.startswith(":"):
                 break

@@ -31,9 +31,9 @@ def tst_number(match: re.Match[str]) -> tuple[str, bool]:
 STJ_CAPTION = re.compile(r"^[^\n]{3,80}?\bN[º°o]?\.?\s*\d[\d.]*\s*-\s*[A-Z]{2}\s*\(\d{4}/\d{7}-\d\)", re.M)
 """The STJ's caption: class, number, UF and the court's own registration number, "HABEAS CORPUS Nº 1038671 - RJ
 (2025/0372192-1)"; no other court numbers its cases so. On ../shared/corpus it opens all 2,687 STJ monocráticas and no
-other court's record; over the archive and docs PDFs it opens the STJ's acórdãos only. Search it in a document's
-opening lines joined by stj_caption_lines: the STJ site's copy puts its own fields first ("Processo", "Relator(a)",
-"Data da Publicação", "Decisão", then the caption), and the registration number may wrap to the next line."""
+other court's record; over the archive and docs PDFs it opens the STJ's acórdãos only. has_stj_caption reads it among
+a document's opening lines: the STJ site's copy puts its own fields first ("Processo", "Relator(a)", "Data da
+Publicação", "Decisão", then the caption), and the registration number may wrap to the next line."""
 
 
 def has_stj_caption(opening_lines: list[str]) -> bool:
