@@ -99,7 +99,10 @@ _DOCTRINE_SIGNS: dict[str, re.Pattern[str]] = {
         re.M,
     ),
     "academic": re.compile(
-        r"\b(?:Tese|Dissertacao|Monografia|Trabalho\s+de\s+Conclusao\s+de\s+Curso)\b.{0,60}"
+        # the cover's "Tese apresentada ao Programa...", capitalised: a decision weighs "a tese apresentada" by a party
+        # (11 of 300 STJ monocráticas of ../shared/corpus were read as doctrine, and lost their court)
+        r"\b(?-i:Tese|TESE|Dissertacao|DISSERTACAO|Monografia|MONOGRAFIA|Trabalho\s+de\s+Conclusao\s+de\s+Curso|"
+        r"TRABALHO\s+DE\s+CONCLUSAO\s+DE\s+CURSO)\b.{0,60}"
         r"\b(?:apresentad[oa]|submetid[oa]|de\s+(?:Mestrado|Doutorado)|requisito)|"
         r"\bPrograma\s+de\s+Pos-?\s?Graduacao\b|\bOrientador[a]?\s*:|\bOrientad(?:or|ora)\b|"
         r"\b(?:Mestrado|Doutorado)\s+em\s+Direito\b|\bTese\s+de\s+(?:Doutorado|Livre)|"

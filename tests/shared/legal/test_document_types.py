@@ -68,6 +68,11 @@ CASES = [
     ("RECURSO ESPECIAL Nº 2200000 - RS (2025/0090000-0)\nEMENTA\nRECURSO ESPECIAL. PREVIDENCIÁRIO. JUROS.\nAnte o "
      "exposto, conheço em parte do recurso especial e nego-lhe provimento.\nPublique-se.", "decisao_monocratica", None),
     ("DECISÃO\nTrata-se de pedido de reconsideração.\nA parte pede nova análise.", "outro", None),  # no ruling
+    # a party's "tese apresentada" is no thesis's cover (11 of 300 STJ monocráticas were read as doctrine)
+    ("HABEAS CORPUS Nº 1040000 - SP (2025/0350000-1)\nDECISÃO\nA tese apresentada pela defesa não procede.\n"
+     "Ante o exposto, denego a ordem.", "decisao_monocratica", None),
+    ("UNIVERSIDADE FEDERAL\nFULANO DE TAL\nA PROVA NO PROCESSO\nTese apresentada ao Programa de Pós-Graduação em "
+     "Direito.\nSão Paulo\n2019", "doutrina", "tese"),
 ]  # fmt: skip
 
 
