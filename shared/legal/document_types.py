@@ -174,7 +174,8 @@ def guess_type(doc: DocumentText) -> str:
         return "email"
     if any(_ADDRESSING.match(line) for line in opening[:12]) and _FILING.search(text):
         return "peticao"
-    if any(COMPILATION.search(line) for line in opening):
+    # on a heading-length line: a decision copied as one paragraph names an "Informativo" inside its one long line
+    if any(COMPILATION.search(line) for line in opening if len(line) <= 200):
         return "jurisprudencia_compilada"
     first = opening[:5]
     if any(_NORMATIVE.match(line) for line in opening[:8]):

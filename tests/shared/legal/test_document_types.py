@@ -71,6 +71,10 @@ CASES = [
     # a party's "tese apresentada" is no thesis's cover (11 of 300 STJ monocráticas were read as doctrine)
     ("HABEAS CORPUS Nº 1040000 - SP (2025/0350000-1)\nDECISÃO\nA tese apresentada pela defesa não procede.\n"
      "Ante o exposto, denego a ordem.", "decisao_monocratica", None),
+    # a decision copied as one paragraph: an "Informativo" it cites is inside its one long line
+    ("RECURSO ESPECIAL Nº 2200000 - RJ (2021/0080000-0) DECISÃO Trata-se de recurso especial. " + "A parte alega. " * 12
+     + "O Informativo n. 700 do STJ trata do tema. Ante o exposto, nego provimento ao recurso especial.",
+     "decisao_monocratica", None),
     ("UNIVERSIDADE FEDERAL\nFULANO DE TAL\nA PROVA NO PROCESSO\nTese apresentada ao Programa de Pós-Graduação em "
      "Direito.\nSão Paulo\n2019", "doutrina", "tese"),
 ]  # fmt: skip
