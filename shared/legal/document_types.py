@@ -38,12 +38,14 @@ _DECIDO = re.compile(r"\bdecido\b|\bmonocr[aá]tica", re.I)
 _RULES_ALONE = re.compile(
     r"\b(?:nego|dou)(?:-lhes?)?\s+(?:parcial\s+)?provimento\b|\bnao\s+conheco\b|\bconheco\s+(?:em\s+parte\s+)?d[oa]s?\b|"
     r"\b(?:in)?defiro\b|\bhomologo\b|\bjulgo\s+prejudicad|\b(?:acolho|rejeito)\s+os\s+embargos\b|"
-    r"\b(?:concedo|denego)\s+a\s+ordem\b",
+    r"\b(?:concedo|denego)\s+a\s+ordem\b|\b(?:nega|da)-se\s+(?:parcial\s+)?provimento\b|"
+    r"\b(?:rejeitam|acolhem)-se\s+os\s+embargos\b|\bnao\s+se\s+conhece\b",
     re.I,
 )
 """A single judge ruling in the first person ("não conheço do habeas corpus", "nego-lhe provimento", "acolho os
-embargos"), in the folded text of a decision's last pages: an STJ monocrática says "decido" nowhere in 47 of 150
-sampled (../shared/corpus), and since 2024 many open with an EMENTA where the DECISÃO heading was."""
+embargos") or impersonally ("nega-se provimento", "rejeitam-se os embargos"), in the folded text of a decision's last
+pages: an STJ monocrática says "decido" nowhere in 47 of 150 sampled (../shared/corpus), and since 2024 many open with
+an EMENTA where the DECISÃO heading was."""
 _PARECER = re.compile(r"^PARECER\b", re.I)
 _CONTRATO = re.compile(r"^(?:CONTRATO|Contrato)\b")
 _CLAUSULA = re.compile(r"\bcl[aá]usula\b", re.I)

@@ -68,6 +68,8 @@ CASES = [
     ("RECURSO ESPECIAL Nº 2200000 - RS (2025/0090000-0)\nEMENTA\nRECURSO ESPECIAL. PREVIDENCIÁRIO. JUROS.\nAnte o "
      "exposto, conheço em parte do recurso especial e nego-lhe provimento.\nPublique-se.", "decisao_monocratica", None),
     ("DECISÃO\nTrata-se de pedido de reconsideração.\nA parte pede nova análise.", "outro", None),  # no ruling
+    ("RECURSO ESPECIAL Nº 2200001 - SP (2025/0090001-0)\nDECISÃO\nTrata-se de recurso especial.\nDo exposto, com "
+     "fulcro no artigo 932 do CPC/2015, nega-se provimento ao recurso especial.", "decisao_monocratica", None),
     # a party's "tese apresentada" is no thesis's cover (11 of 300 STJ monocráticas were read as doctrine)
     ("HABEAS CORPUS Nº 1040000 - SP (2025/0350000-1)\nDECISÃO\nA tese apresentada pela defesa não procede.\n"
      "Ante o exposto, denego a ordem.", "decisao_monocratica", None),
