@@ -58,6 +58,7 @@ from precedente.services.search.engine.steps import (  # noqa: E402
     STEPS,
     Step,
     named_case_first,
+    references_last,
     sources_before_comments,
     tables_last,
 )
@@ -93,6 +94,7 @@ CONFIGURATIONS = (
     Configuration("no sources_before_comments", Ranking(), without(sources_before_comments)),
     Configuration("no named_case_first", Ranking(), without(named_case_first)),
     Configuration("no tables_last", Ranking(), without(tables_last)),
+    Configuration("no references_last", Ranking(), without(references_last)),
     Configuration("no authority", Ranking(authority_binding=0.0, authority_ementa=0.0)),
     Configuration("no long_documents", Ranking(long_document_weight=0.0)),
 )

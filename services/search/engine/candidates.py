@@ -193,16 +193,28 @@ WITH dense AS MATERIALIZED (
 # a candidate that repetitive (about 1% of the archive's chunks) has its whole tsvector unnested to count them.
 # The embedding comes as pgvector's binary form (bytea), which pool_vectors reads for the whole pool in one numpy
 # pass: decoding each vector in Python (the driver's codec) was about 6% of the search service's CPU (py-spy).
+# `reference_list` (steps.references_last): the passage is a bibliography (migration 0034, stored with the text).
 # `document_chunks` (steps.long_documents): how many passages the candidate's file holds.
 # `in_ementa` (steps.authority): the passage is the ementa's own statement, read as the :ementa field reads it.
 # `identified` tests :process_numbers first: without case numbers in the query (almost always) no row's number is
 # rewritten.
-POOL = """
+# `table_like`, what POOL computes of a passage's shape, also read alone (bench/passage_shapes.py).
+TABLE_LIKE = """
+CROSS JOIN LATERAL (
+    SELECT CASE WHEN c.lexeme_count >= 20 AND length(c.tsv) < 0.45 * c.lexeme_count
+                THEN (SELECT coalesce(sum(coalesce(array_length(n.positions, 1), 1)), 0) >= 0.4 * c.lexeme_count
+                      FROM unnest(c.tsv) n WHERE n.lexeme ~ '^[0-9]')
+                ELSE false END AS table_like
+) shape
+"""
+POOL = (
+    """
 SELECT c.id, c.document_id, c.char_start, c.char_end, public.vector_send(c.embedding) AS embedding, c.language,
        c.lexeme_count AS lexemes, tf.terms, tf.counts, tf.firsts,
        c.document_type, c.document_subtype, c.court, c.relator, c.judging_body, c.document_date,
        d.procedural_class, d.qualified_kinds AS qualified_precedent,
        coalesce(d.work_id, d.id)::text AS work_id, d.chunk_count AS document_chunks, shape.table_like,
+       c.reference_list,
        (c.is_ementa OR split_part(c.section_path, ' > ', 1) = 'ementa') AS in_ementa,
        coalesce(:process_numbers::text[] IS NOT NULL
                 AND regexp_replace(d.process_number, '\\D', '', 'g') = ANY(:process_numbers), false)
@@ -216,13 +228,9 @@ CROSS JOIN LATERAL (
            coalesce(array_agg(coalesce(u.positions[1], 1)), '{}') AS firsts
     FROM unnest(ts_filter(setweight(setweight(c.tsv, 'D'), 'A', :lexemes::text[]), '{a}')) u
 ) tf
-CROSS JOIN LATERAL (
-    SELECT CASE WHEN c.lexeme_count >= 20 AND length(c.tsv) < 0.45 * c.lexeme_count
-                THEN (SELECT coalesce(sum(coalesce(array_length(n.positions, 1), 1)), 0) >= 0.4 * c.lexeme_count
-                      FROM unnest(c.tsv) n WHERE n.lexeme ~ '^[0-9]')
-                ELSE false END AS table_like
-) shape
 """
+    + TABLE_LIKE
+)
 
 
 def process_numbers(query: str) -> list[str]:

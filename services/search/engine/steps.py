@@ -345,16 +345,35 @@ def tables_last(r: Ranked) -> None:
     and nothing of its sense: it ranks below every other passage of the pool, so the prose of its own work or of
     another work comes first, and a table is shown only where nothing else was found. On the archive such a table
     was the first result of "mãe adotante tem direito a licença-maternidade de 120 dias?" (graded "provável") and of
-    "multa por atraso na mensalidade da escola acima de 2% pode?". bench/table_rows.py on the archive's database: of
-    the firm's 271 judged and paraphrase queries none shows a table in its top 5 (8 without this step, 2 at rank 1);
-    the positives' nDCG@10 64.1 either way, hit@5 90.0 -> 90.5."""
+    "multa por atraso na mensalidade da escola acima de 2% pode?". bench/table_rows.py (now passage_shapes.py) on the
+    archive's database: of the firm's 271 judged and paraphrase queries none shows a table in its top 5 (8 without
+    this step, 2 at rank 1); the positives' nDCG@10 64.1 either way, hit@5 90.0 -> 90.5."""
+    _below_the_rest(r, "table_like")
+
+
+def references_last(r: Ranked) -> None:
+    """A passage that is a bibliography (POOL's reference_list: "MARQUES, Claudia Lima. Contratos no Código de Defesa
+    do Consumidor. São Paulo: RT, 2011.") names the works a text read, not what it says: it ranks below every other
+    passage of the pool, so its work is shown by its prose, or further down when only its bibliography matched.
+    On the archive a dissertation's REFERÊNCIAS were the passage shown for "casa própria como garantia constitucional:
+    por que é fundamental", graded "provável"; 289 of the archive's and docs' 9,667 chunks are such lists.
+    bench/passage_shapes.py (2026-12-06, the firm's 371 judged and paraphrase queries): bibliographies in the top 5
+    44 -> 0, at rank 1 7 -> 0; the positives' nDCG@10 68.6 -> 68.5, hit@5 90.8 either way. bench/ranking_ablation.py,
+    nDCG@10 / hit@5 / MRR@10: paraphrase train 74.3 / 88.3 / 70.6 -> 74.2 / 88.3 / 70.6, the frozen test 72.0 / 88.7
+    / 68.8 -> 71.8 / 88.7 / 68.4: where a bibliography alone had matched, the work now shows its own prose."""
+    _below_the_rest(r, "reference_list")
+
+
+def _below_the_rest(r: Ranked, mark: str) -> None:
+    """The pool rows marked `mark` ranked below every other passage (unless every row is); the grade keeps reading the
+    scores from before (graded_fused)."""
     if not r.pool or len(r.rows) != len(r.pool):
         return
-    tables = np.array([bool(row.get("table_like")) for row in r.rows])
-    if tables.any() and not tables.all():
+    marked = np.array([bool(row.get(mark)) for row in r.rows])
+    if marked.any() and not marked.all():
         if r.graded_fused is None:  # long_documents may have kept them already
             r.graded_fused = r.fused  # measured: moved with them, the frozen split's "told nothing" went 19.3% -> 36.8%
-        r.fused = r.fused - (float(r.fused.max() - r.fused.min()) + 1.0) * tables  # below every other passage
+        r.fused = r.fused - (float(r.fused.max() - r.fused.min()) + 1.0) * marked  # below every other passage
 
 
 def grouping(r: Ranked) -> None:
@@ -405,8 +424,8 @@ def newest_first(r: Ranked) -> None:
 Step = Callable[[Ranked], None]
 POOL_STEPS: tuple[Step, ...] = (fusion, lead, feedback)
 STEPS: tuple[Step, ...] = (
-    *POOL_STEPS, authority, long_documents, tables_last, grouping, grade, sources_before_comments, named_case_first,
-    newest_first,
+    *POOL_STEPS, authority, long_documents, tables_last, references_last, grouping, grade, sources_before_comments,
+    named_case_first, newest_first,
 )  # fmt: skip
 
 

@@ -280,3 +280,54 @@ async def test_a_table_of_numbers_ranks_below_prose(pool: asyncpg.Pool) -> None:
     finally:
         await pool.execute("DELETE FROM documents WHERE id = ANY($1::uuid[])", ids)
         await refresh_statistics(pool)
+
+
+async def test_a_bibliography_ranks_below_prose_and_a_list_of_julgados_stays_prose(pool: asyncpg.Pool) -> None:
+    """A dissertation's REFERÊNCIAS (../shared/archive/i1047.pdf, pages 170-171: "___. Governo do Brasil. Com nova
+    fase, Minha Casa Minha Vida ... Disponível em: ... Acesso em: ...") share a query's words and say nothing of it:
+    the pool marks them reference_list and steps.references_last puts them below the prose that answers. A
+    Jurisprudência em Teses page (i260.pdf: "Julgados: AgRg no REsp 1539760/PR, Rel. Ministro ...") is law, not a
+    bibliography: it stays prose."""
+    import pymupdf
+
+    from precedente.services.search.engine.steps import STEPS, references_last
+    from tests.helpers.samples import SHARED_DATA
+
+    with pymupdf.open(SHARED_DATA / "archive" / "i1047.pdf") as pdf:
+        bibliography = [pdf[page].get_text() for page in (169, 170)]
+    with pymupdf.open(SHARED_DATA / "archive" / "i260.pdf") as pdf:
+        teses = pdf[3].get_text()
+    prose = "O Programa Minha Casa, Minha Vida financia a moradia das famílias de baixa renda com subsídio da União."
+    ids = [
+        await index_with_the_indexer(pool, Settings(), bibliography, metadata=DocumentMetadata(title="Dissertação")),
+        await index_with_the_indexer(pool, Settings(), [prose], metadata=DocumentMetadata(title="Parecer")),
+        await index_with_the_indexer(pool, Settings(), [teses], metadata=DocumentMetadata(title="Teses")),
+    ]
+    try:
+        await refresh_statistics(pool)
+        query = "Programa Minha Casa Minha Vida moradia"
+        request = SearchRequest(query=query, top_k=10)
+        async with pool.acquire() as conn:
+            lexemes, stats = await context.query_terms(conn, query)
+            arguments = pool_statement.pool_parameters(request, vector(query), [], Candidates(20, 20), lexemes, stats)
+            rows = await pool_statement.fetch_candidates(
+                conn, pool_statement.CANDIDATES + pool_statement.POOL, arguments, Candidates(20, 20)
+            )
+        shape: dict = {}
+        for row in rows:
+            shape.setdefault(row["document_id"], set()).add(row["reference_list"])
+        assert shape[ids[0]] == {True} and shape[ids[1]] == {False} and shape[ids[2]] == {False}
+        assert not any(True in shape[d] for d in shape if d not in ids)
+
+        async def documents(steps: tuple) -> list[str]:
+            page = await hybrid_search(pool, request, vector(query), [], Candidates(20, 20), steps=steps)
+            return [r.document_id for r in page.results]
+
+        found = await documents(STEPS)
+        assert found[-1] == str(ids[0]), "the bibliography below every other work"
+        assert found.index(str(ids[1])) < found.index(str(ids[0]))
+        unranked = await documents(tuple(s for s in STEPS if s is not references_last))
+        assert unranked.index(str(ids[0])) < len(unranked) - 1, "without the step it stood above other works"
+    finally:
+        await pool.execute("DELETE FROM documents WHERE id = ANY($1::uuid[])", ids)
+        await refresh_statistics(pool)

@@ -11,6 +11,7 @@ from precedente.services.search.engine.steps import (
     STEPS,
     Ranked,
     long_documents,
+    references_last,
     score_pool,
     tables_last,
 )
@@ -18,7 +19,8 @@ from precedente.services.search.engine.steps import (
 
 def test_the_steps_run_in_their_declared_order() -> None:
     assert [step.__name__ for step in STEPS] == [
-        "fusion", "lead", "feedback", "authority", "long_documents", "tables_last", "grouping", "grade",
+        "fusion", "lead", "feedback", "authority", "long_documents", "tables_last", "references_last",
+        "grouping", "grade",
         "sources_before_comments", "named_case_first", "newest_first",
     ]  # fmt: skip
     assert STEPS[: len(POOL_STEPS)] == POOL_STEPS
@@ -68,23 +70,26 @@ def test_the_lead_orders_only_queries_within_its_lexeme_limit_and_the_grade_read
     assert np.array_equal(long_query.opening, led.opening) and long_query.opening.any(), "the grade's lead feature"
 
 
-def test_a_table_of_numbers_goes_below_every_other_passage() -> None:
-    """tables_last: a row the pool marks table_like ends below the lowest other one; nothing moves when no row or
-    every row is a table, or when the rows are not the pool's."""
+def test_a_table_of_numbers_or_a_bibliography_goes_below_every_other_passage() -> None:
+    """tables_last and references_last: a row the pool marks table_like (reference_list) ends below the lowest other
+    one; nothing moves when no row or every row is so marked, or when the rows are not the pool's."""
     pool = [PoolEntry(i, np.ones(2, dtype=np.float32), 30, {}) for i in range(3)]
     ranked = Ranked(pool, np.ones(2), [], CollectionStatistics(3, 30.0, {}), Ranking(), np.ones((3, 2)))
-    ranked.fused = np.array([2.0, 0.5, -1.0])
-    ranked.rows = [{"table_like": True}, {"table_like": False}, {"table_like": None}]
-    tables_last(ranked)
-    assert list(np.argsort(-ranked.fused)) == [1, 2, 0] and ranked.fused[1:].tolist() == [0.5, -1.0]
-    for marks in ([False, False, False], [True, True, True]):
+    for step, mark in ((tables_last, "table_like"), (references_last, "reference_list")):
         ranked.fused = np.array([2.0, 0.5, -1.0])
-        ranked.rows = [{"table_like": mark} for mark in marks]
-        tables_last(ranked)
+        ranked.graded_fused = None
+        ranked.rows = [{mark: True}, {mark: False}, {mark: None}]
+        step(ranked)
+        assert list(np.argsort(-ranked.fused)) == [1, 2, 0] and ranked.fused[1:].tolist() == [0.5, -1.0]
+        other = "reference_list" if mark == "table_like" else "table_like"
+        for marks in ([False, False, False], [True, True, True]):
+            ranked.fused = np.array([2.0, 0.5, -1.0])
+            ranked.rows = [{mark: m, other: not m} for m in marks]
+            step(ranked)
+            assert ranked.fused.tolist() == [2.0, 0.5, -1.0], (step.__name__, marks)
+        ranked.rows = []
+        step(ranked)
         assert ranked.fused.tolist() == [2.0, 0.5, -1.0]
-    ranked.rows = []
-    tables_last(ranked)
-    assert ranked.fused.tolist() == [2.0, 0.5, -1.0]
 
 
 def test_the_grade_reads_the_scores_before_the_tables_went_down() -> None:
