@@ -239,6 +239,23 @@ async def test_the_llm_reranker_orders_and_explains_and_falls_back_on_failure(
     assert (await post_search(pool, with_llm, query)).json()["results"] == local
 
 
+async def pool_rows(pool: asyncpg.Pool, request: SearchRequest, candidates: Candidates) -> list[asyncpg.Record]:
+    """The candidate pool's rows for `request`, as hybrid_search fetches them (CANDIDATES + POOL)."""
+    async with pool.acquire() as conn:
+        lexemes, stats = await context.query_terms(conn, request.query)
+        arguments = pool_statement.pool_parameters(request, vector(request.query), [], candidates, lexemes, stats)
+        return await pool_statement.fetch_candidates(
+            conn, pool_statement.CANDIDATES + pool_statement.POOL, arguments, candidates
+        )
+
+
+async def ranked_documents(
+    pool: asyncpg.Pool, request: SearchRequest, candidates: Candidates, steps: tuple
+) -> list[str]:
+    page = await hybrid_search(pool, request, vector(request.query), [], candidates, steps=steps)
+    return [r.document_id for r in page.results]
+
+
 async def test_a_table_of_numbers_ranks_below_prose(pool: asyncpg.Pool) -> None:
     """A directive's correlation table (../shared/archive/i1044.pdf, Directive (EU) 2018/1972, pages 173-176: "Article
     117 Article 119 Article 120(1) ...") was the first result of "licença-maternidade de 120 dias" on the archive: it
@@ -259,23 +276,15 @@ async def test_a_table_of_numbers_ranks_below_prose(pool: asyncpg.Pool) -> None:
         await refresh_statistics(pool)
         query = "licença de 120 dias Article 120"
         request = SearchRequest(query=query, top_k=10)
-        async with pool.acquire() as conn:
-            lexemes, stats = await context.query_terms(conn, query)
-            arguments = pool_statement.pool_parameters(request, vector(query), [], Candidates(10, 10), lexemes, stats)
-            rows = await pool_statement.fetch_candidates(
-                conn, pool_statement.CANDIDATES + pool_statement.POOL, arguments, Candidates(10, 10)
-            )
+        rows = await pool_rows(pool, request, Candidates(10, 10))
         shape = {row["document_id"]: row["table_like"] for row in rows}
         assert shape[ids[0]] is True and shape[ids[1]] is False
         assert not any(shape[row["document_id"]] for row in rows if row["document_id"] not in ids)
 
-        async def documents(steps: tuple) -> list[str]:
-            page = await hybrid_search(pool, request, vector(query), [], Candidates(10, 10), steps=steps)
-            return [r.document_id for r in page.results]
-
-        found = await documents(STEPS)
+        found = await ranked_documents(pool, request, Candidates(10, 10), STEPS)
         assert found[0] == str(ids[1]) and found[-1] == str(ids[0]), "the table below every other work"
-        unranked = await documents(tuple(s for s in STEPS if s is not tables_last))
+        without = tuple(s for s in STEPS if s is not tables_last)
+        unranked = await ranked_documents(pool, request, Candidates(10, 10), without)
         assert unranked.index(str(ids[0])) < len(unranked) - 1, "without the step the table stood above other works"
     finally:
         await pool.execute("DELETE FROM documents WHERE id = ANY($1::uuid[])", ids)
@@ -307,26 +316,17 @@ async def test_a_bibliography_ranks_below_prose_and_a_list_of_julgados_stays_pro
         await refresh_statistics(pool)
         query = "Programa Minha Casa Minha Vida moradia"
         request = SearchRequest(query=query, top_k=10)
-        async with pool.acquire() as conn:
-            lexemes, stats = await context.query_terms(conn, query)
-            arguments = pool_statement.pool_parameters(request, vector(query), [], Candidates(20, 20), lexemes, stats)
-            rows = await pool_statement.fetch_candidates(
-                conn, pool_statement.CANDIDATES + pool_statement.POOL, arguments, Candidates(20, 20)
-            )
         shape: dict = {}
-        for row in rows:
+        for row in await pool_rows(pool, request, Candidates(20, 20)):
             shape.setdefault(row["document_id"], set()).add(row["reference_list"])
         assert shape[ids[0]] == {True} and shape[ids[1]] == {False} and shape[ids[2]] == {False}
         assert not any(True in shape[d] for d in shape if d not in ids)
 
-        async def documents(steps: tuple) -> list[str]:
-            page = await hybrid_search(pool, request, vector(query), [], Candidates(20, 20), steps=steps)
-            return [r.document_id for r in page.results]
-
-        found = await documents(STEPS)
+        found = await ranked_documents(pool, request, Candidates(20, 20), STEPS)
         assert found[-1] == str(ids[0]), "the bibliography below every other work"
         assert found.index(str(ids[1])) < found.index(str(ids[0]))
-        unranked = await documents(tuple(s for s in STEPS if s is not references_last))
+        without = tuple(s for s in STEPS if s is not references_last)
+        unranked = await ranked_documents(pool, request, Candidates(20, 20), without)
         assert unranked.index(str(ids[0])) < len(unranked) - 1, "without the step it stood above other works"
     finally:
         await pool.execute("DELETE FROM documents WHERE id = ANY($1::uuid[])", ids)
