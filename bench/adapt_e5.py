@@ -1,7 +1,7 @@
 """Adapting multilingual-e5-small to Brazilian legal Portuguese (issue 30, item 3): mine pairs, train a LoRA delta on
 the CPU, and measure dense-only retrieval before and after, on the frozen paraphrase split and on JurisTCU.
 
-    .venv/bin/python bench/adapt_e5.py mine --out /tmp/pairs.jsonl --firm-db postgresql://...FIRM
+    .venv/bin/python bench/adapt_e5.py mine --out /tmp/pairs.jsonl --firm-db postgresql://...FIRM [--decision-texts]
     .venv/bin/python bench/adapt_e5.py train --pairs /tmp/pairs.jsonl --out /tmp/adapter.npz [--lr 5e-5 --tau 0.02]
         [--start shared/embeddings/data/e5_legal_adapter.npz] [--near-topic 2]
     .venv/bin/python bench/adapt_e5.py evaluate --firm-db postgresql://...FIRM [--adapter /tmp/adapter.npz]
@@ -23,7 +23,8 @@ ranking JurisTCU held and the paraphrases gained: shipped as shared/embeddings/d
 (shared/embeddings/e5_adapter.py merges it; an adapter trained here serves as PRECEDENTE_EMBEDDING_ADAPTER=<its path>).
 `--near-topic N` makes every Nth batch the subject-ementa pairs of one area of law, one per subject (near-topic
 negatives), and the validation reports that ranking too; measured from the shipped adapter on 2026-12-06 and not kept
-(docs/search.md: the controls separate less and JurisTCU falls).
+(docs/search.md: the controls separate less and JurisTCU falls). `mine --decision-texts` adds the question-reasons of
+the ementas that the STJ monocráticas quote (407 more, 5,928 pairs); trained alike and not kept either (docs/search.md).
 """
 
 import argparse
@@ -93,7 +94,30 @@ def keyword_query(segments: list[str], rng: random.Random) -> str | None:
     return ", ".join(useful[i] for i in picked).lower()
 
 
-def corpus_pairs(corpus: Path = CORPUS, seed: int = 0) -> list[dict[str, str]]:
+def question_reasons(text: str, whole: bool = False) -> tuple[str, str] | None:
+    """An ementa's "questão em discussão" (the question, its "consiste em saber se" dropped) and its "razões de
+    decidir". `whole`: the text is a whole decision that quotes such an ementa, whose reasons must end at its
+    DISPOSITIVO (else they would run into the decision's own body)."""
+    if "QUESTÃO EM DISCUSSÃO" not in text.upper() or "RAZÕES DE DECIDIR" not in text.upper():
+        return None
+    question = re.search(r"QUEST[ÃA]O EM DISCUSS[ÃA]O\s*(.*?)\s*(?:III\.?\s*)?RAZ[ÕO]ES DE DECIDIR", text, re.I)
+    end = r"(?:DISPOSITIVO)" if whole else r"(?:DISPOSITIVO|$)"
+    reasons = re.search(rf"RAZ[ÕO]ES DE DECIDIR\s*(.*?)\s*(?:I\s?V\.?\s*)?{end}", text, re.I)
+    if not (question and reasons):
+        return None
+    asked = re.sub(r"^\d+\.\s*", "", question.group(1))
+    asked = re.sub(
+        r"^(a )?quest[aã]o em discuss[aã]o consiste em (saber|definir|verificar|analisar)( se)?\s*",
+        "", asked, flags=re.IGNORECASE,
+    )  # fmt: skip
+    if len(asked) > 30 and 150 < len(reasons.group(1)) <= (4000 if whole else 10**9):
+        return asked, reasons.group(1)
+    return None
+
+
+def corpus_pairs(corpus: Path = CORPUS, seed: int = 0, decision_texts: bool = False) -> list[dict[str, str]]:
+    """The pairs of every record's ementa; `decision_texts`: also the question-reasons of the ementas that whole
+    decisions without an ementa of their own quote (the STJ monocráticas', 2,687 texts)."""
     rng = random.Random(seed)
     pairs = []
     for path in sorted(corpus.glob("*.jsonl")):
@@ -103,21 +127,11 @@ def corpus_pairs(corpus: Path = CORPUS, seed: int = 0) -> list[dict[str, str]]:
             subject = record["meta"].get("subject", "").strip().lower()
             if subject and len(ementa) > 80:
                 pairs.append({"kind": "subject-ementa", "source": source, "query": subject, "passage": ementa})
-            if "QUESTÃO EM DISCUSSÃO" in ementa.upper() and "RAZÕES DE DECIDIR" in ementa.upper():
-                question = re.search(
-                    r"QUEST[ÃA]O EM DISCUSS[ÃA]O\s*(.*?)\s*(?:III\.?\s*)?RAZ[ÕO]ES DE DECIDIR", ementa, re.I
-                )
-                reasons = re.search(r"RAZ[ÕO]ES DE DECIDIR\s*(.*?)\s*(?:IV\.?\s*)?(?:DISPOSITIVO|$)", ementa, re.I)
-                if question and reasons:
-                    asked = re.sub(r"^\d+\.\s*", "", question.group(1))
-                    asked = re.sub(
-                        r"^(a )?quest[aã]o em discuss[aã]o consiste em (saber|definir|verificar|analisar)( se)?\s*",
-                        "", asked, flags=re.IGNORECASE,
-                    )  # fmt: skip
-                    if len(asked) > 30 and len(reasons.group(1)) > 150:
-                        pairs.append(
-                            {"kind": "question-reasons", "source": source, "query": asked, "passage": reasons.group(1)}
-                        )
+            if found := question_reasons(ementa):
+                pairs.append({"kind": "question-reasons", "source": source, "query": found[0], "passage": found[1]})
+                continue
+            if decision_texts and not ementa and (found := question_reasons(clean(record["text"]), whole=True)):
+                pairs.append({"kind": "question-reasons", "source": source, "query": found[0], "passage": found[1]})
                 continue
             segments, body = heading_and_body(ementa)
             if len(segments) >= 2 and len(body) > 200 and (query := keyword_query(segments, rng)):
@@ -384,7 +398,7 @@ def evaluate(args: argparse.Namespace) -> None:
 
 
 def mine(args: argparse.Namespace) -> None:
-    pairs = corpus_pairs()
+    pairs = corpus_pairs(decision_texts=args.decision_texts)
     held = set().union(*(shingles(c["text"]) for c in asyncio.run(firm_chunks(args.firm_db))))
     held |= set().union(*(shingles(json.loads(line)["text"]) for line in (JURISTCU / "corpus.jsonl").open()))
     kept = [p for p in pairs if sum(s in held for s in shingles(p["passage"], step=3)) < 2]
@@ -405,6 +419,7 @@ def main() -> None:
     mining = commands.add_parser("mine")
     mining.add_argument("--out", type=Path, required=True)
     mining.add_argument("--firm-db", required=True)
+    mining.add_argument("--decision-texts", action="store_true", help="also the questions that whole decisions quote")
     training = commands.add_parser("train")
     training.add_argument("--pairs", type=Path, required=True)
     training.add_argument("--out", type=Path, required=True)

@@ -96,3 +96,21 @@ def test_the_near_topic_rank_counts_only_other_subjects_of_the_same_area() -> No
         ]
     )
     assert bench.near_topic_ranks(sims, pairs) == [1, 0, 2, 0]
+
+
+def test_a_question_and_its_reasons_are_read_from_an_ementa_and_from_a_decision_that_quotes_one() -> None:
+    """The "questão em discussão" without its "consiste em saber se", and the "razões de decidir"; in a whole decision
+    (whole=True) the reasons end at the quoted ementa's DISPOSITIVO, not in the decision's own body."""
+    bench = adapt()
+    question = "A questão em discussão consiste em saber se incidem juros de mora entre a conta e o precatório."
+    reasons = "O Tema 96 do STF determina que os juros de mora incidem no período entre a data da conta de " * 3
+    ementa = f"I. CASO EM EXAME 1. Agravo. II. QUESTÃO EM DISCUSSÃO 2. {question} III. RAZÕES DE DECIDIR 3. {reasons}"
+    asked, said = bench.question_reasons(ementa)
+    assert asked == "incidem juros de mora entre a conta e o precatório."
+    assert said.startswith("3. O Tema 96") and said.endswith("data da conta de")
+    decision = f"DECISÃO Trata-se de agravo. EMENTA {ementa} IV. DISPOSITIVO 4. Agravo provido. Passo a decidir. " + (
+        "O recurso não merece prosperar. " * 200
+    )
+    assert bench.question_reasons(decision, whole=True)[1] == said
+    assert bench.question_reasons(decision.replace("DISPOSITIVO", "CONCLUSÃO"), whole=True) is None
+    assert bench.question_reasons("EMENTA: APELAÇÃO CÍVEL. DANO MORAL. 1. Recurso provido.") is None
