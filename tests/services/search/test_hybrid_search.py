@@ -5,6 +5,8 @@ OpenAI chat-completions wire format)."""
 import asyncio
 import json
 import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 
 import asyncpg
 import httpx
@@ -239,6 +241,21 @@ async def test_the_llm_reranker_orders_and_explains_and_falls_back_on_failure(
     assert (await post_search(pool, with_llm, query)).json()["results"] == local
 
 
+@asynccontextmanager
+async def indexed_for_the_test(pool: asyncpg.Pool, documents: list[tuple[list[str], str]]) -> AsyncIterator[list]:
+    """Each (texts, title) indexed as one document with statistics refreshed; removed, and refreshed again, after."""
+    ids = [
+        await index_with_the_indexer(pool, Settings(), texts, metadata=DocumentMetadata(title=title))
+        for texts, title in documents
+    ]
+    try:
+        await refresh_statistics(pool)
+        yield ids
+    finally:
+        await pool.execute("DELETE FROM documents WHERE id = ANY($1::uuid[])", ids)
+        await refresh_statistics(pool)
+
+
 async def pool_rows(pool: asyncpg.Pool, request: SearchRequest, candidates: Candidates) -> list[asyncpg.Record]:
     """The candidate pool's rows for `request`, as hybrid_search fetches them (CANDIDATES + POOL)."""
     async with pool.acquire() as conn:
@@ -268,12 +285,7 @@ async def test_a_table_of_numbers_ranks_below_prose(pool: asyncpg.Pool) -> None:
     with pymupdf.open(SHARED_DATA / "archive" / "i1044.pdf") as pdf:
         table = " ".join(pdf[page].get_text() for page in range(172, 176))
     prose = "A mãe adotante tem direito à licença-maternidade de 120 dias, como a gestante, sem distinção."
-    ids = [
-        await index_with_the_indexer(pool, Settings(), [table], metadata=DocumentMetadata(title="Directive")),
-        await index_with_the_indexer(pool, Settings(), [prose], metadata=DocumentMetadata(title="Acórdão")),
-    ]
-    try:
-        await refresh_statistics(pool)
+    async with indexed_for_the_test(pool, [([table], "Directive"), ([prose], "Acórdão")]) as ids:
         query = "licença de 120 dias Article 120"
         request = SearchRequest(query=query, top_k=10)
         rows = await pool_rows(pool, request, Candidates(10, 10))
@@ -286,9 +298,6 @@ async def test_a_table_of_numbers_ranks_below_prose(pool: asyncpg.Pool) -> None:
         without = tuple(s for s in STEPS if s is not tables_last)
         unranked = await ranked_documents(pool, request, Candidates(10, 10), without)
         assert unranked.index(str(ids[0])) < len(unranked) - 1, "without the step the table stood above other works"
-    finally:
-        await pool.execute("DELETE FROM documents WHERE id = ANY($1::uuid[])", ids)
-        await refresh_statistics(pool)
 
 
 async def test_a_bibliography_ranks_below_prose_and_a_list_of_julgados_stays_prose(pool: asyncpg.Pool) -> None:
@@ -307,13 +316,8 @@ async def test_a_bibliography_ranks_below_prose_and_a_list_of_julgados_stays_pro
     with pymupdf.open(SHARED_DATA / "archive" / "i260.pdf") as pdf:
         teses = pdf[3].get_text()
     prose = "O Programa Minha Casa, Minha Vida financia a moradia das famílias de baixa renda com subsídio da União."
-    ids = [
-        await index_with_the_indexer(pool, Settings(), bibliography, metadata=DocumentMetadata(title="Dissertação")),
-        await index_with_the_indexer(pool, Settings(), [prose], metadata=DocumentMetadata(title="Parecer")),
-        await index_with_the_indexer(pool, Settings(), [teses], metadata=DocumentMetadata(title="Teses")),
-    ]
-    try:
-        await refresh_statistics(pool)
+    documents = [(bibliography, "Dissertação"), ([prose], "Parecer"), ([teses], "Teses")]
+    async with indexed_for_the_test(pool, documents) as ids:
         query = "Programa Minha Casa Minha Vida moradia"
         request = SearchRequest(query=query, top_k=10)
         shape: dict = {}
@@ -328,6 +332,3 @@ async def test_a_bibliography_ranks_below_prose_and_a_list_of_julgados_stays_pro
         without = tuple(s for s in STEPS if s is not references_last)
         unranked = await ranked_documents(pool, request, Candidates(20, 20), without)
         assert unranked.index(str(ids[0])) < len(unranked) - 1, "without the step it stood above other works"
-    finally:
-        await pool.execute("DELETE FROM documents WHERE id = ANY($1::uuid[])", ids)
-        await refresh_statistics(pool)
