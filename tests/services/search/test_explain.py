@@ -10,7 +10,15 @@ import pymupdf
 import pytest
 
 from precedente.services.cleaner.logic import clean_document
-from precedente.services.search.explain import Explanation, explain, formulaic, highlight_spans, section_role, sentences
+from precedente.services.search.explain import (
+    Explanation,
+    bibliographic,
+    explain,
+    formulaic,
+    highlight_spans,
+    section_role,
+    sentences,
+)
 from precedente.shared.legal.citations import extract_citations
 from precedente.shared.payloads import PAGE_SEPARATOR, Page
 
@@ -702,3 +710,86 @@ def test_a_quoted_sentence_that_ends_on_a_quote_is_closed_once() -> None:
     line = explain("cláusula patológica", text[at - 150 : at + 300], "ementa").text
     assert "”””" not in line and "””" not in line
     assert line == "A ementa firma a tese: “RECONHECIMENTO PRIMA FACIE DE CLÁUSULA COMPROMISSÓRIA ‘PATOLÓGICA’”.", line
+
+
+# --- bibliographic references and section titles ------------------------------------------------------------
+
+
+def test_a_footnote_before_a_page_break_is_no_part_of_the_next_page_s_sentence() -> None:
+    """i1033's p. 19 ends on its footnote "... Acesso em: 16 ago. 2022." and p. 20 opens on a list ("• Tem menos
+    possibilidade de comprar, ..."): read as one sentence, the card quoted the footnote's date as the reason."""
+    text = passage("i1033.pdf", "Acesso em: 16 ago. 2022.", "práticas de marketing.", ARCHIVE)
+    assert PAGE_SEPARATOR in text
+    reason = explain("direito de arrependimento na compra pela internet", text, None).text
+    assert "Tem menos possibilidade de comprar" in reason and "Acesso em" not in reason, reason
+
+
+def test_a_sentence_running_on_past_a_page_s_footnotes_is_quoted_as_a_cut() -> None:
+    """A page closed by a footnote ("... p.137-182, p. 163.") and the next page going on with a sentence begun
+    above the footnotes: the tail is its own sentence, quoted with the ellipsis of a cut, never after the note."""
+    text = "O contrato prevê as normas gerais.\n49 MIGUEL, Paula. Contratos. São Paulo: Malheiros, 1997, p. 163.\n\f\n"
+    text += "escritura e que se consideram integradas aos contratos individuais de cada lojista com o dono do shopping."
+    reason = explain("contratos individuais de cada lojista", text, None).text
+    assert "“…escritura e que se consideram integradas" in reason and "Malheiros" not in reason, reason
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "Acesso em: 16 ago. 2022.",
+        "[Acesso em 17 jan 2006]",
+        "Disponível em: <http://www.planalto.gov.br/ccivil_03/leis/l8078.htm>.",
+        "Ciência Jurídica, n. 14, p. 22, fev. 1988.",
+        "307 Cf. Marcel Fontaine, Synthese des travaux, ob. cit., p. 441.",
+        "[3] MARTINS, Guilherme Magalhães, Responsabilidade civil por acidente de consumo na Internet.",
+        "MARQUES, Claudia Lima. Contratos no Código de Defesa do Consumidor. São Paulo: RT, 2011.",
+        "Industrial, Econômico e Financeiro. São Paulo: Malheiros. N.107, 1997, p.137-182, p. 163.",
+    ],
+)
+def test_a_bibliographic_reference_is_a_formula(line: str) -> None:
+    assert bibliographic(line) and formulaic(line)
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Bioni utiliza a expressão ‘consumidores de vidro’ para designar os usuários (Bioni, 2019, p. 38).",
+        "nas interações on-line (Bioni, 2019, p. 219).",
+        "Nos termos do art. 5, § 2, da Lei n. 8.078/1990, o prazo é de 7 dias.",
+        "A Lei 8.078, de 1990, e a Lei 10.406, de 2002.",
+        "RECURSO ESPECIAL. LOCAÇÃO. FIANÇA. 2019.",
+        "STJ, REsp 1.234.567/SP, Rel. Min. Nancy Andrighi, DJe 12.3.2019, p. 4.",
+    ],
+)
+def test_prose_citing_a_work_or_a_law_is_no_reference(sentence: str) -> None:
+    assert not bibliographic(sentence)
+
+
+def test_words_only_in_a_list_of_notes_are_said_to_be_only_there() -> None:
+    """The MPMG parecer's notes (p. 16): "[3] MARTINS, Guilherme Magalhães, Responsabilidade civil por acidente de
+    consumo na Internet. ..." A card quoted that title as what the parecer says of a recall; the notes name works,
+    so the line says the query's words stand only in references, and nothing of them is highlighted."""
+    notes = passage(PARECER, "[1] TEIXEIRA", "[5] CAVALIERI")
+    query = "acidente de consumo na internet"
+    assert any(sentence.startswith("[3] MARTINS") for sentence in one_line(notes))  # each note opens a sentence
+    reason = explain(query, notes, "notas").text
+    assert reason == (
+        "Trecho das notas: proximidade de sentido; os termos da consulta só aparecem em referências bibliográficas."
+    ), reason
+    assert highlight_spans(query, notes) == []
+
+
+def test_a_footnote_s_journal_title_is_no_reason() -> None:
+    """i1053 p. 40: the words of "Ciência Jurídica, n. 14, p. 22, fev. 1988." (a footnote) were the card's reason
+    for "personalidade jurídica"; the paragraph above it is the passage's own text."""
+    text = passage("i1053.pdf", "De outro lado, percebe-se", "Ciência Jurídica, n. 14, p. 22, fev. 1988.", ARCHIVE)
+    reason = explain("personalidade jurídica da pessoa humana", text, None).text
+    assert "Ciência Jurídica" not in reason and "pessoa humana" in reason, reason
+
+
+def test_a_section_s_title_yields_to_the_sentence_under_it_that_says_the_same_words() -> None:
+    """i1047 p. 90: "2.6.3 Aluguel social no Brasil" was quoted as the reason for "aluguel social"; the section's
+    sentences say it as a statement."""
+    text = passage("i1047.pdf", "2.6.3 Aluguel social no Brasil", "situação temporária", ARCHIVE)
+    explanation = explain("aluguel social", text, None)
+    assert "2.6.3" not in explanation.text and "aluguel social" in sentence_text(text, explanation), explanation.text
