@@ -4,7 +4,15 @@ import re
 
 import numpy as np
 
-from precedente.services.search.engine.ranking import CollectionStatistics, PoolEntry, Ranking, bm25, fuse
+from precedente.services.search.engine.ranking import (
+    LEAD_FULL_SHARE,
+    CollectionStatistics,
+    PoolEntry,
+    Ranking,
+    bm25,
+    fuse,
+    lead_term,
+)
 from precedente.services.search.engine.ranking import lead as lead_scores
 from precedente.services.search.engine.steps import (
     POOL_STEPS,
@@ -127,3 +135,15 @@ def test_a_long_file_loses_the_log_of_its_passages_and_the_grade_reads_the_score
     ranked.rows = [{**row, "table_like": i == 2} for i, row in enumerate(rows)]
     tables_last(ranked)
     assert ranked.scores().fused.tolist() == [1.0, 0.5, -1.0], "the grade reads the scores as fitted"
+
+
+def test_the_lead_counts_in_proportion_to_the_share_of_the_query_its_best_opening_holds() -> None:
+    """A heading holding a little of a long query is lifted less than an opening holding most of a short one
+    (ranking.LEAD_FULL_SHARE): the same pattern of openings, held at a lower share, weighs proportionally less."""
+    pattern = np.array([1.0, 0.0, 0.4, 0.0, 0.1])
+    for fusion in ("weighted", "rrf"):
+        ranking = Ranking(fusion=fusion)
+        full = lead_term(LEAD_FULL_SHARE * pattern, ranking)
+        assert np.allclose(lead_term(pattern, ranking), full), "past the full share, no more"
+        assert np.allclose(lead_term(LEAD_FULL_SHARE / 4 * pattern, ranking), full / 4)
+        assert not lead_term(np.zeros(5), ranking).any()
