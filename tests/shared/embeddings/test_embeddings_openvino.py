@@ -256,6 +256,7 @@ print(openvino_e5.ensure_model("enpt", Path(sys.argv[2])), openvino_e5.builds)
 """
 
 
+@pytest.mark.slow  # two fresh processes each converting the model: 19 s of the fast lane's 5 min on two EPYC cores
 def test_two_processes_building_at_once_leave_one_valid_cache(tmp_path: Path) -> None:
     cache, go = tmp_path / "cache", tmp_path / "go"
     builders = [
