@@ -793,3 +793,19 @@ def test_a_section_s_title_yields_to_the_sentence_under_it_that_says_the_same_wo
     text = passage("i1047.pdf", "2.6.3 Aluguel social no Brasil", "situação temporária", ARCHIVE)
     explanation = explain("aluguel social", text, None)
     assert "2.6.3" not in explanation.text and "aluguel social" in sentence_text(text, explanation), explanation.text
+
+
+def test_the_official_journal_s_running_header_is_no_reason() -> None:
+    """Every page of the EU's acts repeats "Jornal Oficial da União Europeia L 309/87": for "na União Europeia" the
+    card quoted it (i1041); a sentence that cites the Journal is content."""
+    assert formulaic("Jornal Oficial da União Europeia L 309/87")
+    assert formulaic("Official Journal of the European Union L 149/22")
+    assert not formulaic("O regulamento foi publicado no Jornal Oficial da União Europeia L 309/87, de 2019.")
+    text = (  # the close of i1041, a scanned correction (rectificação) in the Journal, as OCR reads it
+        "Na página 49, no artigo 27. o , no n. o 1, na última frase:\nem vez de: «Os Estados-Membros devem notificar a "
+        "Comissão das disposições que não correspondem àquelas previstas no Regulamento (CE) n. o 1775/2005 até 3 de "
+        "Março de 2011 e comunicar-lhe qualquer alteração posterior das mesmas no mais breve prazo possível.».\nPT\n"
+        "24.11.2009\nJornal Oficial da União Europeia\nL 309/87"
+    )
+    reason = explain("o que a loja online tem que informar na União Europeia", text, None).text
+    assert "Jornal Oficial" not in reason and reason.endswith("sem os termos da consulta."), reason
