@@ -10,6 +10,7 @@ import atexit
 import contextlib
 import os
 import resource
+import select
 import signal
 import threading
 import time
@@ -40,9 +41,20 @@ def _owner_alive(pid: int, started: float) -> bool:
 def _watch_owner(pid: int, started: float) -> None:
     """End this child and its Tesseract runs as soon as the extractor that owns it is gone, however it went
     (a SIGKILL or the OOM killer run no clean-up): the child is in a process group of its own, so neither
-    the kernel nor `precedente up` would otherwise stop it, and it would go on reading for minutes."""
-    while _owner_alive(pid, started):
-        time.sleep(WATCH_INTERVAL_S)
+    the kernel nor `precedente up` would otherwise stop it, and it would go on reading for minutes.
+
+    On Linux the owner is watched through a pidfd, which becomes readable when that very process exits. Polling
+    its start time instead reads the wall clock (psutil adds the boot time the kernel derives from it), so a step of
+    the clock (a VM resumed, NTP) would make every idle child take its owner for dead and kill itself. In a CI run
+    (2026-12-06) an idle child died, with nothing in the logs, beside a rate-limit test whose waits moved as a
+    clock step moves them; every later file then failed (IsolatedRunner.run now replaces such a child)."""
+    try:
+        owner = os.pidfd_open(pid)
+    except (AttributeError, OSError):  # no pidfd (not Linux 5.3+): poll the owner's identity
+        while _owner_alive(pid, started):
+            time.sleep(WATCH_INTERVAL_S)
+    else:
+        select.select([owner], [], [])
     os.killpg(0, signal.SIGKILL)
 
 
@@ -84,7 +96,11 @@ class IsolatedRunner:
             self._pool = None
 
     def run(self, fn: Callable[..., T], *args: Any, label: str, **kwargs: Any) -> T:
-        future = self._executor().submit(fn, *args, **kwargs)
+        try:
+            future = self._executor().submit(fn, *args, **kwargs)
+        except BrokenProcessPool:  # the child died while idle (killed, or its owner-watch misfired): a fresh one
+            self.close()
+            future = self._executor().submit(fn, *args, **kwargs)
         try:
             return future.result(timeout=self.timeout_s)
         except FutureTimeout:

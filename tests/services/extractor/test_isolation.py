@@ -110,3 +110,41 @@ def test_a_killed_worker_takes_its_reading_child_and_ocr_with_it(tmp_path: Path)
         assert [pid for pid in descendants if not _gone(pid)] == []
     finally:
         owner.kill()
+
+
+def test_a_child_that_dies_while_idle_is_replaced_for_the_next_file() -> None:
+    """A reading child killed between two files (an operator's kill, the OOM killer, a misfired owner-watch) left
+    the pool broken: every later file failed with BrokenProcessPool until the extractor restarted. The next file
+    gets a fresh child and is read."""
+    runner = IsolatedRunner(timeout_s=60, memory_mb=2048)
+    try:
+        first = runner.run(extract, one_page_pdf("Primeiro acórdão."), "primeiro.pdf", label="primeiro.pdf")
+        assert "Primeiro acórdão." in first.pages[0].text
+        (child,) = psutil.Process().children(recursive=True)[-1:]  # the forkserver's child: the reader
+        child.kill()
+        child.wait(timeout=10)
+        time.sleep(0.5)  # the pool's manager thread sees the death and marks the pool broken
+        document = runner.run(extract, one_page_pdf("Acórdão seguinte."), "seguinte.pdf", label="seguinte.pdf")
+        assert "Acórdão seguinte." in document.pages[0].text
+    finally:
+        runner.close()
+
+
+def test_the_owner_watch_outlives_a_step_of_the_wall_clock() -> None:
+    """The reading child watches its owner through a pidfd (isolation._watch_owner): the watch does not read the
+    wall clock, whose steps made idle children kill themselves. Here the owner's recorded start time is off by an
+    hour, as a clock step makes it read: the child stays and reads."""
+    runner = IsolatedRunner(timeout_s=60, memory_mb=2048)
+    real = psutil.Process().create_time
+    try:
+        psutil.Process.create_time = lambda self: real() - 3600  # type: ignore[method-assign]
+        runner._executor()  # the pool is made with the stepped start time
+    finally:
+        psutil.Process.create_time = real  # type: ignore[method-assign]
+    try:
+        document = runner.run(extract, one_page_pdf("Acórdão seguinte."), "seguinte.pdf", label="seguinte.pdf")
+        time.sleep(1.5)  # three of the old watch's polls
+        document = runner.run(extract, one_page_pdf("Acórdão seguinte."), "seguinte.pdf", label="seguinte.pdf")
+        assert "Acórdão seguinte." in document.pages[0].text
+    finally:
+        runner.close()
