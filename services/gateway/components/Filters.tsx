@@ -184,7 +184,7 @@ const GROUPS: { key: FacetKey; facet: FacetField; id: string; legend: string }[]
   { key: "subtype", facet: "document_subtype", id: "filtro-subtipo", legend: "Espécie" },
   { key: "court", facet: "court", id: "filtro-tribunal", legend: "Tribunal ou origem" },
   { key: "proceduralClass", facet: "procedural_class", id: "filtro-classe", legend: "Classe processual" },
-  { key: "relator", facet: "relator", id: "filtro-relator", legend: "Relator(a)" },
+  { key: "relator", facet: "relator", id: "filtro-relator", legend: "Relator(a) ou juiz(a)" },
   { key: "judgingBody", facet: "judging_body", id: "filtro-orgao", legend: "Órgão julgador" },
   { key: "qualified", facet: "qualified_precedent", id: "filtro-precedente", legend: "Precedente qualificado" },
 ];

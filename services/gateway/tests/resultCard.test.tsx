@@ -394,6 +394,7 @@ describe("<Filters>", () => {
         onClear={() => undefined}
       />,
     );
+    expect(html).toContain("Relator(a) ou juiz(a)"); // a sentença's judge is listed too, and is no relator
     expect(html).toContain("Relator 5");
     expect(html).not.toContain("Relator 6");
     expect(html).toContain("Relator 8");
