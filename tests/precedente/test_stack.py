@@ -19,7 +19,13 @@ from precedente.stack import PIPELINE_SERVICES, Stack, end_orphans, module_comma
 
 def _sleeper(data_dir: Path) -> subprocess.Popen:
     env = {**os.environ, "PRECEDENTE_DATA_DIR": str(data_dir)}
-    return subprocess.Popen(["sleep", "300"], env=env, start_new_session=True)  # its own group, as readers make
+    process = subprocess.Popen(["sleep", "300"], env=env, start_new_session=True)  # its own group, as readers make
+    # Until its exec, a child shows its parent's environment: on a loaded CI machine orphans_of once looked before.
+    deadline = time.monotonic() + 10
+    while psutil.Process(process.pid).environ().get("PRECEDENTE_DATA_DIR") != str(data_dir):
+        assert time.monotonic() < deadline, "the sleeper never started"
+        time.sleep(0.01)
+    return process
 
 
 def test_orphans_of_this_data_directory_are_ended_and_others_are_left(tmp_path: Path) -> None:
